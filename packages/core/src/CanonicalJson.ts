@@ -1,0 +1,129 @@
+/**
+ * Canonical JSON: the byte format behind the feed hash and the locators of the
+ * permit request message.
+ *
+ * - objects: keys sorted by UTF-16 code units (JavaScript's default sort), members
+ *   written as `JSON.stringify(key):canonical(value)`, no whitespace;
+ * - arrays: input order, elements canonicalised;
+ * - strings, booleans, null: `JSON.stringify` (escapes only `"`, `\` and controls,
+ *   lone surrogates as `\udxxx`; no Unicode normalisation);
+ * - numbers: integers with |n| <= 2^53 - 1 only (larger execution integers are
+ *   base-10 strings); bigints are written as quoted decimal strings, like the
+ *   upstream SDKs do;
+ * - `undefined`, functions, symbols, non-finite or fractional numbers, sparse
+ *   arrays and non-plain objects are refused with a {@link CanonicalJsonError}.
+ *
+ * @since 0.1.0
+ */
+import { Data, Result } from "effect"
+
+/**
+ * Why a value has no canonical JSON form, and where in the value.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class CanonicalJsonError extends Data.TaggedError("CanonicalJsonError")<{
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `no canonical JSON form at ${this.path}: ${this.reason}`
+  }
+}
+
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+
+const write = (value: unknown, path: string, out: Array<string>): void => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      out.push(JSON.stringify(value))
+      return
+    case "bigint":
+      out.push(`"${value.toString()}"`)
+      return
+    case "number":
+      if (!Number.isSafeInteger(value)) {
+        throw new CanonicalJsonError({
+          path,
+          reason: Number.isInteger(value)
+            ? `integer ${value} is beyond 2^53 - 1; carry it as a base-10 string`
+            : `${value} is not an integer`
+        })
+      }
+      out.push(JSON.stringify(value))
+      return
+    case "object": {
+      if (value === null) {
+        out.push("null")
+        return
+      }
+      if (Array.isArray(value)) {
+        out.push("[")
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out.push(",")
+          if (!(i in value)) throw new CanonicalJsonError({ path: `${path}[${i}]`, reason: "sparse array hole" })
+          write(value[i], `${path}[${i}]`, out)
+        }
+        out.push("]")
+        return
+      }
+      const proto = Object.getPrototypeOf(value)
+      if (proto !== Object.prototype && proto !== null) {
+        throw new CanonicalJsonError({ path, reason: "not a plain object" })
+      }
+      const record = value as Record<string, unknown>
+      const keys = Object.keys(record).sort()
+      out.push("{")
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
+        if (i > 0) out.push(",")
+        out.push(JSON.stringify(key), ":")
+        write(record[key], keyPath(path, key), out)
+      }
+      out.push("}")
+      return
+    }
+    default:
+      throw new CanonicalJsonError({ path, reason: `${typeof value} has no JSON form` })
+  }
+}
+
+/**
+ * The canonical JSON text of a value.
+ *
+ * @throws {CanonicalJsonError} when the value has no canonical form.
+ * @category encoding
+ * @since 0.1.0
+ */
+export const stringify = (value: unknown): string => {
+  const out: Array<string> = []
+  write(value, "$", out)
+  return out.join("")
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * The UTF-8 bytes of the canonical JSON text of a value.
+ *
+ * @throws {CanonicalJsonError} when the value has no canonical form.
+ * @category encoding
+ * @since 0.1.0
+ */
+export const toBytes = (value: unknown): Uint8Array => encoder.encode(stringify(value))
+
+/**
+ * The canonical JSON text as a `Result` (never throws).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const stringifyResult = (value: unknown): Result.Result<string, CanonicalJsonError> =>
+  Result.try({
+    try: () => stringify(value),
+    catch: (error) =>
+      error instanceof CanonicalJsonError ? error : new CanonicalJsonError({ path: "$", reason: String(error) })
+  })

@@ -1,0 +1,229 @@
+/**
+ * The on-chain form of an execution permit: the 31-field `ExecutionPermit` tuple
+ * (ABI order, all static words), the `fillDirect(ExecutionPermit, bytes)` calldata
+ * (selector `0xeeff9007`) and the standard payload `abi.encode(ExecutionPermit,
+ * bytes)` (the calldata without its selector), with decoding back.
+ *
+ * @since 0.1.0
+ */
+import { Data } from "effect"
+import { decodeAbiParameters, encodeAbiParameters, toFunctionSelector } from "viem"
+import type { Hex } from "./internal/bytes.ts"
+import type { ExecutionPermit } from "./schema/Permit.ts"
+
+/**
+ * The tuple fields in ABI order with their Solidity types.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PERMIT_TUPLE_FIELDS = [
+  { name: "releaseId", type: "bytes32" },
+  { name: "fillId", type: "bytes32" },
+  { name: "routeId", type: "bytes32" },
+  { name: "quoteId", type: "bytes32" },
+  { name: "policyHash", type: "bytes32" },
+  { name: "permitNonce", type: "bytes32" },
+  { name: "sourceNetworkId", type: "bytes32" },
+  { name: "sourceAssetId", type: "bytes32" },
+  { name: "destinationNetworkId", type: "bytes32" },
+  { name: "destinationAssetId", type: "bytes32" },
+  { name: "sourceVaultAccountId", type: "bytes32" },
+  { name: "destinationVaultAccountId", type: "bytes32" },
+  { name: "payerAccountId", type: "bytes32" },
+  { name: "recipientAccountId", type: "bytes32" },
+  { name: "dataVersion", type: "uint64" },
+  { name: "executionGeneration", type: "bytes32" },
+  { name: "validAfter", type: "uint64" },
+  { name: "validUntil", type: "uint64" },
+  { name: "sourceFinalityBlocks", type: "uint32" },
+  { name: "settlementWindowSeconds", type: "uint32" },
+  { name: "sourceChainId", type: "uint256" },
+  { name: "destinationChainId", type: "uint256" },
+  { name: "sourceAsset", type: "address" },
+  { name: "destinationAsset", type: "address" },
+  { name: "sourceVault", type: "address" },
+  { name: "destinationVault", type: "address" },
+  { name: "sourceRouter", type: "address" },
+  { name: "payer", type: "address" },
+  { name: "recipient", type: "address" },
+  { name: "amountInRaw", type: "uint128" },
+  { name: "amountOutRaw", type: "uint128" }
+] as const
+
+/**
+ * The names of the tuple fields (the permit fields covered on chain).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PermitTupleField = (typeof PERMIT_TUPLE_FIELDS)[number]["name"]
+
+/**
+ * The ABI part of a permit (the JSON-only publicationLane, serviceCategory,
+ * feeMode and serviceFeeBps are not on chain).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type AbiPermit = Pick<ExecutionPermit, PermitTupleField>
+
+/**
+ * The canonical Solidity signature of `fillDirect`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const FILL_DIRECT_SIGNATURE = `fillDirect((${PERMIT_TUPLE_FIELDS.map((f) => f.type).join(",")}),bytes)`
+
+/**
+ * The selector of `fillDirect` (computed: `0xeeff9007`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const FILL_DIRECT_SELECTOR: Hex = toFunctionSelector(FILL_DIRECT_SIGNATURE)
+
+/**
+ * The selector of `previewFillDirect` (computed: `0xff5da6a9`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PREVIEW_FILL_DIRECT_SELECTOR: Hex = toFunctionSelector(
+  `previewFillDirect((${PERMIT_TUPLE_FIELDS.map((f) => f.type).join(",")}),bytes)`
+)
+
+const PERMIT_TUPLE = { type: "tuple", components: PERMIT_TUPLE_FIELDS } as const
+const PAYLOAD_PARAMS = [PERMIT_TUPLE, { type: "bytes" }] as const
+
+/**
+ * A permit that has no ABI encoding (a value out of its Solidity range, a
+ * malformed field) or bytes that do not decode as a permit payload.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PermitAbiError extends Data.TaggedError("PermitAbiError")<{ readonly reason: string }> {
+  override get message(): string {
+    return `permit ABI: ${this.reason}`
+  }
+}
+
+const UINT_BITS: Record<string, bigint> = { uint32: 32n, uint64: 64n, uint128: 128n, uint256: 256n }
+
+const toTupleValues = (permit: AbiPermit): Record<string, unknown> => {
+  const values: Record<string, unknown> = {}
+  for (const { name, type } of PERMIT_TUPLE_FIELDS) {
+    const value = permit[name]
+    if (value === undefined || value === null) throw new PermitAbiError({ reason: `${name} is missing` })
+    if (type.startsWith("uint")) {
+      const text = String(value)
+      if (!/^(?:0|[1-9][0-9]*)$/.test(text)) throw new PermitAbiError({ reason: `${name} is not an unsigned integer` })
+      const n = BigInt(text)
+      if (n >= 1n << UINT_BITS[type]!) throw new PermitAbiError({ reason: `${name} does not fit ${type}` })
+      values[name] = n
+    } else if (type === "address") {
+      if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+        throw new PermitAbiError({ reason: `${name} is not an address` })
+      }
+      values[name] = value.toLowerCase()
+    } else {
+      if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+        throw new PermitAbiError({ reason: `${name} is not bytes32` })
+      }
+      values[name] = value.toLowerCase()
+    }
+  }
+  return values
+}
+
+const guard = <A>(f: () => A): A => {
+  try {
+    return f()
+  } catch (error) {
+    if (error instanceof PermitAbiError) throw error
+    throw new PermitAbiError({ reason: String((error as Error)?.message ?? error).split("\n")[0]! })
+  }
+}
+
+const checkSignatureBytes = (signature: string): Hex => {
+  if (typeof signature !== "string" || !/^0x(?:[0-9a-fA-F]{2})*$/.test(signature)) {
+    throw new PermitAbiError({ reason: "signature is not hex bytes" })
+  }
+  return signature as Hex
+}
+
+/**
+ * `abi.encode(ExecutionPermit permit, bytes permitSignature)`: the standard payload
+ * of media type `application/vnd.svc.execution-permit-v6+abi`.
+ *
+ * @throws {PermitAbiError}
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encodePayload = (permit: AbiPermit, permitSignature: string): Hex =>
+  guard(() => encodeAbiParameters(PAYLOAD_PARAMS, [toTupleValues(permit) as never, checkSignatureBytes(permitSignature)]))
+
+/**
+ * The `fillDirect(permit, signature)` calldata: selector + standard payload.
+ *
+ * @throws {PermitAbiError}
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encodeFillDirect = (permit: AbiPermit, permitSignature: string): Hex =>
+  `${FILL_DIRECT_SELECTOR}${encodePayload(permit, permitSignature).slice(2)}`
+
+/**
+ * The ABI encoding of the permit tuple alone (31 words).
+ *
+ * @throws {PermitAbiError}
+ * @category encoding
+ * @since 0.1.0
+ */
+export const encodeTuple = (permit: AbiPermit): Hex =>
+  guard(() => encodeAbiParameters([PERMIT_TUPLE], [toTupleValues(permit) as never]))
+
+const fromTupleValues = (decoded: Record<string, unknown>): AbiPermit => {
+  const out: Record<string, unknown> = {}
+  for (const { name, type } of PERMIT_TUPLE_FIELDS) {
+    const value = decoded[name]
+    if (type === "uint32") out[name] = Number(value as bigint)
+    else if (type.startsWith("uint")) out[name] = (value as bigint).toString()
+    else out[name] = value
+  }
+  return out as AbiPermit
+}
+
+/**
+ * Decodes a standard payload back into the permit (ABI fields, addresses EIP-55)
+ * and the signature.
+ *
+ * @throws {PermitAbiError}
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decodePayload = (payload: string): { readonly permit: AbiPermit; readonly signature: Hex } => {
+  try {
+    const [tuple, signature] = decodeAbiParameters(PAYLOAD_PARAMS, checkSignatureBytes(payload))
+    return { permit: fromTupleValues(tuple as Record<string, unknown>), signature }
+  } catch (error) {
+    if (error instanceof PermitAbiError) throw error
+    throw new PermitAbiError({ reason: `not a permit payload: ${(error as Error).message.split("\n")[0]}` })
+  }
+}
+
+/**
+ * Decodes `fillDirect` calldata back into the permit and the signature.
+ *
+ * @throws {PermitAbiError}
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decodeFillDirect = (calldata: string): { readonly permit: AbiPermit; readonly signature: Hex } => {
+  if (typeof calldata !== "string" || calldata.slice(0, 10).toLowerCase() !== FILL_DIRECT_SELECTOR) {
+    throw new PermitAbiError({ reason: `calldata does not start with the fillDirect selector ${FILL_DIRECT_SELECTOR}` })
+  }
+  return decodePayload(`0x${calldata.slice(10)}`)
+}
