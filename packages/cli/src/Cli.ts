@@ -1,0 +1,124 @@
+/**
+ * The `svc` command tree (effect/cli) and its runner with the exit-code contract:
+ * 0 ok, 1 invalid, 2 bad input (one line on stderr).
+ *
+ * @since 0.1.0
+ */
+import { NodeServices } from "@effect/platform-node"
+import { Server } from "@svc/server"
+import { Cause, Effect, Exit, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
+import * as Protocol from "./Protocol.ts"
+
+/** The version printed by `svc --version`. */
+export const VERSION = "0.1.0"
+
+const inputPath = Argument.String("path").pipe(
+  Argument.withDescription("input file; standard input when absent or -"),
+  Argument.optional
+)
+
+const run = <A>(f: (input: unknown) => A) => (path: Option.Option<string>) =>
+  Effect.flatMap(readJson(path), (input) => Effect.try({ try: () => f(input), catch: (e) => e as BadInput }))
+
+const canonical = Command.make("canonical", { path: inputPath }, ({ path }) =>
+  run(Protocol.canonical)(path).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription("print the canonical JSON text of the input, as a JSON string")
+  )
+
+const feedHash = Command.make("feed-hash", { path: inputPath }, ({ path }) =>
+  run(Protocol.feedHash)(path).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription("print {feedHash} of a signed payload, feed or feed response")
+  )
+
+const verifyFeed = Command.make("verify-feed", {
+  path: inputPath,
+  now: Flag.Int("now").pipe(Flag.withDescription("current Unix time in seconds (default: now)"), Flag.optional),
+  signer: Flag.String("signer").pipe(Flag.withDescription("expected feed signer (default: feed.feedSigner)"), Flag.optional)
+}, ({ now, path, signer }) =>
+  Effect.gen(function*() {
+    const result = yield* run((input) =>
+      Protocol.verifyFeed(input, {
+        now: Option.getOrElse(now, () => Math.floor(Date.now() / 1000)),
+        signer: Option.getOrUndefined(signer)
+      })
+    )(path)
+    yield* writeJson(result)
+    if (!result.valid) return yield* new Invalid({ message: "feed does not verify" })
+  })).pipe(Command.withDescription("verify a feed: hash, signer and validity window; exit 1 when invalid"))
+
+const permitMessage = Command.make("permit-message", {
+  path: inputPath,
+  raw: Flag.Boolean("raw").pipe(Flag.withDescription("print the bare message text"), Flag.withDefault(false))
+}, ({ path, raw }) =>
+  run(Protocol.permitMessage)(path).pipe(
+    Effect.flatMap((message) => raw ? writeText(message) : writeJson({ message }))
+  )).pipe(Command.withDescription("print {message}, the permit request message of a request"))
+
+const permitDigest = Command.make("permit-digest", { path: inputPath }, ({ path }) =>
+  run(Protocol.permitDigest)(path).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription("print {permitDigest} (EIP-712) of an ExecutionPermit, envelope or permit response")
+  )
+
+const encodePermit = Command.make("encode-permit", { path: inputPath }, ({ path }) =>
+  run(Protocol.encodePermit)(path).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription("print {payload} = abi.encode(permit, permitSignature) of an envelope or {permit, permitSignature}")
+  )
+
+const ids = Command.make("ids", { path: inputPath }, ({ path }) =>
+  run(Protocol.ids)(path).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription(
+      `derive identifiers; input {kind, ...} or an array of them; kinds: ${Object.keys(Protocol.ID_KINDS).join(", ")}`
+    )
+  )
+
+const serve = Command.make("serve", {}, () =>
+  Server.run.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))).pipe(
+    Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
+  )
+
+/**
+ * The root command.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const svc = Command.make("svc").pipe(
+  Command.withDescription("svc: V6 solver toolkit"),
+  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve])
+)
+
+/**
+ * Maps the outcome of a command to its exit code, printing one line on stderr for
+ * failures.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
+  if (Exit.isSuccess(exit)) return 0
+  if (Cause.hasInterruptsOnly(exit.cause)) return 0
+  const error = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(error)) {
+    const e = error.value
+    if (e instanceof Invalid) return 1
+    if (e instanceof BadInput) {
+      process.stderr.write(`svc: ${e.message.replace(/\s*\n\s*/g, " ").trim()}\n`)
+      return 2
+    }
+    // effect/cli parse errors have already been rendered
+    return 2
+  }
+  process.stderr.write(`svc: internal error: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
+  return 70
+}
+
+/**
+ * Runs the tool on the given arguments.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const main = (argv: ReadonlyArray<string>) =>
+  Command.runWith(svc, { version: VERSION })(argv).pipe(Effect.provide(NodeServices.layer))

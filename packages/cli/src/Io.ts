@@ -1,0 +1,83 @@
+/**
+ * The input/output contract of the svc command-line tool:
+ *
+ * - input is the path argument, or standard input when it is absent or `-`;
+ * - standard output is exactly one JSON value followed by LF;
+ * - exit 0 when the command succeeded, 1 when it found the input invalid (for
+ *   example a feed that does not verify), 2 for bad input, with one line on
+ *   standard error and never a stack trace.
+ *
+ * @since 0.1.0
+ */
+import { Data, Effect, FileSystem, Option, Stdio, Stream } from "effect"
+
+/**
+ * Input that the command cannot work with: exit 2 with one line on stderr.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class BadInput extends Data.TaggedError("BadInput")<{ readonly message: string }> {}
+
+/**
+ * The command ran and its verdict is "invalid": exit 1. Its JSON result has
+ * already been written to stdout.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Invalid extends Data.TaggedError("Invalid")<{ readonly message: string }> {}
+
+/**
+ * Reads the input text: the file at `path`, or stdin when the path is absent or `-`.
+ *
+ * @category input
+ * @since 0.1.0
+ */
+export const readInput = (path: Option.Option<string>): Effect.Effect<string, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    if (Option.isSome(path) && path.value !== "-") {
+      const fs = yield* FileSystem.FileSystem
+      return yield* fs.readFileString(path.value).pipe(
+        Effect.mapError((e) => new BadInput({ message: `cannot read ${path.value}: ${e.message.split("\n")[0]}` }))
+      )
+    }
+    const stdio = yield* Stdio.Stdio
+    return yield* stdio.stdin.pipe(
+      Stream.decodeText(),
+      Stream.mkString,
+      Effect.mapError((e) => new BadInput({ message: `cannot read standard input: ${e.message.split("\n")[0]}` }))
+    )
+  })
+
+/**
+ * Reads and parses the JSON input.
+ *
+ * @category input
+ * @since 0.1.0
+ */
+export const readJson = (path: Option.Option<string>) =>
+  Effect.flatMap(readInput(path), (text) =>
+    Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (e) => new BadInput({ message: `input is not JSON: ${(e as Error).message}` })
+    }))
+
+/**
+ * Writes one JSON value and LF to stdout.
+ *
+ * @category output
+ * @since 0.1.0
+ */
+export const writeJson = (value: unknown) => writeText(`${JSON.stringify(value)}\n`)
+
+/**
+ * Writes text to stdout as is.
+ *
+ * @category output
+ * @since 0.1.0
+ */
+export const writeText = (text: string) =>
+  Effect.flatMap(Effect.service(Stdio.Stdio), (stdio) => Stream.make(text).pipe(Stream.run(stdio.stdout()))).pipe(
+    Effect.orDie
+  )

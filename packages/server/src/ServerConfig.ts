@@ -1,0 +1,119 @@
+/**
+ * Server configuration, read from the environment and, for keys the environment
+ * does not set, from the JSON file named by `SVC_CONFIG` (same key names).
+ *
+ * | Key | Default | Meaning |
+ * | --- | --- | --- |
+ * | PORT | 8787 | listening port; 0 picks a free port |
+ * | HOST | 127.0.0.1 | listening address |
+ * | SVC_PUBLIC_URL | http://HOST:port | public base URL used in discovery documents |
+ * | SVC_DATA_DIR | ./.svc-data | data directory (SQLite database, development key, server secret) |
+ * | SVC_SIGNER_KEY | (development key) | authority private key, 0x + 64 hex |
+ * | SVC_CATALOG | (demo catalog) | catalog file (JSON) |
+ * | DATABASE_URL | (SQLite in the data dir) | postgres://... selects PostgreSQL |
+ * | SVC_SERVER_SECRET | (generated in the data dir) | secret for quote tokens |
+ *
+ * @since 0.1.0
+ */
+import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted } from "effect"
+
+/**
+ * A configuration that cannot start the server, with a message naming the key.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{ readonly message: string }> {}
+
+/**
+ * The validated server configuration.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ServerConfig {
+  readonly port: number
+  readonly host: string
+  readonly publicUrl: Option.Option<string>
+  readonly dataDir: string
+  readonly signerKey: Option.Option<Redacted.Redacted<string>>
+  readonly catalogPath: Option.Option<string>
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly serverSecret: Option.Option<Redacted.Redacted<string>>
+}
+
+const optionalString = (name: string) => Config.option(Config.String(name))
+const optionalRedacted = (name: string) => Config.option(Config.Redacted(name))
+
+const serverConfig = Config.all({
+  port: Config.Int("PORT").pipe(Config.withDefault(8787)),
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  publicUrl: optionalString("SVC_PUBLIC_URL"),
+  dataDir: Config.String("SVC_DATA_DIR").pipe(Config.withDefault("./.svc-data")),
+  signerKey: optionalRedacted("SVC_SIGNER_KEY"),
+  catalogPath: optionalString("SVC_CATALOG"),
+  databaseUrl: optionalRedacted("DATABASE_URL"),
+  serverSecret: optionalRedacted("SVC_SERVER_SECRET")
+})
+
+const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
+
+const validate = (config: ServerConfig) =>
+  Effect.gen(function*() {
+    yield* check(config.port >= 0 && config.port <= 65535, `PORT: ${config.port} is not a port (0 to 65535)`)
+    yield* check(config.host.length > 0, "HOST: must not be empty")
+    if (Option.isSome(config.publicUrl)) {
+      const url = config.publicUrl.value
+      yield* check(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), `SVC_PUBLIC_URL: ${url} is not an http(s) URL`)
+    }
+    if (Option.isSome(config.signerKey)) {
+      yield* check(
+        /^0x[0-9a-fA-F]{64}$/.test(Redacted.value(config.signerKey.value)),
+        "SVC_SIGNER_KEY: must be 0x followed by 64 hex digits (value not shown)"
+      )
+    }
+    if (Option.isSome(config.databaseUrl)) {
+      const url = Redacted.value(config.databaseUrl.value)
+      yield* check(/^postgres(?:ql)?:\/\//.test(url), "DATABASE_URL: only postgres:// or postgresql:// URLs are supported")
+    }
+    return {
+      ...config,
+      publicUrl: Option.map(config.publicUrl, (u) => u.replace(/\/+$/, ""))
+    }
+  })
+
+/**
+ * Loads and validates the configuration: environment first, then the `SVC_CONFIG`
+ * file for keys the environment does not set.
+ *
+ * @category loading
+ * @since 0.1.0
+ */
+export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.gen(function*() {
+  const env = yield* ConfigProvider.ConfigProvider
+  const configPath = yield* optionalString("SVC_CONFIG").parse(env).pipe(
+    Effect.mapError((e) => new ConfigInvalid({ message: `SVC_CONFIG: ${e.message}` }))
+  )
+  let provider = env
+  if (Option.isSome(configPath)) {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(configPath.value).pipe(
+      Effect.mapError(() => new ConfigInvalid({ message: `SVC_CONFIG: cannot read ${configPath.value}` }))
+    )
+    const json = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => new ConfigInvalid({ message: `SVC_CONFIG: ${configPath.value} is not JSON` })
+    })
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      return yield* new ConfigInvalid({ message: `SVC_CONFIG: ${configPath.value} must hold a JSON object` })
+    }
+    const flat = Object.fromEntries(
+      Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])
+    )
+    provider = ConfigProvider.orElse(env, ConfigProvider.fromUnknown(flat))
+  }
+  const raw = yield* serverConfig.parse(provider).pipe(
+    Effect.mapError((e) => new ConfigInvalid({ message: e.message.split("\n").join("; ") }))
+  )
+  return yield* validate(raw)
+})

@@ -1,0 +1,9 @@
+/**
+ * svc server.
+ *
+ * @since 0.1.0
+ */
+/** @since 0.1.0 */
+export * as Server from "./Server.ts"
+/** @since 0.1.0 */
+export * as ServerConfig from "./ServerConfig.ts"
