@@ -197,8 +197,26 @@ const fromTupleValues = (decoded: Record<string, unknown>): AbiPermit => {
 }
 
 /**
+ * The decoder of viem reads a whole word for an address or a uintN < 256 without
+ * checking the bits above the type (a uint64 word of 2^64 decodes to 2^64, an
+ * address word with dirty high bytes to its low 20 bytes); Solidity's decoder, and
+ * so the Router, reverts on such words. The permit tuple is static, so its 31
+ * words are the first 31 words of the payload: check them here.
+ */
+const checkCleanWords = (payload: string): void => {
+  PERMIT_TUPLE_FIELDS.forEach(({ name, type }, i) => {
+    const word = payload.slice(2 + 64 * i, 2 + 64 * (i + 1))
+    const bits = type === "address" ? 160 : type.startsWith("uint") ? Number(UINT_BITS[type]!) : 256
+    if (bits < 256 && !/^0*$/.test(word.slice(0, (256 - bits) / 4))) {
+      throw new PermitAbiError({ reason: `${name} does not fit ${type}` })
+    }
+  })
+}
+
+/**
  * Decodes a standard payload back into the permit (ABI fields, addresses EIP-55)
- * and the signature.
+ * and the signature. Words with bits above their type (out-of-range uints, dirty
+ * address words) are refused, as the Router's decoder refuses them.
  *
  * @throws {PermitAbiError}
  * @category decoding
@@ -206,7 +224,9 @@ const fromTupleValues = (decoded: Record<string, unknown>): AbiPermit => {
  */
 export const decodePayload = (payload: string): { readonly permit: AbiPermit; readonly signature: Hex } => {
   try {
-    const [tuple, signature] = decodeAbiParameters(PAYLOAD_PARAMS, checkSignatureBytes(payload))
+    const hex = checkSignatureBytes(payload)
+    checkCleanWords(hex)
+    const [tuple, signature] = decodeAbiParameters(PAYLOAD_PARAMS, hex)
     return { permit: fromTupleValues(tuple as Record<string, unknown>), signature }
   } catch (error) {
     if (error instanceof PermitAbiError) throw error

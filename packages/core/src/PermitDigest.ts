@@ -64,7 +64,13 @@ const message = (permit: AbiPermit): Record<string, unknown> => {
   for (const { name, type } of PERMIT_TUPLE_FIELDS) {
     const value = permit[name]
     if (value === undefined || value === null) throw new PermitAbiError({ reason: `${name} is missing` })
-    out[name] = type.startsWith("uint") ? BigInt(String(value)) : value
+    // the same integer text as the ABI encoding: BigInt() alone would read "" as 0 and accept "0x10" or " 5 "
+    if (type.startsWith("uint") && !/^(?:0|[1-9][0-9]*)$/.test(String(value))) {
+      throw new PermitAbiError({ reason: `${name} is not an unsigned integer` })
+    }
+    // addresses and bytes32 in either case (the Address schema allows both); EIP-712 hashes their bytes,
+    // and viem's strict address check would refuse an all-uppercase or non-checksummed mixed-case form
+    out[name] = type.startsWith("uint") ? BigInt(String(value)) : String(value).toLowerCase()
   }
   return out
 }
@@ -79,7 +85,7 @@ export const domainOf = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter
   name: DOMAIN_NAME,
   version: DOMAIN_VERSION,
   chainId: BigInt(permit.sourceChainId),
-  verifyingContract: permit.sourceRouter as Hex
+  verifyingContract: String(permit.sourceRouter).toLowerCase() as Hex
 })
 
 /**

@@ -100,6 +100,19 @@ export type UnixSeconds = typeof UnixSeconds.Type
 const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/u
 
 /**
+ * Date.parse rolls impossible days over (2033-02-30 and 2033-04-31 parse) and takes
+ * hour 24, so the calendar is checked here: day within its month, hour 00 to 23.
+ */
+const isCalendarDateTime = (s: string): boolean => {
+  const year = Number(s.slice(0, 4))
+  const month = Number(s.slice(5, 7))
+  const day = Number(s.slice(8, 10))
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+  return days !== undefined && day >= 1 && day <= days && Number(s.slice(11, 13)) <= 23 && !Number.isNaN(Date.parse(s))
+}
+
+/**
  * An RFC 3339 date-time string (for example `2026-11-22T10:00:00.000Z`).
  *
  * @category schemas
@@ -107,7 +120,7 @@ const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[
  */
 export const DateTime = Schema.String.check(
   Schema.isPattern(RFC3339),
-  Schema.makeFilter((s: string) => !Number.isNaN(Date.parse(s)) || "not a real date-time", {
+  Schema.makeFilter((s: string) => isCalendarDateTime(s) || "not a real date-time", {
     expected: "an RFC 3339 date-time"
   })
 ).annotate({ identifier: "DateTime", description: "RFC 3339 date-time", format: "date-time" })
