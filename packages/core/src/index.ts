@@ -21,3 +21,33 @@ export * as PermitDigest from "./PermitDigest.ts"
 export * as PermitMessage from "./PermitMessage.ts"
 /** @since 0.1.0 */
 export * as Signature from "./Signature.ts"
+/** @since 0.1.0 */
+export * as Catalog from "./Catalog.ts"
+/** @since 0.1.0 */
+export * as Connector from "./Connector.ts"
+/** @since 0.1.0 */
+export * as Economics from "./Economics.ts"
+/** @since 0.1.0 */
+export * as Errors from "./Errors.ts"
+/** @since 0.1.0 */
+export * as Inventory from "./Inventory.ts"
+/** @since 0.1.0 */
+export * as Lifecycle from "./Lifecycle.ts"
+/** @since 0.1.0 */
+export * as Permits from "./Permits.ts"
+/** @since 0.1.0 */
+export * as Pricing from "./Pricing.ts"
+/** @since 0.1.0 */
+export * as Publisher from "./Publisher.ts"
+/** @since 0.1.0 */
+export * as RateLimit from "./RateLimit.ts"
+/** @since 0.1.0 */
+export * as RouteMetrics from "./RouteMetrics.ts"
+/** @since 0.1.0 */
+export * as Settlement from "./Settlement.ts"
+/** @since 0.1.0 */
+export * as Signer from "./Signer.ts"
+/** @since 0.1.0 */
+export * as Solver from "./Solver.ts"
+/** @since 0.1.0 */
+export * as Store from "./Store.ts"

@@ -55,19 +55,20 @@ interface IdentityInput {
 export const identityIssues = (request: IdentityInput): Array<{ path: [string]; issue: string }> => {
   const issues: Array<{ path: [string]; issue: string }> = []
   for (const side of ["payer", "recipient"] as const) {
+    const S = side.toUpperCase()
     const address = request[side] ?? null
     const accountId = request[`${side}AccountId`] ?? null
     const locator = request[`${side}Locator`] ?? null
     if (address !== null) {
       if (accountId !== null || locator !== null) {
-        issues.push({ path: [side], issue: `give either ${side} or ${side}AccountId with ${side}Locator, not both` })
+        issues.push({ path: [side], issue: `${S}_IDENTITY_AMBIGUOUS: give either ${side} or ${side}AccountId with ${side}Locator, not both` })
       }
     } else if (accountId === null && locator === null) {
-      issues.push({ path: [side], issue: `${side} identity missing: give ${side}, or ${side}AccountId with ${side}Locator` })
+      issues.push({ path: [side], issue: `${S}_IDENTITY_MISSING: give ${side}, or ${side}AccountId with ${side}Locator` })
     } else if (accountId === null) {
-      issues.push({ path: [`${side}AccountId`], issue: `${side}AccountId is required with ${side}Locator` })
+      issues.push({ path: [`${side}AccountId`], issue: `${S}_ACCOUNT_ID_MISSING: ${side}AccountId is required with ${side}Locator` })
     } else if (locator === null) {
-      issues.push({ path: [`${side}Locator`], issue: `${side}Locator is required with ${side}AccountId` })
+      issues.push({ path: [`${side}Locator`], issue: `${S}_LOCATOR_MISSING: ${side}Locator is required with ${side}AccountId` })
     }
   }
   return issues

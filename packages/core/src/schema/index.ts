@@ -4,12 +4,14 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import type { SchemaAST } from "effect"
+import * as Aggregator from "./Aggregator.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Feed from "./Feed.ts"
 import * as Permit from "./Permit.ts"
 
+export * from "./Aggregator.ts"
 export * from "./Discovery.ts"
 export * from "./Feed.ts"
 export * from "./Permit.ts"
@@ -47,7 +49,8 @@ export const decodeStrictSync = <S extends Schema.Decoder<unknown>>(schema: S) =
 }
 
 /**
- * The named resources of the spec's part 2 (and the documents of section 4).
+ * The named resources of the spec's part 2, the documents of section 4 and the
+ * aggregator bodies.
  *
  * @category schemas
  * @since 0.1.0
@@ -74,7 +77,19 @@ export const Resources = {
   StandardPayloadEncoding: Discovery.StandardPayloadEncoding,
   StandardsManifest: Discovery.StandardsManifest,
   SolverDiscovery: Discovery.SolverDiscovery,
-  OnchainDiscoveryFingerprint: Discovery.OnchainDiscoveryFingerprint
+  OnchainDiscoveryFingerprint: Discovery.OnchainDiscoveryFingerprint,
+  AggregatorQuoteRequest: Aggregator.AggregatorQuoteRequest,
+  AggregatorQuote: Aggregator.AggregatorQuote,
+  AggregatorBuildRequest: Aggregator.AggregatorBuildRequest,
+  AggregatorBuild: Aggregator.AggregatorBuild,
+  AggregatorStatus: Aggregator.AggregatorStatus,
+  AggregatorStatusList: Aggregator.AggregatorStatusList,
+  AggregatorQuoteValidity: Aggregator.AggregatorQuoteValidity,
+  AggregatorChains: Aggregator.AggregatorChains,
+  AggregatorTokens: Aggregator.AggregatorTokens,
+  AggregatorHealth: Aggregator.AggregatorHealth,
+  AggregatorError: Aggregator.AggregatorError,
+  AggregatorManifest: Aggregator.AggregatorManifest
 } as const
 
 /**
@@ -113,4 +128,50 @@ export const toStandaloneJsonSchema = (schema: Schema.Top): Record<string, unkno
     ...doc.schema,
     ...(Object.keys(doc.definitions).length > 0 ? { $defs: doc.definitions } : {})
   }
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const screaming = (key: PropertyKey): string =>
+  String(key).replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()
+
+/**
+ * One schema issue: where and what.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export interface SchemaIssueSummary {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+  /** A stable reason code: `<FIELD>_MISSING`, `<FIELD>_INVALID`, `UNKNOWN_FIELD`, or the code a rule names. */
+  readonly code: string
+}
+
+/**
+ * The issues of a schema error as stable reason codes (for `reasonCodes`) and
+ * path/message pairs (for `diagnostics`). The code uses the first path segment:
+ * `quoteId` -> `QUOTE_ID_INVALID` or `QUOTE_ID_MISSING`; an unknown key gives
+ * `UNKNOWN_FIELD`; a rule whose message starts with a CODE: uses that code.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const describeSchemaError = (error: Schema.SchemaError): ReadonlyArray<SchemaIssueSummary> => {
+  const out: Array<SchemaIssueSummary> = []
+  for (const issue of formatIssues(error.issue).issues) {
+    const path = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p)) as Array<
+      PropertyKey
+    >
+    const message = issue.message
+    const named = /^([A-Z][A-Z0-9_]+):/.exec(message)
+    let code: string
+    if (named !== null) code = named[1]!
+    else if (/excess property|unexpected key/i.test(message)) code = "UNKNOWN_FIELD"
+    else if (path.length === 0) code = "BODY_INVALID"
+    else if (/^missing key/i.test(message)) code = `${screaming(path[0]!)}_MISSING`
+    else code = `${screaming(path[0]!)}_INVALID`
+    out.push({ path: path.map((p) => typeof p === "number" ? p : String(p)), message, code })
+  }
+  return out
 }

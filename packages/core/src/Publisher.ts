@@ -1,0 +1,592 @@
+/**
+ * The publisher: builds the signed feed from the catalog, the operator state,
+ * pricing and inventory; assigns a strictly increasing dataVersion (kept by the
+ * store across restarts); signs; keeps the current publication; republishes when
+ * the signed content changes and before the feed's validUntil runs out; and
+ * announces every confirmed publication (and the closing of publication) to
+ * subscribers.
+ *
+ * Everything a reader needs is computed once per publication: the canonical
+ * payload, its hash and signature, the canonical text of every route, and, per
+ * filter (lazily, cached by bytes), the serialized feed response and its weak
+ * ETag. Readers get bytes; nothing is serialized per request.
+ *
+ * A payload that fails its own schema is never signed.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Data, Effect, Layer, Option, PubSub, Ref, Result, Schedule, Schema, type Scope, Semaphore } from "effect"
+import { Catalog, type CatalogRoute } from "./Catalog.ts"
+import * as CanonicalJson from "./CanonicalJson.ts"
+import { Economics } from "./Economics.ts"
+import * as Economy from "./Economics.ts"
+import * as Ids from "./Ids.ts"
+import { keccak, type Hex, utf8 } from "./internal/bytes.ts"
+import { keccakFast } from "./internal/fastKeccak.ts"
+import { Inventory } from "./Inventory.ts"
+import { Pricing } from "./Pricing.ts"
+import { type ActionableRoute, FEED_SCHEMA, type Route, SignedFeedPayload } from "./schema/Feed.ts"
+import { strictParseOptions } from "./schema/index.ts"
+import { Signer } from "./Signer.ts"
+import { availableOf, type OperatorState, Store } from "./Store.ts"
+
+// ---------------------------------------------------------------------------
+// Models
+// ---------------------------------------------------------------------------
+
+/**
+ * A feed filter: routes whose source matches every given field.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FeedFilter {
+  /** Decimal chain id without leading zeros (`^[1-9][0-9]*$`). */
+  readonly sourceChainId?: string | undefined
+  /** Bytes32, any case. */
+  readonly sourceNetworkId?: string | undefined
+}
+
+/**
+ * One filtered view of a publication, ready to serve.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FeedView {
+  /** The normalised filter, e.g. `all` or `sourceChainId=8453&sourceNetworkId=0x..`. */
+  readonly filterKey: string
+  /** `W/"<dataVersion>-<first 16 hex of feedHash>-<filter hash>"`. */
+  readonly etag: string
+  /** UTF-8 bytes of the FeedResponse `{"ok":true,"feed":{...}}`. */
+  readonly body: Uint8Array
+  readonly returnedRouteCount: number
+  readonly returnedOpenRouteCount: number
+  /** Indexes (into the publication's routes) of the routes returned. */
+  readonly routeIndexes: ReadonlyArray<number>
+}
+
+/**
+ * A confirmed publication.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Publication {
+  readonly dataVersion: bigint
+  readonly generatedAt: number
+  readonly validUntil: number
+  readonly releaseId: Hex
+  readonly payload: SignedFeedPayload
+  /** Canonical JSON of the signed payload (also its JSON form in the response). */
+  readonly canonicalPayload: string
+  readonly feedHash: Hex
+  readonly feedSignature: Hex
+  readonly feedSigner: Hex
+  readonly routes: ReadonlyArray<Route>
+  /** Canonical JSON of each route, in payload order. */
+  readonly routeTexts: ReadonlyArray<string>
+  readonly openRouteCount: number
+  readonly actionableRoutes: ReadonlyArray<ActionableRoute>
+  /** Index of a route by lowercase routeId. */
+  readonly routeIndexById: ReadonlyMap<string, number>
+  /** Index of a route by lowercase quoteId. */
+  readonly routeIndexByQuote: ReadonlyMap<string, number>
+  /** The catalog route of each payload route. */
+  readonly catalogRoutes: ReadonlyArray<CatalogRoute>
+  /** The view of a filter (cached). */
+  readonly view: (filter: FeedFilter) => FeedView
+  /** The unfiltered view. */
+  readonly fullView: FeedView
+}
+
+/**
+ * What subscribers hear.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PublicationEvent =
+  | { readonly _tag: "Published"; readonly publication: Publication }
+  | { readonly _tag: "Closed"; readonly reason: string }
+
+/**
+ * The publisher's state.
+ *
+ * - `Open`: a valid publication is current;
+ * - `Closed`: the operator paused publication (feed, stream and permit creation answer 503);
+ * - `Unavailable`: no valid publication can be made (signer or store down, or not
+ *   started yet); `last` is the last publication, possibly expired.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PublisherState =
+  | { readonly _tag: "Open"; readonly publication: Publication }
+  | { readonly _tag: "Closed"; readonly reason: string; readonly last: Option.Option<Publication> }
+  | { readonly _tag: "Unavailable"; readonly reason: string; readonly last: Option.Option<Publication> }
+
+/**
+ * No publication can be served: `closed` (operator pause) or unavailable.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PublicationUnavailable extends Data.TaggedError("PublicationUnavailable")<{
+  readonly closed: boolean
+  readonly reason: string
+}> {
+  override get message(): string {
+    return this.closed ? `publication closed: ${this.reason}` : `publication unavailable: ${this.reason}`
+  }
+}
+
+/**
+ * A publication could not be built or signed.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PublishFailed extends Data.TaggedError("PublishFailed")<{ readonly reason: string; readonly cause?: unknown }> {
+  override get message(): string {
+    return `publication failed: ${this.reason}`
+  }
+}
+
+/**
+ * Publisher options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PublisherOptions {
+  /** `{public base URL}/api/v6/routes/{routeId}`. */
+  readonly routeDetailTemplate: string
+  /** Feed validity, seconds. Default 300. */
+  readonly feedTtlSeconds?: number | undefined
+  /** Republish when this many seconds or fewer remain. Default half the TTL. */
+  readonly refreshBeforeSeconds?: number | undefined
+  /** How often the publisher looks for changes, milliseconds. Default 1000. */
+  readonly tickMillis?: number | undefined
+  /** Bytes of filtered views kept per publication. Default 64 MiB. */
+  readonly viewCacheBytes?: number | undefined
+}
+
+/**
+ * The publisher service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Publisher extends Context.Service<Publisher, {
+  /** The current publication, or why there is none. */
+  readonly current: Effect.Effect<Publication, PublicationUnavailable>
+  /** The current state. */
+  readonly state: Effect.Effect<PublisherState>
+  /**
+   * Subscribes to publication events: the state at subscription time and a
+   * queue of every later event (no event between the two is lost).
+   */
+  readonly subscribe: Effect.Effect<
+    { readonly state: PublisherState; readonly events: PubSub.Subscription<PublicationEvent> },
+    never,
+    Scope.Scope
+  >
+  /** Looks for changes now and republishes when needed (what the periodic tick runs). */
+  readonly refresh: Effect.Effect<PublisherState>
+  /** Publishes a new version now, even when nothing changed. */
+  readonly publishNow: Effect.Effect<Publication, PublishFailed | PublicationUnavailable>
+}>()("@svc/core/Publisher") {}
+
+// ---------------------------------------------------------------------------
+// Filters and views
+// ---------------------------------------------------------------------------
+
+const CHAIN_ID = /^[1-9][0-9]*$/
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/
+
+/**
+ * Whether a filter's values are well formed.
+ *
+ * @category filters
+ * @since 0.1.0
+ */
+export const filterIssues = (filter: FeedFilter): Array<string> => {
+  const issues: Array<string> = []
+  if (filter.sourceChainId !== undefined && !(CHAIN_ID.test(filter.sourceChainId) && filter.sourceChainId.length <= 78)) {
+    issues.push("SOURCE_CHAIN_ID_INVALID")
+  }
+  if (filter.sourceNetworkId !== undefined && !BYTES32.test(filter.sourceNetworkId)) issues.push("SOURCE_NETWORK_ID_INVALID")
+  return issues
+}
+
+/**
+ * The normalised form of a (well-formed) filter: `all`, or the present fields in
+ * a fixed order with the network id lowercased.
+ *
+ * @category filters
+ * @since 0.1.0
+ */
+export const filterKeyOf = (filter: FeedFilter): string => {
+  const parts: Array<string> = []
+  if (filter.sourceChainId !== undefined) parts.push(`sourceChainId=${filter.sourceChainId}`)
+  if (filter.sourceNetworkId !== undefined) parts.push(`sourceNetworkId=${filter.sourceNetworkId.toLowerCase()}`)
+  return parts.length === 0 ? "all" : parts.join("&")
+}
+
+const matches = (route: Route, filter: FeedFilter): boolean =>
+  (filter.sourceChainId === undefined || route.sourceChainId === filter.sourceChainId) &&
+  (filter.sourceNetworkId === undefined || route.sourceNetworkId.toLowerCase() === filter.sourceNetworkId.toLowerCase())
+
+const encoder = new TextEncoder()
+
+interface Parts {
+  readonly head: string
+  readonly tail: (returned: number, returnedOpen: number) => string
+}
+
+const renderView = (pub: Omit<Publication, "view" | "fullView">, parts: Parts, filter: FeedFilter): FeedView => {
+  const filterKey = filterKeyOf(filter)
+  const routeIndexes: Array<number> = []
+  const routes: Array<string> = []
+  const open: Array<string> = []
+  for (let i = 0; i < pub.routes.length; i++) {
+    const route = pub.routes[i]!
+    if (!matches(route, filter)) continue
+    routeIndexes.push(i)
+    routes.push(pub.routeTexts[i]!)
+    if (route.open) open.push(pub.routeTexts[i]!)
+  }
+  const text = `${parts.head}"routes":[${routes.join(",")}],"openRoutes":[${open.join(",")}],${
+    parts.tail(routes.length, open.length)
+  }`
+  const filterHash = filterKey === "all" ? "all" : keccak(utf8(filterKey)).slice(2, 14)
+  return {
+    filterKey,
+    etag: `W/"${pub.dataVersion}-${pub.feedHash.slice(2, 18)}-${filterHash}"`,
+    body: encoder.encode(text),
+    returnedRouteCount: routes.length,
+    returnedOpenRouteCount: open.length,
+    routeIndexes
+  }
+}
+
+/** A view cache bounded by bytes; the unfiltered view is kept outside it. */
+const makeViewCache = (maxBytes: number, render: (filter: FeedFilter) => FeedView) => {
+  const cache = new Map<string, FeedView>()
+  let bytes = 0
+  return (filter: FeedFilter): FeedView => {
+    const key = filterKeyOf(filter)
+    const hit = cache.get(key)
+    if (hit !== undefined) {
+      cache.delete(key)
+      cache.set(key, hit)
+      return hit
+    }
+    const view = render(filter)
+    if (view.body.length <= maxBytes) {
+      cache.set(key, view)
+      bytes += view.body.length
+      for (const [k, v] of cache) {
+        if (bytes <= maxBytes) break
+        cache.delete(k)
+        bytes -= v.body.length
+      }
+    }
+    return view
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Building routes
+// ---------------------------------------------------------------------------
+
+/** A route's signed terms without its dataVersion. */
+type RouteTerms = Omit<Route, "dataVersion">
+
+const decodePayload = Schema.decodeUnknownResult(SignedFeedPayload)
+
+const sortKeysDeep = (value: unknown): unknown => JSON.parse(CanonicalJson.stringify(value))
+
+/**
+ * Builds the terms of every catalog route at time `now` (seconds).
+ */
+const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorState) {
+  const catalog = yield* Catalog
+  const pricing = yield* Pricing
+  const inventory = yield* Inventory
+  const balances = yield* inventory.balances()
+  const window = catalog.quoteWindowSeconds
+  const validAfter = Math.floor(now / window) * window
+  const validUntil = validAfter + window
+  const out: Array<{ terms: RouteTerms; route: CatalogRoute }> = []
+  for (const route of catalog.routes) {
+    const override = operator.routes[route.routeId] ?? {}
+    const executionStatus = override.executionStatus ?? route.executionStatus
+    const dailyStatus = override.dailyStatus ?? route.dailyStatus
+    const indicative = yield* pricing.indicative(route)
+    const balance = balances.get(route.destination.assetId)
+    const available = balance === undefined ? 0n : availableOf(balance)
+    const maxAvailableInRaw = yield* pricing.capacity(route, available)
+    const permitAvailable = route.permitAvailable
+    const open = executionStatus === "OPEN" && dailyStatus === "OPEN" && permitAvailable &&
+      validAfter <= now && now < validUntil && maxAvailableInRaw >= route.minimumFillInRaw
+    const src = route.source
+    const dst = route.destination
+    const terms: RouteTerms = {
+      routeId: route.routeId,
+      quoteId: Ids.quoteId({
+        routeId: route.routeId,
+        pricingReferenceId: indicative.pricingReferenceId,
+        validAfter,
+        validUntil,
+        executionGeneration: route.executionGeneration,
+        policyHash: route.policyHash
+      }),
+      sourceNetworkId: src.network.networkId,
+      sourceAssetId: src.assetId,
+      destinationNetworkId: dst.network.networkId,
+      destinationAssetId: dst.assetId,
+      sourceChainId: src.network.chainId,
+      destinationChainId: dst.network.chainId,
+      sourceAsset: src.address,
+      destinationAsset: dst.address,
+      sourceVault: src.network.vaultAddress,
+      destinationVault: dst.network.vaultAddress,
+      sourceRouter: src.network.router,
+      sourceLocator: sortKeysDeep(src.locator) as Route["sourceLocator"],
+      destinationLocator: sortKeysDeep(dst.locator) as Route["destinationLocator"],
+      discoveryStatus: "DISCOVERABLE",
+      executionStatus,
+      permitAvailable,
+      publicationLane: route.publicationLane,
+      publicationRank: route.publicationRank,
+      serviceCategory: route.serviceCategory,
+      feeMode: indicative.feeMode,
+      serviceFeeBps: indicative.serviceFeeBps,
+      sourceTokenDecimals: src.decimals,
+      destinationTokenDecimals: dst.decimals,
+      pricingReferenceId: indicative.pricingReferenceId,
+      executionGeneration: route.executionGeneration,
+      sourceFinalityBlocks: route.sourceFinalityBlocks,
+      settlementWindowSeconds: route.settlementWindowSeconds,
+      validAfter,
+      validUntil,
+      policyHash: route.policyHash,
+      assumptionsHash: route.assumptionsHash,
+      legacyRouteId: route.legacyRouteId,
+      dailyStatus,
+      open,
+      pricingMode: "INDICATIVE_ENVELOPE_REPRICE_AT_PERMIT",
+      indicativePriceNumeratorRaw: indicative.numeratorRaw.toString(),
+      indicativePriceDenominatorRaw: indicative.denominatorRaw.toString(),
+      minimumFillInRaw: route.minimumFillInRaw.toString(),
+      maxAvailableInRaw: maxAvailableInRaw.toString()
+    }
+    out.push({ terms, route })
+  }
+  const laneOrder = (lane: string) => lane.charCodeAt(1)
+  out.sort((a, b) =>
+    laneOrder(a.terms.publicationLane) - laneOrder(b.terms.publicationLane) ||
+    a.terms.publicationRank - b.terms.publicationRank ||
+    (a.terms.routeId < b.terms.routeId ? -1 : a.terms.routeId > b.terms.routeId ? 1 : 0)
+  )
+  return out
+})
+
+/** A fingerprint of route terms, to notice changes cheaply. */
+const termsFingerprint = (terms: ReadonlyArray<{ terms: RouteTerms }>): string => JSON.stringify(terms.map((t) => t.terms))
+
+// ---------------------------------------------------------------------------
+// The layer
+// ---------------------------------------------------------------------------
+
+/**
+ * The publisher layer. Publishes once when it starts (failures are reported in
+ * the state, not as a layer failure), then looks for changes every tick.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  options: PublisherOptions
+): Layer.Layer<Publisher, never, Catalog | Pricing | Inventory | Store | Signer | Economics> =>
+  Layer.effect(
+    Publisher,
+    Effect.gen(function*() {
+      const catalog = yield* Catalog
+      const store = yield* Store
+      const signer = yield* Signer
+      const economics = yield* Economics
+      const services = yield* Effect.context<Catalog | Pricing | Inventory>()
+      const ttl = Math.max(2, Math.floor(options.feedTtlSeconds ?? 300))
+      const refreshBefore = Math.min(ttl - 1, Math.max(1, Math.floor(options.refreshBeforeSeconds ?? ttl / 2)))
+      const tickMillis = Math.max(10, options.tickMillis ?? 1000)
+      const cacheBytes = options.viewCacheBytes ?? 64 * 1024 * 1024
+      const template = options.routeDetailTemplate
+
+      const stateRef = yield* Ref.make<PublisherState>({ _tag: "Unavailable", reason: "not published yet", last: Option.none() })
+      const fingerprintRef = yield* Ref.make<string>("")
+      const events = yield* PubSub.unbounded<PublicationEvent>()
+      const lock = yield* Semaphore.make(1)
+
+      const lastOf = (s: PublisherState): Option.Option<Publication> => s._tag === "Open" ? Option.some(s.publication) : s.last
+
+      const setState = (next: PublisherState, event?: PublicationEvent) =>
+        Effect.flatMap(Ref.set(stateRef, next), () => event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid))
+
+      const build = Effect.fnUntraced(function*(now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) {
+        const dataVersion = yield* store.nextDataVersion.pipe(
+          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+        )
+        const dv = dataVersion.toString()
+        const generatedAt = now
+        const validUntil = now + ttl
+        const routes: Array<Route> = built.map(({ terms }) => ({ dataVersion: dv, ...terms }))
+        const payload = { schema: FEED_SCHEMA, releaseId: catalog.releaseId, dataVersion: dv, generatedAt, validUntil, routes }
+        const checked = decodePayload(payload, strictParseOptions)
+        if (Result.isFailure(checked)) {
+          return yield* new PublishFailed({ reason: `payload fails its schema: ${checked.failure.message.replace(/\s*\n\s*/g, " ")}` })
+        }
+        const routeTexts = yield* Effect.try({
+          try: () => routes.map((r) => CanonicalJson.stringify(r)),
+          catch: (e) => new PublishFailed({ reason: String((e as Error).message), cause: e })
+        })
+        const canonicalPayload = `{"dataVersion":"${dv}","generatedAt":${generatedAt},"releaseId":"${catalog.releaseId}","routes":[${
+          routeTexts.join(",")
+        }],"schema":"${FEED_SCHEMA}","validUntil":${validUntil}}`
+        const feedHash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${canonicalPayload}`))
+        const feedSignature = yield* signer.signDigest(feedHash).pipe(
+          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+        )
+        const evidence = yield* economics.evidence(routes)
+        const actionableRoutes = Economy.shortlist(routes, evidence)
+        const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
+        const head = `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${catalog.releaseId}","dataVersion":"${dv}","generatedAt":${generatedAt},"validUntil":${validUntil},"signedPayload":${canonicalPayload},"routeDetailTemplate":${
+          JSON.stringify(template)
+        },"actionableRoutes":${JSON.stringify(actionableRoutes)},`
+        const tailStart = `"feedHash":"${feedHash}","feedSigner":"${signer.address}","feedSignature":"${feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
+        const parts: Parts = {
+          head,
+          tail: (returned, returnedOpen) => `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
+        }
+        const base = {
+          dataVersion,
+          generatedAt,
+          validUntil,
+          releaseId: catalog.releaseId,
+          payload: checked.success,
+          canonicalPayload,
+          feedHash,
+          feedSignature,
+          feedSigner: signer.address,
+          routes,
+          routeTexts,
+          openRouteCount,
+          actionableRoutes,
+          routeIndexById: new Map(routes.map((r, i) => [r.routeId.toLowerCase(), i])),
+          routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
+          catalogRoutes: built.map((b) => b.route)
+        }
+        const fullView = renderView(base, parts, {})
+        const publication: Publication = {
+          ...base,
+          fullView,
+          view: makeViewCache(cacheBytes, (filter) => filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter))
+        }
+        yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length }).pipe(
+          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+        )
+        return publication
+      })
+
+      const publishWith = (now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) =>
+        Effect.gen(function*() {
+          const publication = yield* build(now, built)
+          yield* Ref.set(fingerprintRef, termsFingerprint(built))
+          yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
+          return publication
+        })
+
+      const tick = (force: boolean) =>
+        lock.withPermit(Effect.gen(function*() {
+          const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+          const state = yield* Ref.get(stateRef)
+          const operator = yield* store.operatorState.pipe(Effect.result)
+          if (Result.isFailure(operator)) {
+            return yield* Effect.fail(new PublishFailed({ reason: operator.failure.message, cause: operator.failure }))
+          }
+          if (operator.success.paused) {
+            const reason = operator.success.pauseReason ?? "publication paused by the operator"
+            if (state._tag !== "Closed") {
+              yield* setState({ _tag: "Closed", reason, last: lastOf(state) }, { _tag: "Closed", reason })
+            }
+            return yield* Effect.fail(new PublicationUnavailable({ closed: true, reason }))
+          }
+          const built = yield* buildTerms(now, operator.success).pipe(
+            Effect.provide(services),
+            Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+          )
+          if (!force && state._tag === "Open") {
+            const fresh = state.publication.validUntil - now > refreshBefore
+            if (fresh && termsFingerprint(built) === (yield* Ref.get(fingerprintRef))) return state.publication
+          }
+          return yield* publishWith(now, built)
+        }))
+
+      const refresh = tick(false).pipe(
+        Effect.catch((e) =>
+          Effect.gen(function*() {
+            const state = yield* Ref.get(stateRef)
+            if (e._tag === "PublishFailed") {
+              yield* Effect.logWarning("publication failed", e.reason)
+              const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+              // keep serving the last publication while it is valid
+              if (state._tag === "Open" && state.publication.validUntil > now) return
+              if (state._tag !== "Unavailable" || state.reason !== e.reason) {
+                yield* setState({ _tag: "Unavailable", reason: e.reason, last: lastOf(state) })
+              }
+            }
+          })
+        ),
+        Effect.flatMap(() => Ref.get(stateRef))
+      )
+
+      const current = Effect.gen(function*() {
+        const state = yield* Ref.get(stateRef)
+        if (state._tag === "Closed") return yield* new PublicationUnavailable({ closed: true, reason: state.reason })
+        if (state._tag === "Unavailable") return yield* new PublicationUnavailable({ closed: false, reason: state.reason })
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        if (state.publication.validUntil <= now) {
+          return yield* new PublicationUnavailable({ closed: false, reason: "the current publication has expired" })
+        }
+        return state.publication
+      })
+
+      yield* refresh
+      yield* Effect.forkScoped(Effect.repeat(refresh, Schedule.spaced(tickMillis)))
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          const state = yield* Ref.get(stateRef)
+          yield* setState({ _tag: "Closed", reason: "server shutting down", last: lastOf(state) }, {
+            _tag: "Closed",
+            reason: "server shutting down"
+          })
+        })
+      )
+
+      return Publisher.of({
+        current,
+        state: Ref.get(stateRef),
+        subscribe: Effect.gen(function*() {
+          // subscribe first, then read the state: an event published in between is
+          // in the queue and carries a publication at least as new as the state
+          const subscription = yield* PubSub.subscribe(events)
+          const state = yield* Ref.get(stateRef)
+          return { state, events: subscription }
+        }),
+        refresh,
+        publishNow: tick(true)
+      })
+    })
+  )

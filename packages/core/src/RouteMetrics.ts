@@ -1,0 +1,105 @@
+/**
+ * Route metrics: the observational counters of each route (feed_exposures,
+ * permit_requests, permits_issued, source_observed, paid) and the conversion rates
+ * of RouteMetrics:
+ *
+ * - permitConversionRate = permits_issued / permit_requests,
+ * - fillConversionRate = paid / permits_issued,
+ *
+ * each null while its denominator is 0. Feed exposures (a route returned in a feed
+ * response) are counted in memory on the hot path and flushed to the store
+ * periodically; the other counters are written by the store with the permit
+ * changes themselves.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Schedule } from "effect"
+import type { RouteMetrics } from "./schema/Feed.ts"
+import { type RouteCounters, Store } from "./Store.ts"
+
+/**
+ * The route metrics service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class RouteMetricsService extends Context.Service<RouteMetricsService, {
+  /** Counts one exposure of each route (synchronous, in memory). */
+  readonly exposed: (routeIds: Iterable<string>) => void
+  /** The metrics of a route (flushing pending exposures first). */
+  readonly metrics: (routeId: string) => Effect.Effect<RouteMetrics>
+  /** Writes pending exposures to the store. */
+  readonly flush: Effect.Effect<void>
+}>()("@svc/core/RouteMetrics") {}
+
+const rate = (numerator: number, denominator: number): number | null =>
+  denominator === 0 ? null : numerator / denominator
+
+/**
+ * RouteMetrics of counters.
+ *
+ * @category metrics
+ * @since 0.1.0
+ */
+export const fromCounters = (counters: RouteCounters): RouteMetrics => ({
+  telemetryAvailable: true,
+  source: "V6_PUBLICATION_LEARNING_STATE",
+  feed_exposures: counters.feed_exposures,
+  permit_requests: counters.permit_requests,
+  permits_issued: counters.permits_issued,
+  source_observed: counters.source_observed,
+  paid: counters.paid,
+  updatedAt: counters.updatedAt === null ? null : new Date(counters.updatedAt).toISOString(),
+  permitConversionRate: rate(counters.permits_issued, counters.permit_requests),
+  fillConversionRate: rate(counters.paid, counters.permits_issued)
+})
+
+/**
+ * The metrics layer; pending exposures are flushed every `flushMillis` (default
+ * 5000) and when the layer closes.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options?: { readonly flushMillis?: number | undefined }): Layer.Layer<RouteMetricsService, never, Store> =>
+  Layer.effect(
+    RouteMetricsService,
+    Effect.gen(function*() {
+      const store = yield* Store
+      let pending = new Map<string, number>()
+      const flush = Effect.suspend(() => {
+        if (pending.size === 0) return Effect.void
+        const batch = pending
+        pending = new Map()
+        return store.addCounters([...batch].map(([routeId, by]) => ({ routeId, counter: "feed_exposures" as const, by }))).pipe(
+          Effect.catch((e) =>
+            Effect.sync(() => {
+              // keep the counts for the next flush
+              for (const [routeId, by] of batch) pending.set(routeId, (pending.get(routeId) ?? 0) + by)
+            }).pipe(Effect.andThen(Effect.logWarning("route metrics flush failed", e.message)))
+          )
+        )
+      })
+      yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(options?.flushMillis ?? 5000)))
+      yield* Effect.addFinalizer(() => flush)
+      return RouteMetricsService.of({
+        exposed: (routeIds) => {
+          for (const id of routeIds) {
+            const key = id.toLowerCase()
+            pending.set(key, (pending.get(key) ?? 0) + 1)
+          }
+        },
+        metrics: (routeId) =>
+          flush.pipe(
+            Effect.andThen(store.routeCounters(routeId.toLowerCase())),
+            Effect.map(fromCounters),
+            Effect.orElseSucceed((): RouteMetrics => ({
+              telemetryAvailable: false,
+              permitConversionRate: null,
+              fillConversionRate: null
+            }))
+          ),
+        flush
+      })
+    })
+  )

@@ -1,0 +1,146 @@
+/**
+ * The permit lifecycle after issuance: the {@link SettlementObserver} records what
+ * chain watchers (or an operator) observe — a source fill, its confirmation after
+ * sourceFinalityBlocks, the payout submission and its confirmation, a failure —
+ * and an expiry sweeper moves ISSUED permits to EXPIRED once validUntil plus a
+ * grace period has passed, releasing their holds.
+ *
+ * Terminal states (PAID, EXPIRED, FAILED) never change. A source fill seen for an
+ * EXPIRED permit raises an operator alert (an error log and the
+ * `svc_expired_permit_source_fills` counter); the state stays EXPIRED.
+ *
+ * Until chain watchers exist, nothing in svc calls the observer by itself: states
+ * past ISSUED come only through this service (embedders call it; tests drive it).
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Data, Effect, Layer, Metric, Schedule } from "effect"
+import type { PermitState } from "./Lifecycle.ts"
+import { type PermitRecord, Store, type StoreError } from "./Store.ts"
+
+/**
+ * A lifecycle change that is not allowed from the permit's current state, or a
+ * permit that does not exist.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class TransitionRefused extends Data.TaggedError("TransitionRefused")<{
+  readonly fillId: string
+  readonly from: PermitState | null
+  readonly to: PermitState
+}> {
+  override get message(): string {
+    return this.from === null
+      ? `no permit ${this.fillId}`
+      : `permit ${this.fillId} cannot move from ${this.from} to ${this.to}`
+  }
+}
+
+/**
+ * Alerts raised by source fills of expired permits.
+ *
+ * @category metrics
+ * @since 0.1.0
+ */
+export const expiredSourceFills = Metric.counter("svc_expired_permit_source_fills", {
+  description: "source fills observed for permits that had already expired"
+})
+
+/**
+ * The settlement observer service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class SettlementObserver extends Context.Service<SettlementObserver, {
+  readonly sourceObserved: (fillId: string, sourceTxHash: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly payoutSubmitted: (fillId: string, payoutTxHash: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly paid: (fillId: string, payoutTxHash?: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly failed: (fillId: string, reasonCodes: ReadonlyArray<string>) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  /** Expires every ISSUED permit whose validUntil + grace has passed; returns how many. */
+  readonly expireDue: Effect.Effect<number, StoreError>
+}>()("@svc/core/SettlementObserver") {}
+
+/**
+ * Options of the settlement layer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SettlementOptions {
+  /** Seconds after validUntil before an unfilled permit expires. Default 600. */
+  readonly expiryGraceSeconds?: number | undefined
+  /** How often the sweeper runs, milliseconds. Default 5000; 0 disables it. */
+  readonly sweepMillis?: number | undefined
+}
+
+/**
+ * The settlement observer with its expiry sweeper.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserver, never, Store> =>
+  Layer.effect(
+    SettlementObserver,
+    Effect.gen(function*() {
+      const store = yield* Store
+      const grace = Math.max(0, options?.expiryGraceSeconds ?? 600)
+      const sweepMillis = options?.sweepMillis ?? 5000
+
+      const move = (fillId: string, to: PermitState, fields?: { sourceTxHash?: string; payoutTxHash?: string; reasonCodes?: ReadonlyArray<string> }) =>
+        Effect.gen(function*() {
+          const at = yield* Clock.currentTimeMillis
+          const result = yield* store.transition({ fillId: fillId.toLowerCase(), to, at, ...fields })
+          switch (result._tag) {
+            case "Applied":
+              return result.record
+            case "NotFound":
+              return yield* new TransitionRefused({ fillId, from: null, to })
+            case "Rejected": {
+              if (to === "SOURCE_OBSERVED" && result.record.state === "EXPIRED") {
+                yield* Metric.update(expiredSourceFills, 1)
+                yield* Effect.logError("ALERT: source fill observed for an expired permit", {
+                  fillId,
+                  sourceTxHash: fields?.sourceTxHash
+                })
+              }
+              return yield* new TransitionRefused({ fillId, from: result.record.state, to })
+            }
+          }
+        })
+
+      const expireDue = Effect.gen(function*() {
+        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const due = yield* store.dueForExpiry(now - grace, 500)
+        let expired = 0
+        for (const fillId of due) {
+          const at = yield* Clock.currentTimeMillis
+          const result = yield* store.transition({ fillId, to: "EXPIRED", at, reasonCodes: ["EXPIRED_UNFILLED"] })
+          if (result._tag === "Applied") expired++
+        }
+        return expired
+      })
+
+      if (sweepMillis > 0) {
+        yield* Effect.forkScoped(
+          Effect.repeat(
+            expireDue.pipe(Effect.catch((e) => Effect.logWarning("expiry sweep failed", e.message))),
+            Schedule.spaced(sweepMillis)
+          )
+        )
+      }
+
+      return SettlementObserver.of({
+        sourceObserved: (fillId, sourceTxHash) => move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
+        sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
+        payoutSubmitted: (fillId, payoutTxHash) => move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase() }),
+        paid: (fillId, payoutTxHash) =>
+          move(fillId, "PAID", payoutTxHash === undefined ? undefined : { payoutTxHash: payoutTxHash.toLowerCase() }),
+        failed: (fillId, reasonCodes) => move(fillId, "FAILED", { reasonCodes }),
+        expireDue
+      })
+    })
+  )

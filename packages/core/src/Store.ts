@@ -1,0 +1,321 @@
+/**
+ * The storage contract of a solver: publication versions, operator state,
+ * inventory balances, permits with their idempotency records and lifecycle,
+ * route counters and aggregator quotes.
+ *
+ * Two real implementations pass one shared contract suite (package
+ * `@svc/store`): SQLite (the embedded default) and PostgreSQL. Every method that
+ * changes several things does so in one transaction; in particular
+ * {@link StoreShape.issuePermit} claims the idempotency key, checks and reserves
+ * inventory and inserts the permit atomically, so that concurrent requests can
+ * never reserve more than the inventory nor issue two permits for one key.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, type Effect } from "effect"
+import type { PermitState } from "./Lifecycle.ts"
+import type { DailyStatus, ExecutionStatus } from "./schema/Primitives.ts"
+
+/**
+ * The store could not do what was asked: the database is unreachable, a
+ * statement failed, or a row did not decode. Never caused by caller input.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class StoreError extends Data.TaggedError("StoreError")<{
+  readonly operation: string
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const detail = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `store ${this.operation} failed: ${detail.split("\n")[0]}`
+  }
+}
+
+/**
+ * Operator overrides of a route's statuses.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RouteOverride {
+  readonly executionStatus?: ExecutionStatus | undefined
+  readonly dailyStatus?: DailyStatus | undefined
+}
+
+/**
+ * What an operator has set on a running deployment. `version` increases with
+ * every change, so that a server notices changes by polling it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OperatorState {
+  readonly version: number
+  readonly paused: boolean
+  readonly pauseReason: string | null
+  readonly routes: Readonly<Record<string, RouteOverride>>
+}
+
+/**
+ * Inventory of one destination asset, in raw units.
+ *
+ * physical = configured - paidOut; available = physical - hold - liability - clearing.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface InventoryBalance {
+  readonly assetKey: string
+  readonly configuredRaw: bigint
+  readonly paidOutRaw: bigint
+  readonly holdRaw: bigint
+  readonly liabilityRaw: bigint
+  readonly clearingRaw: bigint
+  /** Unix milliseconds of the last change. */
+  readonly updatedAt: number
+}
+
+/**
+ * The physical balance of an inventory row.
+ *
+ * @category inventory
+ * @since 0.1.0
+ */
+export const physicalOf = (b: InventoryBalance): bigint => b.configuredRaw - b.paidOutRaw
+
+/**
+ * What an inventory row can still reserve (never negative).
+ *
+ * @category inventory
+ * @since 0.1.0
+ */
+export const availableOf = (b: InventoryBalance): bigint => {
+  const available = physicalOf(b) - b.holdRaw - b.liabilityRaw - b.clearingRaw
+  return available > 0n ? available : 0n
+}
+
+/**
+ * A persisted permit. `envelope` is the JSON text of the envelope as issued; its
+ * state and transaction hashes are the columns here (see `Permits.envelopeOf`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PermitRecord {
+  readonly fillId: string
+  readonly routeId: string
+  readonly quoteId: string
+  /** The destination assetId whose inventory the permit reserves. */
+  readonly assetKey: string
+  /** Idempotency scope: the payer identity (lowercase address or account id). */
+  readonly scope: string
+  readonly idempotencyKey: string
+  /** Fingerprint of the normalised request without signature. */
+  readonly fingerprint: string
+  /** The payer's EVM address in lowercase, when the payer is an EVM address. */
+  readonly payerAddress: string | null
+  readonly amountInRaw: string
+  readonly amountOutRaw: string
+  readonly state: PermitState
+  readonly reasonCodes: ReadonlyArray<string>
+  readonly sourceTxHash: string | null
+  readonly payoutTxHash: string | null
+  /** permit.validUntil, Unix seconds. */
+  readonly validUntil: number
+  /** Unix milliseconds. */
+  readonly createdAt: number
+  /** Unix milliseconds. */
+  readonly updatedAt: number
+  readonly envelope: string
+}
+
+/**
+ * The outcome of {@link StoreShape.issuePermit}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type IssueResult =
+  | { readonly _tag: "Issued"; readonly record: PermitRecord }
+  | { readonly _tag: "Duplicate"; readonly existing: PermitRecord }
+  | { readonly _tag: "InsufficientInventory"; readonly availableRaw: bigint }
+  | { readonly _tag: "UnknownAsset" }
+
+/**
+ * A state change of a permit.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TransitionRequest {
+  readonly fillId: string
+  readonly to: PermitState
+  readonly sourceTxHash?: string | undefined
+  readonly payoutTxHash?: string | undefined
+  readonly reasonCodes?: ReadonlyArray<string> | undefined
+  /** Unix milliseconds. */
+  readonly at: number
+}
+
+/**
+ * The outcome of {@link StoreShape.transition}. `Rejected` means the transition is
+ * not allowed from the current state (which is returned, unchanged).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type TransitionResult =
+  | { readonly _tag: "Applied"; readonly from: PermitState; readonly record: PermitRecord }
+  | { readonly _tag: "Rejected"; readonly record: PermitRecord }
+  | { readonly _tag: "NotFound" }
+
+/**
+ * The route counters of RouteMetrics.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RouteCounter = "feed_exposures" | "permit_requests" | "permits_issued" | "source_observed" | "paid"
+
+/**
+ * Counter values of one route.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RouteCounters {
+  readonly feed_exposures: number
+  readonly permit_requests: number
+  readonly permits_issued: number
+  readonly source_observed: number
+  readonly paid: number
+  /** Unix milliseconds of the last change, or null when never counted. */
+  readonly updatedAt: number | null
+}
+
+/**
+ * A published feed version (kept for audit and restart).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PublicationRecord {
+  readonly dataVersion: bigint
+  readonly feedHash: string
+  readonly generatedAt: number
+  readonly validUntil: number
+  readonly routeCount: number
+}
+
+/**
+ * An aggregator quote, kept until expiresAt + 24 h so that build and status find it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoredQuote {
+  readonly quoteToken: string
+  readonly quoteId: string
+  readonly routeId: string
+  readonly userAddress: string | null
+  /** The quote response body as JSON text. */
+  readonly body: string
+  /** Unix seconds. */
+  readonly expiresAt: number
+  /** Unix milliseconds. */
+  readonly createdAt: number
+}
+
+/**
+ * Filter of {@link StoreShape.listPermits}: newest first, at most `limit`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PermitFilter {
+  readonly quoteId?: string | undefined
+  readonly payerAddress?: string | undefined
+  readonly limit: number
+}
+
+/**
+ * The operations of a store.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoreShape {
+  /** Name of the implementation ("sqlite", "postgres", ...). */
+  readonly kind: string
+
+  /** Allocates the next feed dataVersion: strictly greater than every earlier one, across restarts. */
+  readonly nextDataVersion: Effect.Effect<bigint, StoreError>
+  /** Records a confirmed publication. */
+  readonly recordPublication: (publication: PublicationRecord) => Effect.Effect<void, StoreError>
+  /** The latest recorded publication. */
+  readonly latestPublication: Effect.Effect<PublicationRecord | undefined, StoreError>
+
+  /** The operator state. */
+  readonly operatorState: Effect.Effect<OperatorState, StoreError>
+  /** Pauses or resumes publication. */
+  readonly setPaused: (paused: boolean, reason: string | null) => Effect.Effect<OperatorState, StoreError>
+  /** Sets (or, with an empty override, clears) the operator override of a route. */
+  readonly setRouteOverride: (routeId: string, override: RouteOverride) => Effect.Effect<OperatorState, StoreError>
+
+  /**
+   * Creates missing inventory rows and sets the configured physical balance of
+   * the given assets (the other figures are kept).
+   */
+  readonly configureInventory: (
+    assets: ReadonlyArray<{ readonly assetKey: string; readonly configuredRaw: bigint }>
+  ) => Effect.Effect<void, StoreError>
+  /** Inventory rows, all or for the given assets. */
+  readonly inventory: (assetKeys?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<InventoryBalance>, StoreError>
+
+  /** The permit issued for an idempotency key within a scope. */
+  readonly findByIdempotencyKey: (scope: string, key: string) => Effect.Effect<PermitRecord | undefined, StoreError>
+  /**
+   * Atomically: claims (scope, idempotencyKey), reserves amountOutRaw in the
+   * hold of assetKey when available, inserts the permit (state ISSUED) and
+   * counts permits_issued for its route.
+   */
+  readonly issuePermit: (record: PermitRecord) => Effect.Effect<IssueResult, StoreError>
+  /** A permit by fill id. */
+  readonly getPermit: (fillId: string) => Effect.Effect<PermitRecord | undefined, StoreError>
+  /** A permit by source transaction hash. */
+  readonly findBySourceTx: (sourceTxHash: string) => Effect.Effect<PermitRecord | undefined, StoreError>
+  /** Permits by quote id or payer address, newest first. */
+  readonly listPermits: (filter: PermitFilter) => Effect.Effect<ReadonlyArray<PermitRecord>, StoreError>
+  /**
+   * Atomically applies an allowed state change, moves amountOutRaw between the
+   * inventory buckets of the two states, and counts source_observed / paid.
+   * Terminal states never change.
+   */
+  readonly transition: (request: TransitionRequest) => Effect.Effect<TransitionResult, StoreError>
+  /** Fill ids of ISSUED permits whose validUntil is at or before `cutoff` (Unix seconds). */
+  readonly dueForExpiry: (cutoff: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
+
+  /** Adds to route counters. */
+  readonly addCounters: (
+    deltas: ReadonlyArray<{ readonly routeId: string; readonly counter: RouteCounter; readonly by: number }>
+  ) => Effect.Effect<void, StoreError>
+  /** The counters of a route (zeros when never counted). */
+  readonly routeCounters: (routeId: string) => Effect.Effect<RouteCounters, StoreError>
+
+  /** Saves an aggregator quote (replacing one with the same token). */
+  readonly saveQuote: (quote: StoredQuote) => Effect.Effect<void, StoreError>
+  /** An aggregator quote by token. */
+  readonly getQuote: (quoteToken: string) => Effect.Effect<StoredQuote | undefined, StoreError>
+  /** Deletes quotes whose expiresAt is before `before` (Unix seconds); returns how many. */
+  readonly pruneQuotes: (before: number) => Effect.Effect<number, StoreError>
+}
+
+/**
+ * The store service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Store extends Context.Service<Store, StoreShape>()("@svc/core/Store") {}

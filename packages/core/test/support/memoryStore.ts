@@ -1,0 +1,157 @@
+/**
+ * An in-memory Store for unit tests only (the product has SQLite and PostgreSQL
+ * stores in @svc/store). It follows the Store contract: every operation is
+ * atomic because it runs synchronously.
+ */
+import { Effect, Layer } from "effect"
+import * as Lifecycle from "../../src/Lifecycle.ts"
+import {
+  availableOf,
+  type InventoryBalance,
+  type OperatorState,
+  type PermitRecord,
+  type PublicationRecord,
+  type RouteCounter,
+  type RouteCounters,
+  Store,
+  StoreError,
+  type StoredQuote
+} from "../../src/Store.ts"
+
+export interface MemoryStoreControl {
+  /** When set, every operation fails with a StoreError (to test 503 paths). */
+  failing: boolean
+  readonly permits: Map<string, PermitRecord>
+  readonly inventory: Map<string, InventoryBalance>
+}
+
+export const makeMemoryStore = (): { store: Store["Service"]; control: MemoryStoreControl } => {
+  let dataVersion = 0n
+  let operator: OperatorState = { version: 0, paused: false, pauseReason: null, routes: {} }
+  const publications: Array<PublicationRecord> = []
+  const inventory = new Map<string, InventoryBalance>()
+  const permits = new Map<string, PermitRecord>()
+  const byKey = new Map<string, string>()
+  const counters = new Map<string, Record<RouteCounter, number> & { updatedAt: number | null }>()
+  const quotes = new Map<string, StoredQuote>()
+  const control: MemoryStoreControl = { failing: false, permits, inventory }
+
+  const op = <A>(operation: string, f: () => A) =>
+    Effect.suspend(() =>
+      control.failing ? Effect.fail(new StoreError({ operation, cause: new Error("store down (test)") })) : Effect.succeed(f())
+    )
+  const count = (routeId: string, counter: RouteCounter, by: number, at: number) => {
+    const c = counters.get(routeId) ?? { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
+    c[counter] += by
+    c.updatedAt = at
+    counters.set(routeId, c)
+  }
+  const move = (assetKey: string, from: Lifecycle.Bucket, to: Lifecycle.Bucket, amount: bigint, at: number) => {
+    const b = inventory.get(assetKey)
+    if (b === undefined) return
+    const next = { ...b, updatedAt: at }
+    const field = { hold: "holdRaw", liability: "liabilityRaw", clearing: "clearingRaw", paid: "paidOutRaw" } as const
+    if (from !== "none") (next as any)[field[from]] -= from === "paid" ? 0n : amount
+    if (to !== "none") (next as any)[field[to]] += amount
+    inventory.set(assetKey, next)
+  }
+
+  const store: Store["Service"] = {
+    kind: "memory",
+    nextDataVersion: op("nextDataVersion", () => ++dataVersion),
+    recordPublication: (p) => op("recordPublication", () => void publications.push(p)),
+    latestPublication: op("latestPublication", () => publications[publications.length - 1]),
+    operatorState: op("operatorState", () => operator),
+    setPaused: (paused, reason) =>
+      op("setPaused", () => (operator = { ...operator, version: operator.version + 1, paused, pauseReason: paused ? reason : null })),
+    setRouteOverride: (routeId, override) =>
+      op("setRouteOverride", () => {
+        const routes = { ...operator.routes }
+        if (override.executionStatus === undefined && override.dailyStatus === undefined) delete routes[routeId]
+        else routes[routeId] = override
+        return (operator = { ...operator, version: operator.version + 1, routes })
+      }),
+    configureInventory: (assets) =>
+      op("configureInventory", () => {
+        for (const a of assets) {
+          const b = inventory.get(a.assetKey)
+          inventory.set(a.assetKey, b === undefined
+            ? { assetKey: a.assetKey, configuredRaw: a.configuredRaw, paidOutRaw: 0n, holdRaw: 0n, liabilityRaw: 0n, clearingRaw: 0n, updatedAt: 0 }
+            : { ...b, configuredRaw: a.configuredRaw })
+        }
+      }),
+    inventory: (keys) =>
+      op("inventory", () => keys === undefined ? [...inventory.values()] : keys.flatMap((k) => inventory.get(k) ?? [])),
+    findByIdempotencyKey: (scope, key) =>
+      op("findByIdempotencyKey", () => {
+        const id = byKey.get(`${scope}\u0000${key}`)
+        return id === undefined ? undefined : permits.get(id)
+      }),
+    issuePermit: (record) =>
+      op("issuePermit", () => {
+        const slot = `${record.scope}\u0000${record.idempotencyKey}`
+        const existing = byKey.get(slot)
+        if (existing !== undefined) return { _tag: "Duplicate" as const, existing: permits.get(existing)! }
+        const b = inventory.get(record.assetKey)
+        if (b === undefined) return { _tag: "UnknownAsset" as const }
+        const amount = BigInt(record.amountOutRaw)
+        if (availableOf(b) < amount) return { _tag: "InsufficientInventory" as const, availableRaw: availableOf(b) }
+        inventory.set(record.assetKey, { ...b, holdRaw: b.holdRaw + amount, updatedAt: record.createdAt })
+        permits.set(record.fillId, record)
+        byKey.set(slot, record.fillId)
+        count(record.routeId, "permits_issued", 1, record.createdAt)
+        return { _tag: "Issued" as const, record }
+      }),
+    getPermit: (fillId) => op("getPermit", () => permits.get(fillId)),
+    findBySourceTx: (hash) => op("findBySourceTx", () => [...permits.values()].find((p) => p.sourceTxHash === hash)),
+    listPermits: (filter) =>
+      op("listPermits", () =>
+        [...permits.values()]
+          .filter((p) =>
+            (filter.quoteId === undefined || p.quoteId === filter.quoteId.toLowerCase()) &&
+            (filter.payerAddress === undefined || p.payerAddress === filter.payerAddress.toLowerCase())
+          )
+          .sort((a, b) => b.createdAt - a.createdAt || (a.fillId < b.fillId ? -1 : 1))
+          .slice(0, filter.limit)),
+    transition: (request) =>
+      op("transition", () => {
+        const record = permits.get(request.fillId)
+        if (record === undefined) return { _tag: "NotFound" as const }
+        if (!Lifecycle.canTransition(record.state, request.to)) return { _tag: "Rejected" as const, record }
+        move(record.assetKey, Lifecycle.bucketOf(record.state), Lifecycle.bucketOf(request.to), BigInt(record.amountOutRaw), request.at)
+        const next: PermitRecord = {
+          ...record,
+          state: request.to,
+          updatedAt: request.at,
+          sourceTxHash: request.sourceTxHash ?? record.sourceTxHash,
+          payoutTxHash: request.payoutTxHash ?? record.payoutTxHash,
+          reasonCodes: request.reasonCodes ?? record.reasonCodes
+        }
+        permits.set(record.fillId, next)
+        if (request.to === "SOURCE_OBSERVED") count(record.routeId, "source_observed", 1, request.at)
+        if (request.to === "PAID") count(record.routeId, "paid", 1, request.at)
+        return { _tag: "Applied" as const, from: record.state, record: next }
+      }),
+    dueForExpiry: (cutoff, limit) =>
+      op("dueForExpiry", () =>
+        [...permits.values()].filter((p) => p.state === "ISSUED" && p.validUntil <= cutoff).slice(0, limit).map((p) => p.fillId)),
+    addCounters: (deltas) => op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
+    routeCounters: (routeId): Effect.Effect<RouteCounters, StoreError> =>
+      op("routeCounters", () =>
+        counters.get(routeId) ?? { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }),
+    saveQuote: (quote) => op("saveQuote", () => void quotes.set(quote.quoteToken, quote)),
+    getQuote: (token) => op("getQuote", () => quotes.get(token)),
+    pruneQuotes: (before) =>
+      op("pruneQuotes", () => {
+        let n = 0
+        for (const [k, q] of quotes) if (q.expiresAt < before) (quotes.delete(k), n++)
+        return n
+      })
+  }
+  return { store, control }
+}
+
+export const memoryStoreLayer = () => {
+  const { control, store } = makeMemoryStore()
+  return { control, layer: Layer.succeed(Store, store) }
+}

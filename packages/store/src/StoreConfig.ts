@@ -1,0 +1,50 @@
+/**
+ * Picks the store a deployment uses.
+ *
+ * @since 0.1.0
+ */
+import type { Store, StoreError } from "@svc/core/Store"
+import { type Layer, Redacted } from "effect"
+import { join } from "node:path"
+import * as PgStore from "./PgStore.ts"
+import * as SqliteStore from "./SqliteStore.ts"
+
+/**
+ * Options of {@link layerFromUrl}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoreConfigOptions {
+  /** DATABASE_URL: a postgres:// (or postgresql://) URL selects PostgreSQL. */
+  readonly databaseUrl?: Redacted.Redacted<string> | undefined
+  /** SVC_DATA_DIR: SQLite keeps its database at `<dataDir>/svc.sqlite`. */
+  readonly dataDir: string
+}
+
+/**
+ * Whether a database URL selects PostgreSQL.
+ *
+ * @category predicates
+ * @since 0.1.0
+ */
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url.trim())
+
+/**
+ * The SQLite file used when no PostgreSQL URL is configured.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const sqliteFilename = (dataDir: string): string => join(dataDir, "svc.sqlite")
+
+/**
+ * PostgreSQL for a postgres:// URL, otherwise SQLite at `<dataDir>/svc.sqlite`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerFromUrl = (options: StoreConfigOptions): Layer.Layer<Store, StoreError> =>
+  options.databaseUrl !== undefined && isPostgresUrl(Redacted.value(options.databaseUrl))
+    ? PgStore.layer({ url: options.databaseUrl })
+    : SqliteStore.layer({ filename: sqliteFilename(options.dataDir) })

@@ -1,0 +1,175 @@
+/**
+ * Versioned schema migrations shared by the SQLite and PostgreSQL stores.
+ *
+ * Applied versions are recorded in `svc_schema_migrations`. All pending
+ * migrations run in one transaction that is serialized between processes
+ * (`BEGIN IMMEDIATE` on SQLite, a transaction-scoped advisory lock on
+ * PostgreSQL), so two processes starting at once never apply a migration twice.
+ * A database whose recorded version is newer than this code knows is refused.
+ *
+ * Rules for new migrations: append, never edit an applied one; write SQL that
+ * both SQLite and PostgreSQL accept, or give a function of the dialect.
+ *
+ * @internal
+ */
+import { Clock, Effect } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { Dialect, Transaction } from "./sqlStore.ts"
+
+/** @internal */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly statements: ReadonlyArray<string> | ((dialect: Dialect) => ReadonlyArray<string>)
+}
+
+/**
+ * The migrations, in order. Amounts are TEXT decimals (they may exceed 64 bits);
+ * timestamps are BIGINT Unix milliseconds except `valid_until` / `expires_at`
+ * (Unix seconds, as in the protocol).
+ *
+ * @internal
+ */
+export const migrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    name: "initial",
+    statements: [
+      `CREATE TABLE meta_counters (
+        name TEXT PRIMARY KEY,
+        value BIGINT NOT NULL
+      )`,
+      `INSERT INTO meta_counters (name, value) VALUES ('data_version', 0)`,
+      `CREATE TABLE publications (
+        data_version BIGINT PRIMARY KEY,
+        feed_hash TEXT NOT NULL,
+        generated_at BIGINT NOT NULL,
+        valid_until BIGINT NOT NULL,
+        route_count BIGINT NOT NULL
+      )`,
+      `CREATE TABLE operator_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version BIGINT NOT NULL,
+        paused INTEGER NOT NULL,
+        pause_reason TEXT,
+        updated_at BIGINT NOT NULL
+      )`,
+      `INSERT INTO operator_state (id, version, paused, pause_reason, updated_at) VALUES (1, 0, 0, NULL, 0)`,
+      `CREATE TABLE route_overrides (
+        route_id TEXT PRIMARY KEY,
+        execution_status TEXT,
+        daily_status TEXT,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE inventory (
+        asset_key TEXT PRIMARY KEY,
+        configured_raw TEXT NOT NULL,
+        paid_out_raw TEXT NOT NULL,
+        hold_raw TEXT NOT NULL,
+        liability_raw TEXT NOT NULL,
+        clearing_raw TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE permits (
+        fill_id TEXT PRIMARY KEY,
+        route_id TEXT NOT NULL,
+        quote_id TEXT NOT NULL,
+        asset_key TEXT NOT NULL REFERENCES inventory (asset_key),
+        scope TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        payer_address TEXT,
+        amount_in_raw TEXT NOT NULL,
+        amount_out_raw TEXT NOT NULL,
+        state TEXT NOT NULL,
+        reason_codes TEXT NOT NULL,
+        source_tx_hash TEXT,
+        payout_tx_hash TEXT,
+        valid_until BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        envelope TEXT NOT NULL,
+        UNIQUE (scope, idempotency_key)
+      )`,
+      `CREATE INDEX permits_quote_id ON permits (quote_id, created_at)`,
+      `CREATE INDEX permits_payer_address ON permits (lower(payer_address), created_at)`,
+      `CREATE INDEX permits_source_tx_hash ON permits (lower(source_tx_hash))`,
+      `CREATE INDEX permits_state_valid_until ON permits (state, valid_until)`,
+      `CREATE INDEX permits_created_at ON permits (created_at)`,
+      `CREATE TABLE route_counters (
+        route_id TEXT NOT NULL,
+        counter TEXT NOT NULL,
+        value BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (route_id, counter)
+      )`,
+      `CREATE TABLE quotes (
+        quote_token TEXT PRIMARY KEY,
+        quote_id TEXT NOT NULL,
+        route_id TEXT NOT NULL,
+        user_address TEXT,
+        body TEXT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX quotes_expires_at ON quotes (expires_at)`
+    ]
+  }
+]
+
+/** The latest schema version this code knows. @internal */
+export const latestVersion: number = migrations.reduce((max, m) => Math.max(max, m.version), 0)
+
+class MigrationError extends Error {
+  override readonly name = "MigrationError"
+}
+
+/**
+ * Applies the pending migrations; returns the versions applied.
+ *
+ * @internal
+ */
+export const migrate = (
+  sql: SqlClient.SqlClient,
+  dialect: Dialect,
+  transaction: Transaction
+): Effect.Effect<ReadonlyArray<number>, unknown> =>
+  transaction(
+    Effect.gen(function*() {
+      if (dialect === "pg") {
+        // serializes concurrent starts against the same schema (released at commit)
+        yield* sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('svc_store_migrations:' || current_schema()))) AS l`
+      }
+      yield* sql.unsafe(
+        `CREATE TABLE IF NOT EXISTS svc_schema_migrations (
+          version INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          applied_at BIGINT NOT NULL
+        )`
+      )
+      const rows = yield* sql<{ readonly version: unknown }>`SELECT version FROM svc_schema_migrations`
+      const applied = new Set(rows.map((row) => Number(row.version)))
+      const newest = Math.max(0, ...applied)
+      if (newest > latestVersion) {
+        return yield* Effect.fail(
+          new MigrationError(
+            `the database schema is at version ${newest}, newer than this release knows (${latestVersion}); refusing to start`
+          )
+        )
+      }
+      const now = yield* Clock.currentTimeMillis
+      const done: Array<number> = []
+      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (applied.has(migration.version)) continue
+        const statements = typeof migration.statements === "function"
+          ? migration.statements(dialect)
+          : migration.statements
+        for (const statement of statements) {
+          yield* sql.unsafe(statement)
+        }
+        yield* sql`INSERT INTO svc_schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${now})`
+        done.push(migration.version)
+      }
+      return done
+    })
+  )

@@ -1,0 +1,651 @@
+/**
+ * The SQL implementation of {@link StoreShape} shared by SQLite and PostgreSQL.
+ *
+ * Every statement is written so that both databases run it; the only dialect
+ * differences are `FOR UPDATE` (PostgreSQL row locks; SQLite serializes
+ * transactions instead) and how a transaction begins (see {@link Transaction}).
+ *
+ * Amounts are stored as TEXT decimals and computed with bigint in JS inside the
+ * transaction that read them.
+ *
+ * @internal
+ */
+import { availableOf, StoreError } from "@svc/core/Store"
+import type {
+  InventoryBalance,
+  IssueResult,
+  OperatorState,
+  PermitFilter,
+  PermitRecord,
+  PublicationRecord,
+  RouteCounter,
+  RouteCounters,
+  RouteOverride,
+  StoreShape,
+  StoredQuote,
+  TransitionRequest,
+  TransitionResult
+} from "@svc/core/Store"
+import { bucketOf, canTransition, PermitState } from "@svc/core/Lifecycle"
+import type { Bucket } from "@svc/core/Lifecycle"
+import { Clock, Effect } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+
+/** @internal */
+export type Dialect = "sqlite" | "pg"
+
+/**
+ * Runs an effect in one transaction: `BEGIN IMMEDIATE` on SQLite (the write lock
+ * is taken up front, so a read-check-write cannot be overtaken by another
+ * process), a plain `BEGIN` (READ COMMITTED) with row locks on PostgreSQL.
+ *
+ * @internal
+ */
+export type Transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError.SqlError, R>
+
+/** @internal */
+export const makeTransaction = (sql: SqlClient.SqlClient, dialect: Dialect): Transaction => (effect) =>
+  dialect === "sqlite"
+    ? sql.withTransaction(effect).pipe(Effect.provideService(SqlClient.BeginTransaction, "BEGIN IMMEDIATE"))
+    : sql.withTransaction(effect)
+
+/** @internal */
+export interface MakeOptions {
+  readonly sql: SqlClient.SqlClient
+  readonly dialect: Dialect
+  /** StoreShape.kind */
+  readonly kind: string
+  /** Span name prefix, e.g. "SqliteStore". */
+  readonly spanPrefix: string
+}
+
+// ---------------------------------------------------------------------------
+// row decoding (driver rows are null-prototype objects; PostgreSQL may return
+// BIGINT columns as strings or bigints, SQLite as numbers)
+// ---------------------------------------------------------------------------
+
+type Row = { readonly [column: string]: unknown }
+
+class RowDecodeError extends Error {
+  override readonly name = "RowDecodeError"
+}
+
+const INTEGER = /^-?\d+$/
+
+const text = (row: Row, column: string): string => {
+  const value = row[column]
+  if (typeof value === "string") return value
+  if (typeof value === "number" || typeof value === "bigint") return String(value)
+  throw new RowDecodeError(`column ${column}: expected text, got ${value === null ? "null" : typeof value}`)
+}
+
+const textOrNull = (row: Row, column: string): string | null => {
+  const value = row[column]
+  return value === null || value === undefined ? null : text(row, column)
+}
+
+const int = (row: Row, column: string): number => {
+  const value = row[column]
+  const n = typeof value === "number"
+    ? value
+    : typeof value === "bigint"
+    ? Number(value)
+    : typeof value === "string" && INTEGER.test(value)
+    ? Number(value)
+    : Number.NaN
+  if (!Number.isSafeInteger(n)) {
+    throw new RowDecodeError(`column ${column}: expected a safe integer, got ${String(value)}`)
+  }
+  return n
+}
+
+const big = (row: Row, column: string): bigint => {
+  const value = row[column]
+  if (typeof value === "bigint") return value
+  if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value)
+  if (typeof value === "string" && INTEGER.test(value)) return BigInt(value)
+  throw new RowDecodeError(`column ${column}: expected an integer, got ${String(value)}`)
+}
+
+const STATES: ReadonlySet<string> = new Set(PermitState.literals)
+
+const decodePermit = (row: Row): PermitRecord => {
+  const state = text(row, "state")
+  if (!STATES.has(state)) throw new RowDecodeError(`column state: unknown permit state ${state}`)
+  const reasonCodes: unknown = JSON.parse(text(row, "reason_codes"))
+  if (!Array.isArray(reasonCodes) || !reasonCodes.every((c) => typeof c === "string")) {
+    throw new RowDecodeError("column reason_codes: expected a JSON array of strings")
+  }
+  return {
+    fillId: text(row, "fill_id"),
+    routeId: text(row, "route_id"),
+    quoteId: text(row, "quote_id"),
+    assetKey: text(row, "asset_key"),
+    scope: text(row, "scope"),
+    idempotencyKey: text(row, "idempotency_key"),
+    fingerprint: text(row, "fingerprint"),
+    payerAddress: textOrNull(row, "payer_address"),
+    amountInRaw: text(row, "amount_in_raw"),
+    amountOutRaw: text(row, "amount_out_raw"),
+    state: state as PermitState,
+    reasonCodes: reasonCodes as ReadonlyArray<string>,
+    sourceTxHash: textOrNull(row, "source_tx_hash"),
+    payoutTxHash: textOrNull(row, "payout_tx_hash"),
+    validUntil: int(row, "valid_until"),
+    createdAt: int(row, "created_at"),
+    updatedAt: int(row, "updated_at"),
+    envelope: text(row, "envelope")
+  }
+}
+
+const decodeInventory = (row: Row): InventoryBalance => ({
+  assetKey: text(row, "asset_key"),
+  configuredRaw: big(row, "configured_raw"),
+  paidOutRaw: big(row, "paid_out_raw"),
+  holdRaw: big(row, "hold_raw"),
+  liabilityRaw: big(row, "liability_raw"),
+  clearingRaw: big(row, "clearing_raw"),
+  updatedAt: int(row, "updated_at")
+})
+
+const decodeQuote = (row: Row): StoredQuote => ({
+  quoteToken: text(row, "quote_token"),
+  quoteId: text(row, "quote_id"),
+  routeId: text(row, "route_id"),
+  userAddress: textOrNull(row, "user_address"),
+  body: text(row, "body"),
+  expiresAt: int(row, "expires_at"),
+  createdAt: int(row, "created_at")
+})
+
+const decodePublication = (row: Row): PublicationRecord => ({
+  dataVersion: big(row, "data_version"),
+  feedHash: text(row, "feed_hash"),
+  generatedAt: int(row, "generated_at"),
+  validUntil: int(row, "valid_until"),
+  routeCount: int(row, "route_count")
+})
+
+/** Runs a row decoder; a throw (including JSON.parse's SyntaxError) becomes a failure. */
+const decode = <A>(f: () => A): Effect.Effect<A, Error> =>
+  Effect.try({
+    try: f,
+    catch: (cause) => cause instanceof Error ? cause : new RowDecodeError(String(cause))
+  })
+
+const parseAmount = (value: string, field: string): Effect.Effect<bigint, RowDecodeError> =>
+  INTEGER.test(value)
+    ? Effect.succeed(BigInt(value))
+    : Effect.fail(new RowDecodeError(`${field}: expected an integer decimal string, got ${JSON.stringify(value)}`))
+
+const isUniqueViolation = (error: unknown): error is SqlError.SqlError =>
+  SqlError.isSqlError(error) && error.reason._tag === "UniqueViolation"
+
+const COUNTERS: ReadonlyArray<RouteCounter> = [
+  "feed_exposures",
+  "permit_requests",
+  "permits_issued",
+  "source_observed",
+  "paid"
+]
+
+const bucketColumn: Record<Exclude<Bucket, "paid" | "none">, "hold_raw" | "liability_raw" | "clearing_raw"> = {
+  hold: "hold_raw",
+  liability: "liability_raw",
+  clearing: "clearing_raw"
+}
+
+interface Buckets {
+  paid_out_raw: bigint
+  hold_raw: bigint
+  liability_raw: bigint
+  clearing_raw: bigint
+}
+
+/**
+ * Builds the store on an open, migrated SQL client.
+ *
+ * @internal
+ */
+export const make = (options: MakeOptions): StoreShape => {
+  const { dialect, spanPrefix, sql } = options
+  const transaction = makeTransaction(sql, dialect)
+  const forUpdate = sql.literal(dialect === "pg" ? " FOR UPDATE" : "")
+
+  /** Maps every failure (and defect) of a store operation to StoreError. */
+  const storeOp = (operation: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
+    self.pipe(
+      Effect.catchDefect((defect) => Effect.fail(defect)),
+      Effect.mapError((cause) => cause instanceof StoreError ? cause : new StoreError({ operation, cause }))
+    )
+
+  const plain = <A, E, R>(operation: string, self: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
+    self.pipe(storeOp(operation), Effect.withSpan(`${spanPrefix}.${operation}`))
+
+  // -- shared queries (raw errors; mapped by the public operations) --
+
+  const selectPermit = (fillId: string, lock: boolean) =>
+    sql<Row>`SELECT * FROM permits WHERE fill_id = ${fillId}${lock ? forUpdate : sql.literal("")}`.pipe(
+      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeed(undefined) : decode(() => decodePermit(rows[0]!)))
+    )
+
+  const selectByKey = (scope: string, key: string) =>
+    sql<Row>`SELECT * FROM permits WHERE scope = ${scope} AND idempotency_key = ${key}`.pipe(
+      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeed(undefined) : decode(() => decodePermit(rows[0]!)))
+    )
+
+  const lockInventory = (assetKey: string) =>
+    sql<Row>`SELECT * FROM inventory WHERE asset_key = ${assetKey}${forUpdate}`.pipe(
+      Effect.flatMap((rows) => rows.length === 0 ? Effect.succeed(undefined) : decode(() => decodeInventory(rows[0]!)))
+    )
+
+  const writeBuckets = (assetKey: string, b: Buckets, at: number) =>
+    sql`UPDATE inventory SET
+      paid_out_raw = ${b.paid_out_raw.toString()},
+      hold_raw = ${b.hold_raw.toString()},
+      liability_raw = ${b.liability_raw.toString()},
+      clearing_raw = ${b.clearing_raw.toString()},
+      updated_at = ${at}
+      WHERE asset_key = ${assetKey}`
+
+  const bumpCounter = (routeId: string, counter: RouteCounter, by: number, at: number) =>
+    sql`INSERT INTO route_counters (route_id, counter, value, updated_at)
+      VALUES (${routeId}, ${counter}, ${by}, ${at})
+      ON CONFLICT (route_id, counter) DO UPDATE SET
+        value = route_counters.value + excluded.value,
+        updated_at = excluded.updated_at`
+
+  const readOperatorState = Effect.gen(function*() {
+    const rows = yield* sql<Row>`SELECT version, paused, pause_reason FROM operator_state WHERE id = 1`
+    const overrides = yield* sql<Row>`SELECT route_id, execution_status, daily_status FROM route_overrides ORDER BY route_id`
+    return yield* decode((): OperatorState => {
+      const row = rows[0]
+      if (row === undefined) throw new RowDecodeError("operator_state: the row is missing")
+      const routes: Record<string, RouteOverride> = {}
+      for (const o of overrides) {
+        const executionStatus = textOrNull(o, "execution_status")
+        const dailyStatus = textOrNull(o, "daily_status")
+        routes[text(o, "route_id")] = {
+          ...(executionStatus === null ? {} : { executionStatus: executionStatus as RouteOverride["executionStatus"] }),
+          ...(dailyStatus === null ? {} : { dailyStatus: dailyStatus as RouteOverride["dailyStatus"] })
+        }
+      }
+      return {
+        version: int(row, "version"),
+        paused: int(row, "paused") !== 0,
+        pauseReason: textOrNull(row, "pause_reason"),
+        routes
+      }
+    })
+  })
+
+  const bumpOperatorVersion = (at: number) =>
+    sql`UPDATE operator_state SET version = version + 1, updated_at = ${at} WHERE id = 1`
+
+  // -- operations --
+
+  const nextDataVersion = plain(
+    "nextDataVersion",
+    Effect.gen(function*() {
+      // one atomic statement: max(counter, latest publication) + 1
+      const rows = yield* sql<Row>`UPDATE meta_counters SET value = CASE
+          WHEN value > (SELECT COALESCE(MAX(data_version), 0) FROM publications) THEN value + 1
+          ELSE (SELECT COALESCE(MAX(data_version), 0) FROM publications) + 1
+        END
+        WHERE name = 'data_version'
+        RETURNING CAST(value AS TEXT) AS value`
+      const row = rows[0]
+      if (row === undefined) return yield* Effect.fail(new RowDecodeError("meta_counters: data_version row is missing"))
+      return yield* decode(() => big(row, "value"))
+    })
+  )
+
+  const recordPublication = Effect.fn(`${spanPrefix}.recordPublication`)(
+    function*(p: PublicationRecord) {
+      yield* sql`INSERT INTO publications (data_version, feed_hash, generated_at, valid_until, route_count)
+        VALUES (${p.dataVersion.toString()}, ${p.feedHash}, ${p.generatedAt}, ${p.validUntil}, ${p.routeCount})
+        ON CONFLICT (data_version) DO UPDATE SET
+          feed_hash = excluded.feed_hash,
+          generated_at = excluded.generated_at,
+          valid_until = excluded.valid_until,
+          route_count = excluded.route_count`
+    },
+    storeOp("recordPublication")
+  )
+
+  const latestPublication = plain(
+    "latestPublication",
+    sql<Row>`SELECT CAST(data_version AS TEXT) AS data_version, feed_hash, generated_at, valid_until, route_count
+      FROM publications ORDER BY publications.data_version DESC LIMIT 1`.pipe(
+      Effect.flatMap((rows) =>
+        rows.length === 0 ? Effect.succeed(undefined) : decode(() => decodePublication(rows[0]!))
+      )
+    )
+  )
+
+  const operatorState = plain("operatorState", readOperatorState)
+
+  const setPaused = Effect.fn(`${spanPrefix}.setPaused`)(
+    function*(paused: boolean, reason: string | null) {
+      const now = yield* Clock.currentTimeMillis
+      return yield* transaction(
+        Effect.gen(function*() {
+          yield* sql`UPDATE operator_state SET
+            paused = ${paused ? 1 : 0}, pause_reason = ${paused ? reason : null}
+            WHERE id = 1`
+          yield* bumpOperatorVersion(now)
+          return yield* readOperatorState
+        })
+      )
+    },
+    storeOp("setPaused")
+  )
+
+  const setRouteOverride = Effect.fn(`${spanPrefix}.setRouteOverride`)(
+    function*(routeId: string, override: RouteOverride) {
+      const now = yield* Clock.currentTimeMillis
+      const executionStatus = override.executionStatus ?? null
+      const dailyStatus = override.dailyStatus ?? null
+      return yield* transaction(
+        Effect.gen(function*() {
+          if (executionStatus === null && dailyStatus === null) {
+            yield* sql`DELETE FROM route_overrides WHERE route_id = ${routeId}`
+          } else {
+            yield* sql`INSERT INTO route_overrides (route_id, execution_status, daily_status, updated_at)
+              VALUES (${routeId}, ${executionStatus}, ${dailyStatus}, ${now})
+              ON CONFLICT (route_id) DO UPDATE SET
+                execution_status = excluded.execution_status,
+                daily_status = excluded.daily_status,
+                updated_at = excluded.updated_at`
+          }
+          yield* bumpOperatorVersion(now)
+          return yield* readOperatorState
+        })
+      )
+    },
+    storeOp("setRouteOverride")
+  )
+
+  const configureInventory = Effect.fn(`${spanPrefix}.configureInventory`)(
+    function*(assets: ReadonlyArray<{ readonly assetKey: string; readonly configuredRaw: bigint }>) {
+      if (assets.length === 0) return
+      const now = yield* Clock.currentTimeMillis
+      yield* transaction(
+        Effect.forEach(
+          assets,
+          (a) =>
+            sql`INSERT INTO inventory
+              (asset_key, configured_raw, paid_out_raw, hold_raw, liability_raw, clearing_raw, updated_at)
+              VALUES (${a.assetKey}, ${a.configuredRaw.toString()}, '0', '0', '0', '0', ${now})
+              ON CONFLICT (asset_key) DO UPDATE SET
+                configured_raw = excluded.configured_raw,
+                updated_at = excluded.updated_at`,
+          { discard: true }
+        )
+      )
+    },
+    storeOp("configureInventory")
+  )
+
+  const inventory = Effect.fn(`${spanPrefix}.inventory`)(
+    function*(assetKeys?: ReadonlyArray<string>) {
+      if (assetKeys !== undefined && assetKeys.length === 0) return []
+      const rows = assetKeys === undefined
+        ? yield* sql<Row>`SELECT * FROM inventory ORDER BY asset_key`
+        : yield* sql<Row>`SELECT * FROM inventory WHERE ${sql.in("asset_key", assetKeys)} ORDER BY asset_key`
+      return yield* decode(() => rows.map(decodeInventory))
+    },
+    storeOp("inventory")
+  )
+
+  const findByIdempotencyKey = Effect.fn(`${spanPrefix}.findByIdempotencyKey`)(
+    function*(scope: string, key: string) {
+      return yield* selectByKey(scope, key)
+    },
+    storeOp("findByIdempotencyKey")
+  )
+
+  const issueInTransaction = (record: PermitRecord, amountOut: bigint) =>
+    transaction(
+      Effect.gen(function*(): Effect.fn.Return<IssueResult, unknown> {
+        const existing = yield* selectByKey(record.scope, record.idempotencyKey)
+        if (existing !== undefined) return { _tag: "Duplicate", existing }
+        // PostgreSQL: the row lock serializes every reservation against this asset
+        const balance = yield* lockInventory(record.assetKey)
+        if (balance === undefined) return { _tag: "UnknownAsset" }
+        if (dialect === "pg") {
+          // READ COMMITTED: this statement sees what a writer we waited for committed
+          const raced = yield* selectByKey(record.scope, record.idempotencyKey)
+          if (raced !== undefined) return { _tag: "Duplicate", existing: raced }
+        }
+        const available = availableOf(balance)
+        if (available < amountOut) return { _tag: "InsufficientInventory", availableRaw: available }
+        yield* sql`UPDATE inventory SET hold_raw = ${(balance.holdRaw + amountOut).toString()}, updated_at = ${record.createdAt}
+          WHERE asset_key = ${record.assetKey}`
+        const stored: PermitRecord = { ...record, state: "ISSUED" }
+        yield* sql`INSERT INTO permits (
+            fill_id, route_id, quote_id, asset_key, scope, idempotency_key, fingerprint, payer_address,
+            amount_in_raw, amount_out_raw, state, reason_codes, source_tx_hash, payout_tx_hash,
+            valid_until, created_at, updated_at, envelope
+          ) VALUES (
+            ${stored.fillId}, ${stored.routeId}, ${stored.quoteId}, ${stored.assetKey}, ${stored.scope},
+            ${stored.idempotencyKey}, ${stored.fingerprint}, ${stored.payerAddress},
+            ${stored.amountInRaw}, ${stored.amountOutRaw}, ${stored.state}, ${JSON.stringify(stored.reasonCodes)},
+            ${stored.sourceTxHash}, ${stored.payoutTxHash},
+            ${stored.validUntil}, ${stored.createdAt}, ${stored.updatedAt}, ${stored.envelope}
+          )`
+        yield* bumpCounter(stored.routeId, "permits_issued", 1, stored.createdAt)
+        return { _tag: "Issued", record: stored }
+      })
+    )
+
+  const issuePermit = Effect.fn(`${spanPrefix}.issuePermit`)(
+    function*(record: PermitRecord) {
+      const amountOut = yield* parseAmount(record.amountOutRaw, "amountOutRaw")
+      return yield* issueInTransaction(record, amountOut).pipe(
+        // two writers claimed the same (scope, key): the loser answers with the winner's record
+        Effect.catchIf(isUniqueViolation, (error) =>
+          selectByKey(record.scope, record.idempotencyKey).pipe(
+            Effect.flatMap((existing): Effect.Effect<IssueResult, unknown> =>
+              existing === undefined ? Effect.fail(error) : Effect.succeed({ _tag: "Duplicate", existing })
+            )
+          ))
+      )
+    },
+    storeOp("issuePermit")
+  )
+
+  const getPermit = Effect.fn(`${spanPrefix}.getPermit`)(
+    function*(fillId: string) {
+      return yield* selectPermit(fillId, false)
+    },
+    storeOp("getPermit")
+  )
+
+  const findBySourceTx = Effect.fn(`${spanPrefix}.findBySourceTx`)(
+    function*(sourceTxHash: string) {
+      const rows = yield* sql<Row>`SELECT * FROM permits WHERE lower(source_tx_hash) = ${sourceTxHash.toLowerCase()}
+        ORDER BY created_at DESC, fill_id LIMIT 1`
+      return rows.length === 0 ? undefined : yield* decode(() => decodePermit(rows[0]!))
+    },
+    storeOp("findBySourceTx")
+  )
+
+  const listPermits = Effect.fn(`${spanPrefix}.listPermits`)(
+    function*(filter: PermitFilter) {
+      const limit = Math.max(0, Math.floor(filter.limit))
+      if (limit === 0) return []
+      const clauses = [
+        ...(filter.quoteId === undefined ? [] : [sql`quote_id = ${filter.quoteId}`]),
+        ...(filter.payerAddress === undefined ? [] : [sql`lower(payer_address) = ${filter.payerAddress.toLowerCase()}`])
+      ]
+      const where = clauses.length === 0 ? sql.literal("") : sql`WHERE ${sql.and(clauses)}`
+      const rows = yield* sql<Row>`SELECT * FROM permits ${where} ORDER BY created_at DESC, fill_id LIMIT ${limit}`
+      return yield* decode(() => rows.map(decodePermit))
+    },
+    storeOp("listPermits")
+  )
+
+  const transition = Effect.fn(`${spanPrefix}.transition`)(
+    function*(request: TransitionRequest) {
+      return yield* transaction(
+        Effect.gen(function*(): Effect.fn.Return<TransitionResult, unknown> {
+          const current = yield* selectPermit(request.fillId, true)
+          if (current === undefined) return { _tag: "NotFound" }
+          const from = current.state
+          if (!canTransition(from, request.to)) return { _tag: "Rejected", record: current }
+          const amount = yield* parseAmount(current.amountOutRaw, "permits.amount_out_raw")
+          const balance = yield* lockInventory(current.assetKey)
+          if (balance === undefined) {
+            return yield* Effect.fail(new RowDecodeError(`inventory row ${current.assetKey} of permit ${current.fillId} is missing`))
+          }
+          const buckets: Buckets = {
+            paid_out_raw: balance.paidOutRaw,
+            hold_raw: balance.holdRaw,
+            liability_raw: balance.liabilityRaw,
+            clearing_raw: balance.clearingRaw
+          }
+          const fromBucket = bucketOf(from)
+          const toBucket = bucketOf(request.to)
+          if (fromBucket === "hold" || fromBucket === "liability" || fromBucket === "clearing") {
+            buckets[bucketColumn[fromBucket]] -= amount
+          }
+          if (toBucket === "hold" || toBucket === "liability" || toBucket === "clearing") {
+            buckets[bucketColumn[toBucket]] += amount
+          } else if (toBucket === "paid") {
+            buckets.paid_out_raw += amount
+          }
+          yield* writeBuckets(current.assetKey, buckets, request.at)
+          const updated: PermitRecord = {
+            ...current,
+            state: request.to,
+            updatedAt: request.at,
+            sourceTxHash: request.sourceTxHash ?? current.sourceTxHash,
+            payoutTxHash: request.payoutTxHash ?? current.payoutTxHash,
+            reasonCodes: request.reasonCodes ?? current.reasonCodes
+          }
+          yield* sql`UPDATE permits SET
+              state = ${updated.state},
+              updated_at = ${updated.updatedAt},
+              source_tx_hash = ${updated.sourceTxHash},
+              payout_tx_hash = ${updated.payoutTxHash},
+              reason_codes = ${JSON.stringify(updated.reasonCodes)}
+            WHERE fill_id = ${updated.fillId}`
+          if (request.to === "SOURCE_OBSERVED") yield* bumpCounter(current.routeId, "source_observed", 1, request.at)
+          if (request.to === "PAID") yield* bumpCounter(current.routeId, "paid", 1, request.at)
+          return { _tag: "Applied", from, record: updated }
+        })
+      )
+    },
+    storeOp("transition")
+  )
+
+  const dueForExpiry = Effect.fn(`${spanPrefix}.dueForExpiry`)(
+    function*(cutoff: number, limit: number) {
+      const n = Math.max(0, Math.floor(limit))
+      if (n === 0) return []
+      const rows = yield* sql<Row>`SELECT fill_id FROM permits
+        WHERE state = 'ISSUED' AND valid_until <= ${Math.floor(cutoff)}
+        ORDER BY valid_until, fill_id LIMIT ${n}`
+      return yield* decode(() => rows.map((row) => text(row, "fill_id")))
+    },
+    storeOp("dueForExpiry")
+  )
+
+  const addCounters = Effect.fn(`${spanPrefix}.addCounters`)(
+    function*(
+      deltas: ReadonlyArray<{ readonly routeId: string; readonly counter: RouteCounter; readonly by: number }>
+    ) {
+      if (deltas.length === 0) return
+      for (const d of deltas) {
+        if (!COUNTERS.includes(d.counter) || !Number.isSafeInteger(d.by)) {
+          return yield* Effect.fail(new RowDecodeError(`invalid counter delta ${JSON.stringify(d)}`))
+        }
+      }
+      const now = yield* Clock.currentTimeMillis
+      yield* transaction(
+        Effect.forEach(deltas, (d) => bumpCounter(d.routeId, d.counter, d.by, now), { discard: true })
+      )
+    },
+    storeOp("addCounters")
+  )
+
+  const routeCounters = Effect.fn(`${spanPrefix}.routeCounters`)(
+    function*(routeId: string) {
+      const rows = yield* sql<Row>`SELECT counter, value, updated_at FROM route_counters WHERE route_id = ${routeId}`
+      return yield* decode((): RouteCounters => {
+        const values: Record<RouteCounter, number> = {
+          feed_exposures: 0,
+          permit_requests: 0,
+          permits_issued: 0,
+          source_observed: 0,
+          paid: 0
+        }
+        let updatedAt: number | null = null
+        for (const row of rows) {
+          const counter = text(row, "counter")
+          if ((COUNTERS as ReadonlyArray<string>).includes(counter)) values[counter as RouteCounter] = int(row, "value")
+          const at = int(row, "updated_at")
+          updatedAt = updatedAt === null || at > updatedAt ? at : updatedAt
+        }
+        return { ...values, updatedAt }
+      })
+    },
+    storeOp("routeCounters")
+  )
+
+  const saveQuote = Effect.fn(`${spanPrefix}.saveQuote`)(
+    function*(q: StoredQuote) {
+      yield* sql`INSERT INTO quotes (quote_token, quote_id, route_id, user_address, body, expires_at, created_at)
+        VALUES (${q.quoteToken}, ${q.quoteId}, ${q.routeId}, ${q.userAddress}, ${q.body}, ${q.expiresAt}, ${q.createdAt})
+        ON CONFLICT (quote_token) DO UPDATE SET
+          quote_id = excluded.quote_id,
+          route_id = excluded.route_id,
+          user_address = excluded.user_address,
+          body = excluded.body,
+          expires_at = excluded.expires_at,
+          created_at = excluded.created_at`
+    },
+    storeOp("saveQuote")
+  )
+
+  const getQuote = Effect.fn(`${spanPrefix}.getQuote`)(
+    function*(quoteToken: string) {
+      const rows = yield* sql<Row>`SELECT * FROM quotes WHERE quote_token = ${quoteToken}`
+      return rows.length === 0 ? undefined : yield* decode(() => decodeQuote(rows[0]!))
+    },
+    storeOp("getQuote")
+  )
+
+  const pruneQuotes = Effect.fn(`${spanPrefix}.pruneQuotes`)(
+    function*(before: number) {
+      const rows = yield* sql<Row>`DELETE FROM quotes WHERE expires_at < ${Math.floor(before)} RETURNING quote_token`
+      return rows.length
+    },
+    storeOp("pruneQuotes")
+  )
+
+  return {
+    kind: options.kind,
+    nextDataVersion,
+    recordPublication,
+    latestPublication,
+    operatorState,
+    setPaused,
+    setRouteOverride,
+    configureInventory,
+    inventory,
+    findByIdempotencyKey,
+    issuePermit,
+    getPermit,
+    findBySourceTx,
+    listPermits,
+    transition,
+    dueForExpiry,
+    addCounters,
+    routeCounters,
+    saveQuote,
+    getQuote,
+    pruneQuotes
+  }
+}
