@@ -12,6 +12,14 @@
  * | SVC_CATALOG | (demo catalog) | catalog file (JSON) |
  * | DATABASE_URL | (SQLite in the data dir) | postgres://... selects PostgreSQL |
  * | SVC_SERVER_SECRET | (generated in the data dir) | secret for quote tokens |
+ * | SVC_ONCHAIN | (demo placeholders) | on-chain discovery configuration file (JSON) |
+ * | SVC_FEED_TTL_SECONDS | 300 | validity of each signed feed |
+ * | SVC_PERMIT_TTL_SECONDS | 120 | longest permit validity |
+ * | SVC_PERMIT_RATE_LIMIT | 600 | permit creations per client per SVC_PERMIT_RATE_WINDOW_SECONDS |
+ * | SVC_PERMIT_RATE_WINDOW_SECONDS | 60 | window of the permit rate limit |
+ * | SVC_SSE_MAX_SUBSCRIBERS | 10000 | concurrent event-stream subscribers (503 beyond) |
+ * | SVC_SSE_HEARTBEAT_MS | 15000 | event-stream heartbeat period |
+ * | SVC_LOG_LEVEL | info | minimum log level (trace, debug, info, warning, error, none) |
  *
  * @since 0.1.0
  */
@@ -40,6 +48,14 @@ export interface ServerConfig {
   readonly catalogPath: Option.Option<string>
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly serverSecret: Option.Option<Redacted.Redacted<string>>
+  readonly onchainPath: Option.Option<string>
+  readonly feedTtlSeconds: number
+  readonly permitTtlSeconds: number
+  readonly permitRateLimit: number
+  readonly permitRateWindowSeconds: number
+  readonly sseMaxSubscribers: number
+  readonly sseHeartbeatMs: number
+  readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "none"
 }
 
 const optionalString = (name: string) => Config.option(Config.String(name))
@@ -53,7 +69,15 @@ const serverConfig = Config.all({
   signerKey: optionalRedacted("SVC_SIGNER_KEY"),
   catalogPath: optionalString("SVC_CATALOG"),
   databaseUrl: optionalRedacted("DATABASE_URL"),
-  serverSecret: optionalRedacted("SVC_SERVER_SECRET")
+  serverSecret: optionalRedacted("SVC_SERVER_SECRET"),
+  onchainPath: optionalString("SVC_ONCHAIN"),
+  feedTtlSeconds: Config.Int("SVC_FEED_TTL_SECONDS").pipe(Config.withDefault(300)),
+  permitTtlSeconds: Config.Int("SVC_PERMIT_TTL_SECONDS").pipe(Config.withDefault(120)),
+  permitRateLimit: Config.Int("SVC_PERMIT_RATE_LIMIT").pipe(Config.withDefault(600)),
+  permitRateWindowSeconds: Config.Int("SVC_PERMIT_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
+  sseMaxSubscribers: Config.Int("SVC_SSE_MAX_SUBSCRIBERS").pipe(Config.withDefault(10_000)),
+  sseHeartbeatMs: Config.Int("SVC_SSE_HEARTBEAT_MS").pipe(Config.withDefault(15_000)),
+  logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const))
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
@@ -72,6 +96,12 @@ const validate = (config: ServerConfig) =>
         "SVC_SIGNER_KEY: must be 0x followed by 64 hex digits (value not shown)"
       )
     }
+    yield* check(config.feedTtlSeconds >= 10 && config.feedTtlSeconds <= 86_400, "SVC_FEED_TTL_SECONDS: 10 to 86400")
+    yield* check(config.permitTtlSeconds >= 10 && config.permitTtlSeconds <= 3600, "SVC_PERMIT_TTL_SECONDS: 10 to 3600")
+    yield* check(config.permitRateLimit >= 1, "SVC_PERMIT_RATE_LIMIT: at least 1")
+    yield* check(config.permitRateWindowSeconds >= 1, "SVC_PERMIT_RATE_WINDOW_SECONDS: at least 1")
+    yield* check(config.sseMaxSubscribers >= 1, "SVC_SSE_MAX_SUBSCRIBERS: at least 1")
+    yield* check(config.sseHeartbeatMs >= 100 && config.sseHeartbeatMs <= 15_000, "SVC_SSE_HEARTBEAT_MS: 100 to 15000")
     if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
       yield* check(/^postgres(?:ql)?:\/\//.test(url), "DATABASE_URL: only postgres:// or postgresql:// URLs are supported")

@@ -1,0 +1,115 @@
+/**
+ * Request dispatch of the svc server. One table of routes (method + exact path or
+ * pattern); everything the interface promises about paths and methods lives
+ * here, in one place:
+ *
+ * - an unknown path answers 404 `NOT_FOUND`;
+ * - a known path with another method answers 405 `METHOD_NOT_ALLOWED` with `Allow`;
+ * - `OPTIONS` on a known path answers the CORS preflight (204);
+ * - `HEAD` is served by the GET handler (Node sends no body for HEAD);
+ * - no per-request work happens before dispatch beyond parsing the path.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import * as Http from "./Http.ts"
+
+/**
+ * A request as handlers see it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Request {
+  readonly raw: HttpServerRequest.HttpServerRequest
+  readonly method: string
+  readonly path: string
+  /** The raw query string, without `?`. */
+  readonly query: string
+  /** Pattern captures of the path. */
+  readonly params: ReadonlyArray<string>
+  /** Lowercase header lookup. */
+  readonly header: (name: string) => string | undefined
+  readonly requestId: string
+}
+
+/**
+ * A handler.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Handler<R = never> = (request: Request) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+
+/**
+ * One entry of the table.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Route<R = never> {
+  readonly method: "GET" | "POST"
+  /** An exact path, or a pattern whose groups become `params`. */
+  readonly path: string | RegExp
+  readonly handler: Handler<R>
+}
+
+const match = (route: Route<unknown>, path: string): ReadonlyArray<string> | undefined => {
+  if (typeof route.path === "string") return route.path === path ? [] : undefined
+  const m = route.path.exec(path)
+  return m === null ? undefined : m.slice(1)
+}
+
+let counter = 0
+const requestIdOf = (raw: HttpServerRequest.HttpServerRequest): string => {
+  const given = raw.headers["x-request-id"]
+  if (typeof given === "string" && /^[A-Za-z0-9._:-]{1,64}$/.test(given)) return given
+  counter = (counter + 1) % 0x1000000
+  return `${Date.now().toString(36)}-${counter.toString(36)}`
+}
+
+/**
+ * The dispatching handler of a route table.
+ *
+ * @category dispatch
+ * @since 0.1.0
+ */
+export const dispatch = <R>(routes: ReadonlyArray<Route<R>>) =>
+  Effect.gen(function*() {
+    const raw = yield* HttpServerRequest.HttpServerRequest
+    const url = raw.url
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    const query = q === -1 ? "" : url.slice(q + 1)
+    const method = raw.method.toUpperCase()
+    const requestId = requestIdOf(raw)
+    const methods: Array<string> = []
+    let found: { route: Route<R>; params: ReadonlyArray<string> } | undefined
+    const wanted = method === "HEAD" ? "GET" : method
+    for (const route of routes) {
+      const params = match(route as Route<unknown>, path)
+      if (params === undefined) continue
+      if (!methods.includes(route.method)) methods.push(route.method)
+      if (found === undefined && route.method === wanted) found = { route, params }
+    }
+    if (methods.length === 0) return Http.fail("NOT_FOUND", ["PATH_NOT_FOUND"], { headers: { "x-request-id": requestId } })
+    const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ")
+    if (method === "OPTIONS") return Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow })
+    if (found === undefined) {
+      return Http.fail("METHOD_NOT_ALLOWED", [`ALLOWED_${methods.join("_")}`], { headers: { allow, "x-request-id": requestId } })
+    }
+    const request: Request = {
+      raw,
+      method,
+      path,
+      query,
+      params: found.params,
+      header: (name) => {
+        const value = raw.headers[name]
+        return typeof value === "string" ? value : undefined
+      },
+      requestId
+    }
+    return yield* found.route.handler(request)
+  })
