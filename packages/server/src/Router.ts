@@ -11,8 +11,8 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
-import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { Cause, Clock, Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Http from "./Http.ts"
 
 /**
@@ -61,12 +61,17 @@ const match = (route: Route<unknown>, path: string): ReadonlyArray<string> | und
   return m === null ? undefined : m.slice(1)
 }
 
+const processTag = (() => {
+  const bytes = new Uint8Array(4)
+  globalThis.crypto.getRandomValues(bytes)
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
+})()
 let counter = 0
 const requestIdOf = (raw: HttpServerRequest.HttpServerRequest): string => {
   const given = raw.headers["x-request-id"]
   if (typeof given === "string" && /^[A-Za-z0-9._:-]{1,64}$/.test(given)) return given
-  counter = (counter + 1) % 0x1000000
-  return `${Date.now().toString(36)}-${counter.toString(36)}`
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER
+  return `${processTag}-${counter.toString(36)}`
 }
 
 /**
@@ -111,5 +116,24 @@ export const dispatch = <R>(routes: ReadonlyArray<Route<R>>) =>
       },
       requestId
     }
-    return yield* found.route.handler(request)
+    const route = found.route
+    const started = yield* Clock.currentTimeMillis
+    const response = yield* route.handler(request).pipe(
+      Effect.catchCause((cause) =>
+        Effect.as(
+          Effect.logError("request failed", Cause.pretty(cause)).pipe(
+            Effect.annotateLogs({ requestId, method, path })
+          ),
+          Http.fail("INTERNAL_ERROR", ["INTERNAL_ERROR"])
+        )
+      )
+    )
+    // per-request logging: writes and failures; the hot GET paths are not logged
+    if (method === "POST" || response.status >= 500) {
+      const elapsed = (yield* Clock.currentTimeMillis) - started
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs({ requestId, method, path, status: response.status, ms: elapsed })
+      )
+    }
+    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
   })

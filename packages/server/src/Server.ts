@@ -90,7 +90,7 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds }
     },
     events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs }
-  }).pipe(Layer.provideMerge(Layer.mergeAll(store, signer, http)))
+  }).pipe(Layer.provideMerge(Layer.mergeAll(store, signer, http)), Layer.provide(logLayer(config.logLevel)))
 }
 
 /**

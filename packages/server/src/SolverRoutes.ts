@@ -217,7 +217,13 @@ const getPermit = (request: Request) =>
     }
     const permits = yield* Permits.Permits
     const envelope = yield* Effect.result(permits.get(request.params[0] ?? ""))
-    if (Result.isFailure(envelope)) return Http.errorResponse(envelope.failure)
+    if (Result.isFailure(envelope)) {
+      // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here
+      const e = envelope.failure
+      return Http.errorResponse(
+        e.code === "AUTHORITY_UNAVAILABLE" ? Errors.solverError("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code }) : e
+      )
+    }
     return Http.json(200, { ok: true, permit: envelope.success })
   })
 

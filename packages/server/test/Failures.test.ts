@@ -1,0 +1,89 @@
+/**
+ * 500 and 503 answers, produced by making the store or the signer fail under a
+ * real server.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { PermitMessage, Publisher, Signature, Signer, Store } from "@svc/core"
+import { SqliteStore } from "@svc/store"
+import { Effect, Layer, Redacted, References } from "effect"
+import { createServer } from "node:http"
+import * as App from "../src/App.ts"
+import { AUTHORITY_KEY, baseUrl, demoCatalog, PAYER_KEY } from "./support/server.ts"
+
+const switches = { store: false, signer: false }
+
+/** Wraps every store operation: fails with a StoreError while the switch is on. */
+const failingStore = Layer.effect(
+  Store.Store,
+  Effect.map(Effect.service(Store.Store), (inner) => {
+    const wrapped: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(inner)) {
+      const guard = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Store.StoreError, R> =>
+        Effect.suspend((): Effect.Effect<A, E | Store.StoreError, R> =>
+          switches.store ? Effect.fail(new Store.StoreError({ operation: name, cause: new Error("database down (test)") })) : effect
+        )
+      wrapped[name] = Effect.isEffect(value) ? guard(value) : typeof value === "function"
+        ? (...args: Array<unknown>) => guard((value as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args))
+        : value
+    }
+    return wrapped as unknown as Store.StoreShape
+  })
+).pipe(Layer.provide(SqliteStore.layer({ filename: ":memory:" })))
+
+const base = Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))
+const failingSigner = Layer.succeed(Signer.Signer, {
+  ...base,
+  signDigest: (digest) =>
+    Effect.suspend(() => switches.signer ? Effect.fail(new Signer.SignerUnavailable({ message: "HSM unreachable (test)" })) : base.signDigest(digest))
+})
+
+const TestLayer = App.layer({ catalog: demoCatalog, engine: { publisher: { tickMillis: 60_000 } } }).pipe(
+  Layer.provideMerge(Layer.mergeAll(failingStore, failingSigner, NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))),
+  Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
+)
+
+const payer = Signature.addressOf(PAYER_KEY)
+
+layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it) => {
+  it.effect("a failing store: permit creation 503 with Retry-After, status 500, and recovery", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const route = (yield* (yield* Publisher.Publisher).current).routes.find((r) => r.open)!
+      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipient: payer, idempotencyKey: "failure-key-01" }
+      const body = JSON.stringify({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY) })
+      const post = () => Effect.promise(() => fetch(`${url}/api/v6/execution-permits`, { method: "POST", body, headers: { "content-type": "application/json" } }))
+      switches.store = true
+      const down = yield* post()
+      assert.strictEqual(down.status, 503)
+      assert.match(down.headers.get("retry-after") ?? "", /^[1-9]/)
+      const downBody = (yield* Effect.promise(() => down.json())) as any
+      assert.strictEqual(downBody.error, "AUTHORITY_UNAVAILABLE")
+      assert.include(downBody.reasonCodes, "STORE_UNAVAILABLE")
+      const status = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits/0x${"ab".repeat(32)}`))
+      assert.strictEqual(status.status, 500)
+      assert.strictEqual(((yield* Effect.promise(() => status.json())) as any).error, "INTERNAL_ERROR")
+      switches.store = false
+      const up = yield* post()
+      assert.strictEqual(up.status, 201)
+    }))
+
+  it.effect("a failing signer: permit creation 503; the last publication keeps being served", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const publisher = yield* Publisher.Publisher
+      const route = (yield* publisher.current).routes.find((r) => r.open)!
+      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipient: payer, idempotencyKey: "failure-key-02" }
+      const body = JSON.stringify({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY) })
+      switches.signer = true
+      const down = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits`, { method: "POST", body, headers: { "content-type": "application/json" } }))
+      assert.strictEqual(down.status, 503)
+      assert.include(((yield* Effect.promise(() => down.json())) as any).reasonCodes, "SIGNER_UNAVAILABLE")
+      const failed = yield* publisher.publishNow.pipe(Effect.flip)
+      assert.strictEqual(failed._tag, "PublishFailed")
+      const feed = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`))
+      assert.strictEqual(feed.status, 200)
+      yield* Effect.promise(() => feed.text())
+      switches.signer = false
+    }))
+})

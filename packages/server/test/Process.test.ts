@@ -1,0 +1,102 @@
+/**
+ * The server as a process (`svc serve`): a created permit survives a kill after
+ * the 201; dataVersion keeps increasing across restarts; SIGTERM ends event
+ * streams with publication-closed and exits 0.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { PermitMessage, Signature } from "@svc/core"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { AUTHORITY_KEY, PAYER_KEY, sseReader } from "./support/server.ts"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const nodeBin = join(root, "node_modules/.bin/node")
+const bin = join(root, "packages/cli/src/bin.ts")
+
+interface Running {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly exit: Promise<number | null>
+}
+
+const start = (dataDir: string): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(nodeBin, [bin, "serve"], {
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SVC_DATA_DIR: dataDir, SVC_SIGNER_KEY: AUTHORITY_KEY, SVC_LOG_LEVEL: "warning" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
+    let out = ""
+    let err = ""
+    child.stderr!.on("data", (d) => (err += d))
+    child.stdout!.on("data", (d) => {
+      out += d
+      const m = /svc listening on (\S+)/.exec(out)
+      if (m !== null) resolve({ child, url: m[1]!, exit })
+    })
+    exit.then((code) => reject(new Error(`server exited ${code}: ${err}`)))
+    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), 30_000)
+  })
+
+const payer = Signature.addressOf(PAYER_KEY)
+
+const createPermit = async (url: string, key: string) => {
+  const feed = await (await fetch(`${url}/api/v6/solver-feed`)).json() as any
+  const route = feed.feed.openRoutes[0]
+  const request = {
+    quoteId: route.quoteId,
+    requestedAmountInRaw: route.minimumFillInRaw,
+    payer,
+    recipient: "0x2222222222222222222222222222222222222222",
+    idempotencyKey: key
+  }
+  const requestSignature = PermitMessage.sign(PermitMessage.build(request), PAYER_KEY)
+  const response = await fetch(`${url}/api/v6/execution-permits`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...request, requestSignature })
+  })
+  return { status: response.status, body: await response.json() as any, dataVersion: BigInt(feed.feed.dataVersion) }
+}
+
+describe("svc serve as a process", () => {
+  it("a permit answered 201 survives SIGKILL; dataVersion increases across the restart", { timeout: 90_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const first = await start(dataDir)
+    const created = await createPermit(first.url, "durable-key-0001")
+    assert.strictEqual(created.status, 201)
+    first.child.kill("SIGKILL")
+    await first.exit
+    const second = await start(dataDir)
+    try {
+      const status = await fetch(`${second.url}/api/v6/execution-permits/${created.body.permit.fillId}`)
+      assert.strictEqual(status.status, 200)
+      assert.deepStrictEqual((await status.json() as any).permit, created.body.permit)
+      const feed = await (await fetch(`${second.url}/api/v6/solver-feed`)).json() as any
+      assert.isTrue(BigInt(feed.feed.dataVersion) > created.dataVersion)
+      // the replay after the restart is still the same permit
+      const replay = await createPermit(second.url, "durable-key-0001")
+      assert.strictEqual(replay.status, 200)
+      assert.strictEqual(replay.body.permit.fillId, created.body.permit.fillId)
+    } finally {
+      second.child.kill("SIGKILL")
+      await second.exit
+    }
+  })
+
+  it("SIGTERM sends publication-closed to open streams, then exits 0", { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const server = await start(dataDir)
+    const stream = sseReader(await fetch(`${server.url}/api/v6/solver-feed/events`))
+    const feed = await stream.nextEvent()
+    assert.strictEqual(feed?.event, "feed")
+    server.child.kill("SIGTERM")
+    const closed = await stream.nextEvent(10_000)
+    assert.strictEqual(closed?.event, "publication-closed")
+    assert.strictEqual(await stream.next(5000), undefined, "the stream ends")
+    assert.strictEqual(await server.exit, 0)
+  })
+})
