@@ -8,6 +8,7 @@ import { NodeServices } from "@effect/platform-node"
 import { Server } from "@svc/server"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { admin } from "./Admin.ts"
 import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
 import * as Protocol from "./Protocol.ts"
 
@@ -86,7 +87,7 @@ const serve = Command.make("serve", {}, () =>
  */
 export const svc = Command.make("svc").pipe(
   Command.withDescription("svc: V6 solver toolkit"),
-  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve])
+  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve, admin])
 )
 
 /**

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/core"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -98,5 +98,37 @@ describe("svc serve as a process", () => {
     assert.strictEqual(closed?.event, "publication-closed")
     assert.strictEqual(await stream.next(5000), undefined, "the stream ends")
     assert.strictEqual(await server.exit, 0)
+  })
+
+  it("svc admin acts on a running server through its store", { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const server = await start(dataDir)
+    const admin = (...args: Array<string>) =>
+      JSON.parse(execFileSync(nodeBin, [bin, "admin", ...args], { env: { ...process.env, SVC_DATA_DIR: dataDir }, encoding: "utf8" }))
+    const waitFor = async (predicate: () => Promise<boolean>) => {
+      const deadline = Date.now() + 10_000
+      while (Date.now() < deadline) {
+        if (await predicate()) return
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      throw new Error("condition not reached within 10 s")
+    }
+    try {
+      const feed = await (await fetch(`${server.url}/api/v6/solver-feed`)).json() as any
+      const routeId = feed.feed.openRoutes[0].routeId
+      assert.strictEqual(admin("route", routeId, "PAUSED").routes[routeId].executionStatus, "PAUSED")
+      await waitFor(async () => {
+        const detail = await (await fetch(`${server.url}/api/v6/routes/${routeId}`)).json() as any
+        return detail.route.executionStatus === "PAUSED" && detail.route.open === false
+      })
+      assert.strictEqual(admin("pause", "--reason", "maintenance").paused, true)
+      await waitFor(async () => (await fetch(`${server.url}/api/v6/solver-feed`)).status === 503)
+      admin("resume")
+      admin("route", routeId, "RESET")
+      await waitFor(async () => (await fetch(`${server.url}/api/v6/solver-feed`)).status === 200)
+    } finally {
+      server.child.kill("SIGKILL")
+      await server.exit
+    }
   })
 })
