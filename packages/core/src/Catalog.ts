@@ -9,9 +9,19 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, Layer, Result, Schema } from "effect"
+import { Context, Data, Effect, Layer, Option, Result, Schema } from "effect"
 import { encodeAbiParameters, getAddress } from "viem"
 import * as CanonicalJson from "./CanonicalJson.ts"
+import {
+  accountIdOf,
+  assetOf,
+  type Capabilities,
+  type Connector,
+  ConnectorRegistry,
+  evmEoaConnector,
+  makeRegistry,
+  networkIdOf
+} from "./Connector.ts"
 import * as Ids from "./Ids.ts"
 import { fromHex, keccak, type Hex, utf8 } from "./internal/bytes.ts"
 import {
@@ -37,8 +47,24 @@ const Key = Schema.String.check(Schema.isPattern(/^[a-z0-9][a-z0-9._-]{0,63}$/u)
 const PositiveUintStr = UintStr.check(Schema.makeFilter((s: string) => s !== "0" || "must be greater than 0"))
 
 /**
- * A network of the catalog. EVM networks give `chainId`; Solana (`vm: "SVM"`)
- * gives `genesisHash`; another family gives its 32-byte `reference`.
+ * The deployment profile of a catalog. In `production` (the default), a route
+ * whose destination connector cannot pay out publishes permitAvailable false; in
+ * `demo` and `test` such a route stays available (permits are issued, nothing pays
+ * them out) and the server announces it at start.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Profile = Schema.Literals(["production", "demo", "test"])
+/** @since 0.1.0 */
+export type Profile = typeof Profile.Type
+
+/**
+ * A network of the catalog, identified through the connector of its family
+ * (`vm`): EVM networks give `chainId`; Solana (`vm: "SVM"`) gives `genesisHash`;
+ * another family gives its connector's `native` reference. A network whose family
+ * has no registered connector gives its 32-byte `reference` (and `vaultReference`)
+ * instead; with a connector, explicit references must agree with the connector's.
  *
  * @category schemas
  * @since 0.1.0
@@ -49,11 +75,15 @@ export const NetworkConfig = Schema.Struct({
   vm: Schema.String.check(Schema.isPattern(/^[A-Z0-9]{2,16}$/u)),
   chainId: Schema.optionalKey(PositiveUintStr),
   genesisHash: Schema.optionalKey(Schema.String),
+  /** The native network reference of a family other than EVM and SVM, as its connector reads it. */
+  native: Schema.optionalKey(Schema.String),
   reference: Schema.optionalKey(Bytes32),
   /** The V6 router (source execution target) on this network; EVM only. */
   router: Schema.optionalKey(Address),
   /** The solver vault on this network: an address (EVM) or a locator. */
   vault: Schema.Union([Address, Locator]),
+  /** The 32-byte native account reference of the vault (only needed without a connector). */
+  vaultReference: Schema.optionalKey(Bytes32),
   /** Default finality blocks of routes from this network. */
   finalityBlocks: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
 })
@@ -127,6 +157,8 @@ export const CatalogConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
   description: Schema.optionalKey(Schema.String),
   releaseId: Schema.optionalKey(Bytes32),
+  /** Deployment profile (default production); a server's SVC_PROFILE overrides it. */
+  profile: Schema.optionalKey(Profile),
   /** Length of a route's quote window (validAfter..validUntil), seconds. Default 86400. */
   quoteWindowSeconds: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 60, maximum: 31_536_000 }))),
   networks: Schema.Array(NetworkConfig),
@@ -152,6 +184,8 @@ export interface Network {
   readonly vm: string
   readonly vmType: Hex
   readonly networkId: Hex
+  /** The native network reference (an EVM chain id, a Solana genesis hash, ...); null without one. */
+  readonly native: string | null
   /** EVM chain id, null for other families. */
   readonly chainId: string | null
   readonly router: Hex | null
@@ -159,6 +193,8 @@ export interface Network {
   readonly vaultLocator: Locator
   readonly vaultAccountId: Hex
   readonly finalityBlocks: number
+  /** What the family's registered connector supports; null when none is registered. */
+  readonly capabilities: Capabilities | null
 }
 
 /**
@@ -201,6 +237,9 @@ export interface CatalogRoute {
   readonly executionStatus: ExecutionStatus
   readonly dailyStatus: DailyStatus
   readonly permitAvailable: boolean
+  /** Whether the destination network's connector can pay out; when not, `payoutNote` says why. */
+  readonly payoutSupported: boolean
+  readonly payoutNote: string | null
   readonly sourceFinalityBlocks: number
   readonly settlementWindowSeconds: number
   readonly executionGeneration: Hex
@@ -217,6 +256,12 @@ export interface CatalogRoute {
  */
 export class Catalog extends Context.Service<Catalog, {
   readonly releaseId: Hex
+  readonly profile: Profile
+  /**
+   * What an operator must hear at start: routes kept available in the demo or
+   * test profile although their destination cannot be paid out.
+   */
+  readonly notices: ReadonlyArray<string>
   readonly quoteWindowSeconds: number
   readonly networks: ReadonlyArray<Network>
   readonly assets: ReadonlyArray<Asset>
@@ -277,87 +322,153 @@ export const policyHashOf = (policy: {
     settlementWindowSeconds: policy.settlementWindowSeconds
   })))
 
-const networkIdOf = (n: NetworkConfig, fail: (m: string) => never): { vmType: Hex; networkId: Hex } => {
-  if (n.vm === "EVM") {
-    if (n.chainId === undefined) return fail(`networks.${n.key}: an EVM network needs chainId`)
-    return { vmType: Ids.EVM_VM_TYPE, networkId: Ids.evmNetworkId(n.chainId) }
-  }
-  if (n.vm === "SVM") {
-    if (n.genesisHash === undefined) return fail(`networks.${n.key}: an SVM network needs genesisHash`)
-    return { vmType: Ids.SOLANA_VM_TYPE, networkId: Ids.solanaNetworkId(n.genesisHash) }
-  }
-  if (n.reference === undefined) return fail(`networks.${n.key}: a ${n.vm} network needs a 32-byte reference`)
-  const vmType = Ids.vmType(n.vm)
-  return { vmType, networkId: Ids.networkId(vmType, n.reference) }
+/**
+ * Options of catalog resolution.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ResolveOptions {
+  /** The connectors that resolve networks, assets and vaults (default: the offline EVM connector). */
+  readonly registry?: ConnectorRegistry["Service"] | undefined
+  /** Overrides the document's profile. */
+  readonly profile?: Profile | undefined
 }
 
 const isAddress = (u: unknown): u is string => typeof u === "string" && /^0x[0-9a-fA-F]{40}$/.test(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const defaultRegistry = makeRegistry([evmEoaConnector])
+
+const familyConnector = (registry: ConnectorRegistry["Service"], vmType: Hex): Connector | undefined =>
+  Option.getOrUndefined(registry.get(vmType)) ?? registry.all.find((c) => c.vmType === vmType)
 
 /**
- * Resolves a decoded catalog document: identifiers, defaults and references.
+ * Resolves a decoded catalog document: identifiers (through the connectors of
+ * the registry), defaults, references and each route's permit availability.
+ *
+ * A route publishes permitAvailable true only when it is configured so, its
+ * source network has a router (direct execution), its source connector supports
+ * payers, its destination connector supports recipients, and the destination
+ * connector can pay out, or the profile is demo or test (then a notice says so).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const resolve = (config: CatalogConfig): Result.Result<Catalog["Service"], CatalogInvalid> =>
+export const resolve = (config: CatalogConfig, options?: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> =>
   Result.try({
     try: () => {
       const fail = (message: string): never => {
         throw new CatalogInvalid({ message })
       }
+      const registry = options?.registry ?? defaultRegistry
+      const profile: Profile = options?.profile ?? config.profile ?? "production"
       const releaseId = (config.releaseId ?? Ids.DEFAULT_RELEASE_ID).toLowerCase() as Hex
       const networks = new Map<string, Network>()
+      const connectorOf = new Map<string, Connector | undefined>()
       for (const n of config.networks) {
-        if (networks.has(n.key)) fail(`networks: duplicate key ${n.key}`)
-        const { networkId, vmType } = networkIdOf(n, fail)
+        if (networks.has(n.key)) fail(`networks.${n.key}: duplicate key`)
+        const at = `networks.${n.key}`
+        const vmType = Ids.vmType(n.vm)
+        if (n.vm === "EVM" && n.chainId === undefined) fail(`${at}: an EVM network needs chainId`)
+        if (n.vm === "SVM" && n.genesisHash === undefined) fail(`${at}: an SVM network needs genesisHash`)
+        if (n.chainId !== undefined && n.vm !== "EVM") fail(`${at}.chainId: only EVM networks have a chain id`)
+        if (n.genesisHash !== undefined && n.vm !== "SVM") fail(`${at}.genesisHash: only SVM networks have a genesis hash`)
+        if (n.router !== undefined && n.vm !== "EVM") fail(`${at}.router: only EVM networks have a router`)
+        const native = n.chainId ?? n.genesisHash ?? n.native ?? null
+        const family = familyConnector(registry, vmType)
+        let networkId: Hex
+        if (family !== undefined) {
+          if (native === null) fail(`${at}: a ${n.vm} network needs its native reference (native)`)
+          const id = networkIdOf(family, native!)
+          if (Result.isFailure(id)) return fail(`${at}: ${id.failure.message}`)
+          networkId = id.success
+          if (n.reference !== undefined && Ids.networkId(vmType, n.reference) !== networkId) {
+            fail(`${at}.reference: does not match the ${n.vm} connector's reference of ${native}`)
+          }
+        } else if (n.reference !== undefined) {
+          networkId = Ids.networkId(vmType, n.reference)
+        } else if (n.vm === "EVM") {
+          networkId = Ids.evmNetworkId(n.chainId!)
+        } else if (n.vm === "SVM") {
+          networkId = Ids.solanaNetworkId(n.genesisHash!)
+        } else {
+          return fail(`${at}: no connector is registered for ${n.vm} networks; register one or give the 32-byte reference`)
+        }
+        const connector = Option.getOrUndefined(registry.forNetwork({ vmType, networkId }))
+        connectorOf.set(n.key, connector)
         let vaultAddress: Hex | null = null
         let vaultLocator: Locator
-        let vaultReference: Hex
-        if (isAddress(n.vault)) {
-          if (n.vm !== "EVM") fail(`networks.${n.key}.vault: give a locator for a ${n.vm} network`)
+        let vaultAccountId: Hex
+        if (n.vm === "EVM" && !isAddress(n.vault)) fail(`${at}.vault: an EVM vault is an address`)
+        if (n.vm !== "EVM" && !isObject(n.vault)) fail(`${at}.vault: give a locator for a ${n.vm} network`)
+        if (connector !== undefined) {
+          const locator = connector.parseLocator(n.vault)
+          if (Result.isFailure(locator)) return fail(`${at}.vault: ${locator.failure.message}`)
+          vaultLocator = locator.success
+          vaultAddress = connector.evmAddress(vaultLocator)
+          const id = accountIdOf(connector, networkId, vaultLocator)
+          if (Result.isFailure(id)) return fail(`${at}.vault: ${id.failure.message}`)
+          vaultAccountId = id.success
+          if (n.vaultReference !== undefined && Ids.accountId(networkId, n.vaultReference) !== vaultAccountId) {
+            fail(`${at}.vaultReference: does not match the ${n.vm} connector's reference of the vault`)
+          }
+        } else if (isAddress(n.vault)) {
           vaultAddress = getAddress(n.vault.toLowerCase()) as Hex
           vaultLocator = { native: n.vault.toLowerCase() }
-          vaultReference = Ids.evmReference(vaultAddress)
+          vaultAccountId = Ids.evmAccountId(networkId, vaultAddress)
         } else {
-          if (n.vm === "EVM") fail(`networks.${n.key}.vault: an EVM vault is an address`)
+          if (n.vaultReference === undefined) {
+            return fail(`${at}.vaultReference: required without a registered ${n.vm} connector`)
+          }
           vaultLocator = n.vault as Locator
-          const ref = (n.vault as Record<string, unknown>).reference
-          vaultReference = typeof ref === "string" && /^0x[0-9a-fA-F]{64}$/.test(ref)
-            ? ref.toLowerCase() as Hex
-            : keccak(utf8(CanonicalJson.stringify(n.vault)))
+          vaultAccountId = Ids.accountId(networkId, n.vaultReference)
         }
-        if (n.router !== undefined && n.vm !== "EVM") fail(`networks.${n.key}.router: only EVM networks have a router`)
         networks.set(n.key, {
           key: n.key,
           name: n.name,
           vm: n.vm,
           vmType,
           networkId,
+          native,
           chainId: n.vm === "EVM" ? n.chainId! : null,
           router: n.router === undefined ? null : getAddress(n.router.toLowerCase()) as Hex,
           vaultAddress,
           vaultLocator,
-          vaultAccountId: Ids.accountId(networkId, vaultReference),
-          finalityBlocks: n.finalityBlocks ?? 1
+          vaultAccountId,
+          finalityBlocks: n.finalityBlocks ?? 1,
+          capabilities: connector?.capabilities ?? null
         })
       }
       const assets = new Map<string, Asset>()
       for (const a of config.assets) {
-        if (assets.has(a.key)) fail(`assets: duplicate key ${a.key}`)
-        const network = networks.get(a.network) ?? fail(`assets.${a.key}.network: no network ${a.network}`)
+        if (assets.has(a.key)) fail(`assets.${a.key}: duplicate key`)
+        const at = `assets.${a.key}`
+        const network = networks.get(a.network) ?? fail(`${at}.network: no network ${a.network}`)
+        const connector = connectorOf.get(network.key)
+        if (network.vm === "EVM" && a.address === undefined) fail(`${at}: an EVM asset needs address (zero address = native coin)`)
+        if (network.vm !== "EVM" && a.locator === undefined) fail(`${at}: a ${network.vm} asset needs a locator`)
         let assetId: Hex
-        let address: Hex | null = null
+        let address: Hex | null
         let locator: Locator
-        if (network.vm === "EVM") {
-          if (a.address === undefined) fail(`assets.${a.key}: an EVM asset needs address (zero address = native coin)`)
+        if (connector !== undefined) {
+          const bound = assetOf(connector, a.address ?? a.locator, { networkId: network.networkId, native: network.native! })
+          if (Result.isFailure(bound)) return fail(`${at}: ${bound.failure.message}`)
+          assetId = bound.success.assetId
+          address = bound.success.address
+          locator = bound.success.locator
+          if (a.reference !== undefined && Ids.assetId(network.networkId, a.reference) !== assetId) {
+            fail(`${at}.reference: does not match the ${network.vm} connector's reference of the asset`)
+          }
+        } else if (network.vm === "EVM") {
           address = getAddress(a.address!.toLowerCase()) as Hex
           assetId = Ids.evmAssetId(network.networkId, address)
           locator = { chainId: network.chainId!, token: address.toLowerCase() }
         } else {
-          if (a.locator === undefined) fail(`assets.${a.key}: a ${network.vm} asset needs a locator`)
+          if (a.reference === undefined) return fail(`${at}.reference: required without a registered ${network.vm} connector`)
+          address = null
           locator = a.locator!
-          const reference = a.reference?.toLowerCase() as Hex | undefined ?? keccak(utf8(CanonicalJson.stringify(a.locator)))
-          assetId = Ids.assetId(network.networkId, reference)
+          assetId = Ids.assetId(network.networkId, a.reference)
         }
         assets.set(a.key, {
           key: a.key,
@@ -371,6 +482,7 @@ export const resolve = (config: CatalogConfig): Result.Result<Catalog["Service"]
         })
       }
       const routes: Array<CatalogRoute> = []
+      const notices: Array<string> = []
       const seen = new Set<string>()
       for (const [i, r] of config.routes.entries()) {
         const source = assets.get(r.source) ?? fail(`routes[${i}].source: no asset ${r.source}`)
@@ -402,6 +514,26 @@ export const resolve = (config: CatalogConfig): Result.Result<Catalog["Service"]
           sourceFinalityBlocks: r.sourceFinalityBlocks ?? source.network.finalityBlocks,
           settlementWindowSeconds: r.settlementWindowSeconds ?? 900
         } as const
+        const from = source.network.capabilities
+        const to = destination.network.capabilities
+        const payoutSupported = to?.payout === true
+        const payoutNote = payoutSupported
+          ? null
+          : to === null
+          ? `no connector is registered for ${destination.network.vm} networks`
+          : to.payoutNote ?? `the ${destination.network.vm} connector does not pay out`
+        const configured = (r.permitAvailable ?? true) &&
+          // direct execution (fillDirect) needs an EVM source network with a router
+          source.network.router !== null &&
+          from?.payer === true &&
+          to?.recipient === true
+        const permitAvailable = configured && (payoutSupported || profile !== "production")
+        if (configured && !payoutSupported && permitAvailable) {
+          notices.push(
+            `profile ${profile}: route ${r.source} -> ${r.destination} (${routeId}) is open for permits although ` +
+              `${destination.network.name} cannot be paid out: ${payoutNote}`
+          )
+        }
         routes.push({
           ...base,
           source,
@@ -411,8 +543,9 @@ export const resolve = (config: CatalogConfig): Result.Result<Catalog["Service"]
           priceDenominatorRaw: BigInt(r.price.denominatorRaw),
           executionStatus: r.executionStatus ?? "OPEN",
           dailyStatus: r.dailyStatus ?? "OPEN",
-          // direct execution (fillDirect) needs an EVM source network with a router
-          permitAvailable: (r.permitAvailable ?? true) && source.network.router !== null,
+          permitAvailable,
+          payoutSupported,
+          payoutNote,
           executionGeneration: executionGenerationOf(routeId, r.executionGeneration ?? 1),
           policyHash: policyHashOf(base),
           assumptionsHash: r.assumptionsHash === undefined || r.assumptionsHash === null
@@ -427,6 +560,8 @@ export const resolve = (config: CatalogConfig): Result.Result<Catalog["Service"]
       const byNetwork = new Map([...networks.values()].map((n) => [n.networkId, n]))
       return Catalog.of({
         releaseId,
+        profile,
+        notices,
         quoteWindowSeconds: config.quoteWindowSeconds ?? 86_400,
         networks: [...networks.values()],
         assets: [...assets.values()],
@@ -446,22 +581,32 @@ const decodeConfig = Schema.decodeUnknownResult(CatalogConfig)
  * @category constructors
  * @since 0.1.0
  */
-export const fromUnknown = (input: unknown): Result.Result<Catalog["Service"], CatalogInvalid> => {
+export const fromUnknown = (input: unknown, options?: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> => {
   const decoded = decodeConfig(input, strictParseOptions)
   if (Result.isFailure(decoded)) {
     return Result.fail(new CatalogInvalid({ message: decoded.failure.message.replace(/\s*\n\s*/g, " ") }))
   }
-  return resolve(decoded.success)
+  return resolve(decoded.success, options)
 }
 
 /**
- * A catalog layer from a document.
+ * A catalog layer from a document, resolved through the connectors of the
+ * {@link ConnectorRegistry} in context.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (input: unknown): Layer.Layer<Catalog, CatalogInvalid> =>
-  Layer.effect(Catalog, Effect.fromResult(fromUnknown(input)))
+export const layer = (
+  input: unknown,
+  options?: { readonly profile?: Profile | undefined }
+): Layer.Layer<Catalog, CatalogInvalid, ConnectorRegistry> =>
+  Layer.effect(
+    Catalog,
+    Effect.gen(function*() {
+      const registry = yield* ConnectorRegistry
+      return yield* Effect.fromResult(fromUnknown(input, { registry, profile: options?.profile }))
+    })
+  )
 
 /**
  * The zero address, used for EVM bindings of non-EVM sides.

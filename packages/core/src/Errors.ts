@@ -35,7 +35,7 @@ export const SOLVER_ERRORS = {
   RATE_LIMITED: { status: 429, meaning: "too many permit requests; retry after Retry-After seconds" },
   INTERNAL_ERROR: { status: 500, meaning: "an internal runtime error" },
   PUBLICATION_CLOSED: { status: 503, meaning: "the operator has paused publication" },
-  AUTHORITY_UNAVAILABLE: { status: 503, meaning: "the signer, store or pricing needed for this operation is unavailable" }
+  AUTHORITY_UNAVAILABLE: { status: 503, meaning: "the signer, store, pricing or connector (e.g. its RPC endpoint) needed for this operation is unavailable" }
 } as const satisfies Record<string, { readonly status: number; readonly meaning: string }>
 
 /**

@@ -16,8 +16,12 @@
  *    AMOUNT_TOO_LOW; above maxAvailableInRaw -> 409 INSUFFICIENT_CAPACITY; standard
  *    other than DIRECT / ERC-7683 -> 400 UNSUPPORTED_STANDARD
  * 6. identities (payer on the route's source network, recipient on its
- *    destination network, through the connector registry) -> 400 IDENTITY_INVALID
- * 7. ownership proof of the payer over the exact message -> 400 SIGNATURE_INVALID
+ *    destination network, each in the address form or the account + locator
+ *    form, resolved through the connector registry: no connector, an invalid or
+ *    non-canonical locator, an accountId that is not the locator's) -> 400 IDENTITY_INVALID
+ * 7. ownership proof of the payer over the exact message, verified by the
+ *    payer network's connector -> 400 SIGNATURE_INVALID (503 AUTHORITY_UNAVAILABLE
+ *    when the connector cannot decide, e.g. its RPC endpoint is down)
  * 8. fresh price (against a bound amountOut when given: 409 QUOTE_CHANGED),
  *    inventory reservation (409 INSUFFICIENT_CAPACITY), fillId and permitNonce
  *    from a CSPRNG, permitDigest signed by the authority, durable insert -> 201.
@@ -29,9 +33,10 @@
  */
 import { Clock, Context, Deferred, Effect, Layer, Option, Result, Schema } from "effect"
 import { getAddress } from "viem"
-import { Catalog, type CatalogRoute, ZERO } from "./Catalog.ts"
-import { accountIdOf, type Connector, ConnectorRegistry } from "./Connector.ts"
+import { Catalog, type CatalogRoute, type Network, ZERO } from "./Catalog.ts"
+import { accountIdOf, type Connector, ConnectorRegistry, sameLocator } from "./Connector.ts"
 import { type SolverError, solverError } from "./Errors.ts"
+import { EVM_VM_TYPE } from "./Ids.ts"
 import { type Hex, toHex } from "./internal/bytes.ts"
 import { Inventory } from "./Inventory.ts"
 import * as PermitDigest from "./PermitDigest.ts"
@@ -158,6 +163,7 @@ interface Identity {
   readonly address: Hex | null
   readonly locator: Locator
   readonly connector: Connector
+  readonly network: Network
 }
 
 /**
@@ -231,7 +237,16 @@ export const layer = (
             const reasons: Array<string> = []
             if (route.executionStatus !== "OPEN") reasons.push(`ROUTE_${route.executionStatus}`)
             if (route.dailyStatus !== "OPEN") reasons.push("ROUTE_DAILY_CLOSED")
-            if (!route.permitAvailable) reasons.push("PERMIT_UNAVAILABLE")
+            if (!route.permitAvailable) {
+              reasons.push("PERMIT_UNAVAILABLE")
+              const { destination, source } = catalogRoute
+              if (source.network.capabilities === null) reasons.push("PAYER_NO_CONNECTOR")
+              else if (!source.network.capabilities.payer) reasons.push("PAYER_NOT_SUPPORTED")
+              if (destination.network.capabilities === null) reasons.push("RECIPIENT_NO_CONNECTOR")
+              else if (!destination.network.capabilities.recipient) reasons.push("RECIPIENT_NOT_SUPPORTED")
+              else if (!catalogRoute.payoutSupported) reasons.push("PAYOUT_UNSUPPORTED")
+              if (source.network.router === null) reasons.push("NO_DIRECT_EXECUTION")
+            }
             if (BigInt(route.maxAvailableInRaw) < BigInt(route.minimumFillInRaw)) reasons.push("ROUTE_CAPACITY_EXHAUSTED")
             if (now < route.validAfter) reasons.push("QUOTE_NOT_YET_VALID")
             return yield* solverError("QUOTE_NOT_OPEN", reasons.length > 0 ? reasons : ["ROUTE_NOT_OPEN"])
@@ -264,6 +279,9 @@ export const layer = (
           return amount
         })
 
+      /** The connector of a network of the catalog, if one is registered. */
+      const connectorOf = (network: Network) => connectors.forNetwork({ vmType: network.vmType, networkId: network.networkId })
+
       const resolveIdentity = (
         side: "payer" | "recipient",
         request: PermitMessage.NormalizedPermitRequest,
@@ -273,10 +291,10 @@ export const layer = (
           const S = side.toUpperCase()
           const network = catalog.network(networkId)
           if (network === undefined) return yield* solverError("IDENTITY_INVALID", [`${S}_NETWORK_UNKNOWN`])
-          const connector = connectors.get(network.vmType)
+          const connector = connectorOf(network)
           if (Option.isNone(connector)) {
             return yield* solverError("IDENTITY_INVALID", [`${S}_NO_CONNECTOR`], {
-              detail: `no connector for the ${network.vm} network ${network.name}`
+              detail: `no connector is registered for the ${network.vm} network ${network.name}`
             })
           }
           const c = connector.value
@@ -286,15 +304,23 @@ export const layer = (
             })
           }
           const address = request[side]
-          const input: unknown = address !== null ? address : request[`${side}Locator`]
-          if (address !== null && c.family !== "EVM") {
+          if (address !== null && c.vmType !== EVM_VM_TYPE) {
             return yield* solverError("IDENTITY_INVALID", [`${S}_WRONG_NETWORK`], {
               detail: `${side} is an EVM address but the route's ${side === "payer" ? "source" : "destination"} network is ${network.vm}; give ${side}AccountId and ${side}Locator`
             })
           }
-          const locator = c.parseLocator(input)
+          const given: unknown = address !== null ? address : request[`${side}Locator`]
+          const locator = c.parseLocator(given)
           if (Result.isFailure(locator)) {
             return yield* solverError("IDENTITY_INVALID", [`${S}_${locator.failure.code}`], { detail: locator.failure.message })
+          }
+          const requestLocator = request[`${side}Locator`]
+          if (address === null && requestLocator !== null && !sameLocator(requestLocator, locator.success)) {
+            // the message carries the locator as given: only its canonical form is accepted
+            return yield* solverError("IDENTITY_INVALID", [`${S}_LOCATOR_NOT_CANONICAL`], {
+              detail: `${side}Locator must be given in its canonical form`,
+              diagnostics: { canonicalLocator: locator.success }
+            })
           }
           const accountId = accountIdOf(c, networkId, locator.success)
           if (Result.isFailure(accountId)) {
@@ -303,10 +329,16 @@ export const layer = (
           const claimed = request[`${side}AccountId`]
           if (claimed !== null && claimed.toLowerCase() !== accountId.success) {
             return yield* solverError("IDENTITY_INVALID", [`${S}_ACCOUNT_ID_MISMATCH`], {
-              detail: `${side}AccountId is not the account id of ${side}Locator on the route's network`
+              detail: `${side}AccountId is not the account id of ${side}Locator on the route's ${side === "payer" ? "source" : "destination"} network`
             })
           }
-          return { accountId: accountId.success, address: c.evmAddress(locator.success), locator: locator.success, connector: c }
+          return {
+            accountId: accountId.success,
+            address: c.evmAddress(locator.success),
+            locator: locator.success,
+            connector: c,
+            network
+          }
         })
 
       /** Checks everything the message and the permit depend on, except the signature. */
@@ -323,10 +355,26 @@ export const layer = (
           return { ...quote, amount, payer, recipient }
         })
 
-      const verifyProof = (identity: Identity, networkId: Hex, message: string, proof: string) =>
-        identity.connector.verifyOwnership({ networkId, locator: identity.locator, message, proof }).pipe(
-          Effect.mapError((e) => solverError("SIGNATURE_INVALID", [e.code], { detail: e.message }))
-        )
+      const verifyProof = (identity: Identity, message: string, proof: string) =>
+        Effect.gen(function*() {
+          if (identity.network.native === null) {
+            return yield* solverError("SIGNATURE_INVALID", ["PAYER_NETWORK_UNRESOLVED"], {
+              detail: `the network ${identity.network.name} has no native reference for its connector`
+            })
+          }
+          return yield* identity.connector.verifyOwnership({
+            network: { networkId: identity.network.networkId, native: identity.network.native },
+            locator: identity.locator,
+            message,
+            proof
+          }).pipe(
+            Effect.mapError((e) =>
+              e._tag === "ConnectorUnavailable"
+                ? solverError("AUTHORITY_UNAVAILABLE", [e.code], { detail: e.message, retryAfterSeconds: 5 })
+                : solverError("SIGNATURE_INVALID", [e.code], { detail: e.message })
+            )
+          )
+        })
 
       /** Replays a completed record for the same fingerprint, after re-verifying the signature. */
       const replay = (
@@ -343,21 +391,11 @@ export const layer = (
           }
           const envelope = envelopeOf(existing)
           if (signature !== undefined) {
-            const message = PermitMessage.message(normalized)
-            const network = catalog.network(envelope.permit.sourceNetworkId)
-            const connector = network === undefined ? Option.none() : connectors.get(network.vmType)
-            if (network === undefined || Option.isNone(connector)) {
-              return yield* solverError("SIGNATURE_INVALID", ["PAYER_NO_CONNECTOR"])
-            }
-            const input: unknown = normalized.payer ?? normalized.payerLocator
-            const locator = connector.value.parseLocator(input)
-            if (Result.isFailure(locator)) return yield* solverError("SIGNATURE_INVALID", [locator.failure.code])
-            yield* verifyProof(
-              { accountId: envelope.permit.payerAccountId as Hex, address: null, locator: locator.success, connector: connector.value },
-              network.networkId,
-              message,
-              signature
+            // a replay's signature must still verify: resolve the payer through the registry again
+            const payer = yield* resolveIdentity("payer", normalized, envelope.permit.sourceNetworkId as Hex).pipe(
+              Effect.mapError((e) => solverError("SIGNATURE_INVALID", e.reasonCodes, { detail: e.detail ?? e.message }))
             )
+            yield* verifyProof(payer, PermitMessage.message(normalized), signature)
           }
           return { created: false, envelope, record: existing }
         })
@@ -414,7 +452,7 @@ export const layer = (
           const checked = yield* validate(request, normalized)
           yield* store.addCounters([{ routeId: checked.route.routeId, counter: "permit_requests", by: 1 }]).pipe(Effect.ignore)
           const message = PermitMessage.message(normalized)
-          yield* verifyProof(checked.payer, checked.route.sourceNetworkId as Hex, message, request.requestSignature)
+          yield* verifyProof(checked.payer, message, request.requestSignature)
           return yield* mint(normalized, scope, fingerprint, checked, opts)
         })
 
@@ -532,7 +570,10 @@ export const layer = (
                 payoutEconomicCeilingRequired: fresh.payoutEconomicCeilingRequired,
                 payoutEconomicCeiling: fresh.payoutEconomicCeiling,
                 evidence: fresh.evidence,
-                executionCapacity: fresh.executionCapacity
+                executionCapacity: catalogRoute.payoutSupported ? fresh.executionCapacity : {
+                  ...fresh.executionCapacity,
+                  payout: { supported: false, reasonCode: "PAYOUT_UNSUPPORTED", detail: catalogRoute.payoutNote }
+                }
               }
             },
             totalTransactionCount: 2,
@@ -570,6 +611,11 @@ export const layer = (
           const outcome = yield* store.issuePermit(record).pipe(Effect.mapError(storeFailure))
           switch (outcome._tag) {
             case "Issued":
+              if (!catalogRoute.payoutSupported) {
+                yield* Effect.logWarning("permit issued for a route whose destination cannot be paid out").pipe(
+                  Effect.annotateLogs({ fillId, routeId: route.routeId, reason: catalogRoute.payoutNote })
+                )
+              }
               return { created: true, envelope, record: outcome.record }
             case "Duplicate":
               return yield* replay(outcome.existing, fingerprint, normalized, undefined)

@@ -44,8 +44,14 @@ export interface SolverOptions {
   readonly pricing?: Pricing.StaticOptions | undefined
   readonly rateLimit?: RateLimit.RateLimitOptions | undefined
   readonly routeMetrics?: { readonly flushMillis?: number | undefined } | undefined
-  /** Connectors to register (default: the offline EVM connector). */
-  readonly connectors?: ReadonlyArray<Connector.Connector> | undefined
+  /**
+   * Connectors to register, by family or for single networks (default: the
+   * offline EVM connector). The catalog resolves networks, assets and vaults and
+   * the permit service resolves identities and proofs through them.
+   */
+  readonly connectors?: ReadonlyArray<Connector.Registration> | undefined
+  /** Deployment profile; overrides the catalog document's (see {@link Catalog.Profile}). */
+  readonly profile?: Catalog.Profile | undefined
 }
 
 /**
@@ -55,7 +61,7 @@ export interface SolverOptions {
  * @since 0.1.0
  */
 export interface SolverParts {
-  readonly catalog?: Layer.Layer<Catalog.Catalog, unknown> | undefined
+  readonly catalog?: Layer.Layer<Catalog.Catalog, unknown, Connector.ConnectorRegistry> | undefined
   readonly pricing?: Layer.Layer<Pricing.Pricing, unknown> | undefined
   readonly inventory?: Layer.Layer<Inventory.Inventory, unknown, Store | Catalog.Catalog> | undefined
   readonly economics?: Layer.Layer<Economics.Economics, unknown> | undefined
@@ -91,14 +97,16 @@ export const layer = (
   options: SolverOptions,
   parts?: SolverParts
 ): Layer.Layer<Services, Catalog.CatalogInvalid | StoreError | unknown, Store | Signer> => {
-  const catalog = parts?.catalog ?? Catalog.layer(options.catalog)
+  const connectors = parts?.connectors ??
+    Connector.registryLayer(options.connectors ?? [Connector.evmEoaConnector])
+  const catalog = (parts?.catalog ?? Catalog.layer(options.catalog, { profile: options.profile })).pipe(
+    Layer.provideMerge(connectors)
+  )
   const pricing = parts?.pricing ?? Pricing.layerStatic(options.pricing)
   const economics = parts?.economics ?? Economics.layerNone
   const rateLimiter = parts?.rateLimiter ?? RateLimit.layerMemory(options.rateLimit)
-  const connectors = parts?.connectors ??
-    Connector.registryLayer(options.connectors ?? [Connector.evmEoaConnector])
   const inventory = (parts?.inventory ?? Inventory.layerFromCatalog).pipe(Layer.provide(catalog))
-  const base = Layer.mergeAll(catalog, pricing, economics, rateLimiter, connectors, inventory)
+  const base = Layer.mergeAll(catalog, pricing, economics, rateLimiter, inventory)
   const publisher = Publisher.layer(options.publisher).pipe(Layer.provide(base))
   const withPublisher = Layer.merge(base, publisher)
   const permits = Permits.layer(options.permits).pipe(Layer.provide(withPublisher))

@@ -51,8 +51,8 @@ describe("publisher", () => {
       assert.isTrue(Result.isSuccess(decoded), Result.isFailure(decoded) ? decoded.failure.message : "")
       const verified = FeedSignature.verify(body.feed, { now: 1, expectedSigner: authority })
       assert.isTrue(Result.isSuccess(verified) && verified.success.valid)
-      assert.strictEqual(body.feed.routeCount, 7)
-      assert.strictEqual(body.feed.openRouteCount, 6, "the ETH route starts PAUSED")
+      assert.strictEqual(body.feed.routeCount, 8)
+      assert.strictEqual(body.feed.openRouteCount, 6, "the ETH route starts PAUSED; no Solana connector is registered here")
       assert.strictEqual(body.feed.publicationGasWei, "0")
       assert.match(publication.fullView.etag, /^W\/"1-[0-9a-f]{16}-all"$/)
       // ordering by lane, rank, routeId
@@ -65,13 +65,13 @@ describe("publisher", () => {
       const { publication } = yield* firstOpenRoute
       const view = publication.view({ sourceChainId: "8453" })
       const body = JSON.parse(new TextDecoder().decode(view.body))
-      assert.strictEqual(body.feed.signedPayload.routes.length, 7)
+      assert.strictEqual(body.feed.signedPayload.routes.length, 8)
       assert.isTrue(body.feed.routes.every((r: { sourceChainId: string }) => r.sourceChainId === "8453"))
       assert.strictEqual(body.feed.returnedRouteCount, body.feed.routes.length)
       assert.notStrictEqual(view.etag, publication.fullView.etag)
       const none = JSON.parse(new TextDecoder().decode(publication.view({ sourceChainId: "1" }).body))
       assert.strictEqual(none.feed.returnedRouteCount, 0)
-      assert.strictEqual(none.feed.routeCount, 7)
+      assert.strictEqual(none.feed.routeCount, 8)
     }).pipe(Effect.provide(makeEngine().layer)))
 
   it.effect("dataVersion strictly increases", () =>

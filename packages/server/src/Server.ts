@@ -6,9 +6,11 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Signer } from "@svc/core"
+import { EvmConnector } from "@svc/connector-evm"
+import { SolanaConnector } from "@svc/connector-solana"
+import { Catalog, type Connector, Signer } from "@svc/core"
 import { StoreConfig } from "@svc/store"
-import { Context, Data, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { Context, Data, Effect, FileSystem, Layer, Logger, Option, Redacted, References, Result, Schema } from "effect"
 import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
@@ -62,6 +64,47 @@ const logLayer = (level: ServerConfig.ServerConfig["logLevel"]) =>
     )
   )
 
+const decodeCatalog = Schema.decodeUnknownResult(Catalog.CatalogConfig)
+
+/**
+ * The network connectors of the server: the EVM connector (EOA proofs offline;
+ * ERC-1271 / ERC-6492 smart accounts over RPC on the networks that SVC_RPC_URLS
+ * names by catalog network key) and the Solana connector.
+ *
+ * @category connectors
+ * @since 0.1.0
+ */
+export const connectorsOf = (
+  config: ServerConfig.ServerConfig,
+  catalog: unknown
+): Result.Result<ReadonlyArray<Connector.Registration>, StartupError> => {
+  const rpcUrls: Record<string, Redacted.Redacted<string>> = {}
+  if (config.rpcUrls !== undefined) {
+    const fail = (message: string) => Result.fail(new StartupError({ message: `SVC_RPC_URLS: ${message} (values not shown)` }))
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(Redacted.value(config.rpcUrls))
+    } catch {
+      return fail("must be a JSON object: catalog network key -> http(s) URL")
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      return fail("must be a JSON object: catalog network key -> http(s) URL")
+    }
+    const decoded = decodeCatalog(catalog)
+    const networks = Result.isSuccess(decoded) ? decoded.success.networks : []
+    for (const [key, url] of Object.entries(parsed)) {
+      const network = networks.find((n) => n.key === key)
+      if (network === undefined) return fail(`no network ${key} in the catalog`)
+      if (network.vm !== "EVM" || network.chainId === undefined) return fail(`${key} is not an EVM network (only EVM connectors use an RPC URL)`)
+      if (typeof url !== "string" || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+        return fail(`${key} must be an http(s) URL`)
+      }
+      rpcUrls[network.chainId] = Redacted.make(url)
+    }
+  }
+  return Result.succeed([EvmConnector.make({ rpcUrls }), SolanaConnector.make()])
+}
+
 /**
  * The server layer for a configuration: the application with its store, signer
  * and HTTP server.
@@ -75,22 +118,43 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
     onSome: (key) => Signer.layerPrivateKey(key)
   })
-  const http = NodeHttpServer.layer(createServer, {
+  // idle keep-alive connections outlive common clients' own idle timeouts (4-60 s), so that a client
+  // never reuses a connection the server is closing
+  const http = NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }), {
     port: config.port,
     host: config.host,
     gracefulShutdownTimeout: "10 seconds"
   })
+  const connectors = connectorsOf(config, catalog)
+  const connectorCheck: Layer.Layer<never, StartupError> = Result.isFailure(connectors) ? Layer.effectDiscard(Effect.fail(connectors.failure)) : Layer.empty
   return App.layer({
     publicUrl: Option.getOrUndefined(config.publicUrl),
     catalog,
     onchain,
     engine: {
+      connectors: Result.getOrElse(connectors, () => []),
+      profile: config.profile,
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
       permits: { permitTtlSeconds: config.permitTtlSeconds },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds }
     },
-    events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs }
-  }).pipe(Layer.provideMerge(Layer.mergeAll(store, signer, http)), Layer.provide(logLayer(config.logLevel)))
+    events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs },
+    aggregator: {
+      serverSecret: Option.getOrUndefined(config.serverSecret),
+      dataDir: config.dataDir,
+      quoteTtlSeconds: config.quoteTtlSeconds,
+      origins: config.aggregatorOrigins,
+      rateLimits: {
+        windowSeconds: config.aggregatorRateWindowSeconds ?? 60,
+        requestsPerWindow: config.aggregatorRateLimit ?? 120,
+        quoteAndBuildPerWindow: config.aggregatorQuoteBuildRateLimit ?? 20
+      }
+    }
+  }).pipe(
+    Layer.provideMerge(Layer.mergeAll(store, signer, http)),
+    Layer.provide(connectorCheck),
+    Layer.provide(logLayer(config.logLevel))
+  )
 }
 
 /**
@@ -116,6 +180,7 @@ const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {
     )
     const control = Context.get(context, App.AppControl)
     const signer = Context.get(context, Signer.Signer)
+    const resolved = Context.get(context, Catalog.Catalog)
     // runs first at shutdown: end the event streams before the HTTP server drains
     yield* Effect.addFinalizer(() => control.closeStreams("server shutting down"))
     yield* Effect.sync(() => {
@@ -125,7 +190,10 @@ const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {
           ? `svc authority ${signer.address} (development key in ${config.dataDir}: not for production; set SVC_SIGNER_KEY)\n`
           : `svc authority ${signer.address}\n`
       )
+      if (resolved.profile !== "production") process.stdout.write(`svc profile ${resolved.profile}\n`)
+      for (const notice of resolved.notices) process.stdout.write(`svc ${notice}\n`)
     })
+    for (const notice of resolved.notices) yield* Effect.logWarning(notice)
     yield* Effect.logInfo("svc started").pipe(Effect.annotateLogs({
       publicUrl: control.publicUrl,
       authority: signer.address,

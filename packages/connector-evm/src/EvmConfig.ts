@@ -1,0 +1,27 @@
+/**
+ * Configuration of the EVM connector.
+ *
+ * @since 0.1.0
+ */
+import type { Redacted } from "effect"
+
+/**
+ * What the EVM connector needs to know.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EvmConfig {
+  /**
+   * JSON-RPC URLs by chain id ("8453": "https://..."). A chain with a URL
+   * verifies smart-contract accounts (ERC-1271 deployed, ERC-6492
+   * counterfactual); without one, only EOA signatures verify and a
+   * smart-contract signature is refused with RPC_NOT_CONFIGURED. URLs may carry
+   * API keys: pass them as `Redacted`.
+   */
+  readonly rpcUrls?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
+  /** Longest wait for one RPC verification, milliseconds. Default 10000. */
+  readonly rpcTimeoutMillis?: number | undefined
+  /** Verify smart-contract accounts where an RPC URL is configured. Default true. */
+  readonly smartAccounts?: boolean | undefined
+}

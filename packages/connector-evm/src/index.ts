@@ -1,0 +1,14 @@
+/**
+ * svc network connector for EVM chains.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as EvmConfig from "./EvmConfig.ts"
+/** @since 0.1.0 */
+export * as EvmConnector from "./EvmConnector.ts"
+/** @since 0.1.0 */
+export * as EvmLocator from "./EvmLocator.ts"
+/** @since 0.1.0 */
+export * as EvmOwnershipProof from "./EvmOwnershipProof.ts"

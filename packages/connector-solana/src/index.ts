@@ -1,0 +1,14 @@
+/**
+ * svc network connector for Solana.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as SolanaConnector from "./SolanaConnector.ts"
+/** @since 0.1.0 */
+export * as SolanaLocator from "./SolanaLocator.ts"
+/** @since 0.1.0 */
+export * as SolanaNetworks from "./SolanaNetworks.ts"
+/** @since 0.1.0 */
+export * as SolanaOwnershipProof from "./SolanaOwnershipProof.ts"
