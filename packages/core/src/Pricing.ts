@@ -176,7 +176,10 @@ export const pricingReferenceIdOf = (terms: {
  * @since 0.1.0
  */
 export interface StaticOptions {
-  /** Length of a pricing cycle, seconds. Default 30. */
+  /**
+   * Validity of a fresh price, seconds, counted from the moment it is computed
+   * (cycle ids group prices by aligned windows of this length). Default 60.
+   */
   readonly cycleSeconds?: number | undefined
   /** Model version reported in evidence. Default "svc-static-1". */
   readonly modelVersion?: string | undefined
@@ -189,7 +192,7 @@ export interface StaticOptions {
  * @since 0.1.0
  */
 export const makeStatic = (options?: StaticOptions): PricingShape => {
-  const cycleMs = Math.max(1, options?.cycleSeconds ?? 30) * 1000
+  const cycleMs = Math.max(1, options?.cycleSeconds ?? 60) * 1000
   const modelVersion = options?.modelVersion ?? "svc-static-1"
   const terms = (route: CatalogRoute): IndicativeTerms => ({
     numeratorRaw: route.priceNumeratorRaw,
@@ -233,7 +236,8 @@ export const makeStatic = (options?: StaticOptions): PricingShape => {
           quoteObservedAt: now,
           pricingCycleId: `static-${cycleStart / 1000}`,
           pricingCycleObservedAt: cycleStart,
-          pricingCycleValidUntil: cycleStart + cycleMs,
+          // static prices do not move: a price is good for one full cycle from when it was computed
+          pricingCycleValidUntil: now + cycleMs,
           payoutEconomicCeilingRequired: false,
           payoutEconomicCeiling: null,
           evidence,

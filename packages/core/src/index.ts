@@ -8,6 +8,8 @@
 export * from "./schema/index.ts"
 
 /** @since 0.1.0 */
+export * as Aggregator from "./Aggregator.ts"
+/** @since 0.1.0 */
 export * as CanonicalJson from "./CanonicalJson.ts"
 /** @since 0.1.0 */
 export * as FeedSignature from "./FeedSignature.ts"

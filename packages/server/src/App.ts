@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
-import { Context, Effect, Layer } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { Aggregator, Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import { Context, Effect, Layer, type Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import * as AggregatorRoutes from "./AggregatorRoutes.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Events from "./Events.ts"
 import * as Http from "./Http.ts"
@@ -35,6 +37,25 @@ export interface AppOptions {
   readonly events?: Events.EventsOptions | undefined
   /** On-chain discovery configuration; the demo placeholders when absent. */
   readonly onchain?: Discovery.OnchainConfig | undefined
+  /** The aggregator interface (`/v1`). */
+  readonly aggregator?: AppAggregatorOptions | undefined
+}
+
+/**
+ * Options of the aggregator interface of the application.
+ *
+ * The quote-token secret is `serverSecret` when given, else the one generated in
+ * `<dataDir>/server.secret` when `dataDir` is given, else a random secret held in
+ * memory (quote tokens then do not survive a restart).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AppAggregatorOptions extends AggregatorRoutes.AggregatorRoutesOptions {
+  readonly serverSecret?: Redacted.Redacted<string> | undefined
+  readonly dataDir?: string | undefined
+  /** Caps a quote's validity at now + this many seconds (default: no extra cap). */
+  readonly quoteTtlSeconds?: number | undefined
 }
 
 /**
@@ -80,6 +101,14 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
     const docsPage = new TextEncoder().encode(OpenApi.docsHtml(`${publicUrl}/openapi.json`))
     const events = yield* Events.make(options.events)
     const context = yield* Effect.context<Publisher.Publisher | Permits.Permits | RouteMetrics.RouteMetricsService>()
+    const aggregatorService = yield* Aggregator.make({
+      publicUrl,
+      quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
+      rateLimits: options.aggregator?.rateLimits
+    })
+    const aggregator = yield* AggregatorRoutes.make(options.aggregator).pipe(
+      Effect.provideService(Aggregator.Aggregator, aggregatorService)
+    )
     const solver = SolverRoutes.routes.map((route): Router.Route => ({
       ...route,
       handler: (request) => Effect.provideContext(route.handler(request), context)
@@ -97,10 +126,11 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
           Effect.succeed(Http.htmlBytes(docsPage, Http.CacheControl.document))
       },
       ...solver,
-      { ...events.route, handler: (request) => Effect.provideContext(events.route.handler(request), context) }
+      { ...events.route, handler: (request) => Effect.provideContext(events.route.handler(request), context) },
+      ...aggregator.routes
     ]
     return {
-      handler: Router.dispatch(table),
+      handler: Router.dispatch(table, { errorBodies: [aggregator.errorBodies] }),
       control: AppControl.of({
         publicUrl,
         closeStreams: events.closeAll,
@@ -127,13 +157,18 @@ export const layer = (options: AppOptions): Layer.Layer<AppControl | Solver.Serv
         publisher: { ...options.engine?.publisher, routeDetailTemplate: `${publicUrl}/api/v6/routes/{routeId}` },
         connectors: options.engine?.connectors ?? [Connector.evmEoaConnector]
       }, options.parts)
+      const secret = options.aggregator?.serverSecret !== undefined
+        ? Aggregator.layerSecret(options.aggregator.serverSecret)
+        : options.aggregator?.dataDir !== undefined
+        ? Aggregator.layerSecretDevelopment(options.aggregator.dataDir).pipe(Layer.provide(NodeServices.layer))
+        : Aggregator.layerSecretRandom
       const app = Layer.unwrap(
         Effect.map(make({ ...options, publicUrl }), ({ control, handler }) =>
           Layer.merge(
             HttpRouter.serve(HttpRouter.add("*", "*", handler), { disableLogger: true, disableListenLog: true }),
             Layer.succeed(AppControl, control)
           ))
-      )
+      ).pipe(Layer.provide(secret))
       return Layer.provideMerge(app, engine)
     })
   )

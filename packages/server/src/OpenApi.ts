@@ -120,7 +120,9 @@ export const componentSchemas = (): Record<string, JsonRecord> => {
 const HEADERS = {
   ETag: {
     description: "Weak entity tag of the representation. For the feed: " +
-      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-<hash of the normalised filter>\".",
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-<hash of the normalised filter>\"; for /v1/chains " +
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-chains\" and for /v1/tokens " +
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-tokens-<chainId or all>\".",
     schema: { type: "string" }
   },
   "Cache-Control": { description: "Caching directives of the response.", schema: { type: "string" } },
@@ -186,6 +188,19 @@ const solverErrors = (statuses: ReadonlyArray<number>, overrides: Partial<Record
   Object.fromEntries(statuses.map((status) => [String(status), solverError(status, overrides[status])]))
 
 const AGGREGATOR_STATUSES = [400, 403, 404, 405, 409, 410, 413, 429, 503] as const
+
+const aggregatorIfNoneMatch = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "Weak ETag of a previous response (lists and `*` accepted): 304 while the data version is unchanged.",
+  schema: { type: "string" }
+}
+
+const aggregatorNotModified = {
+  description: "Not modified: the publication (dataVersion, feedHash) is unchanged since the ETag in If-None-Match. No body.",
+  headers: { ETag: headerRef("ETag"), "Cache-Control": headerRef("Cache-Control") }
+}
 
 const aggregatorErrors = (overrides: Partial<Record<number, ReadonlyArray<AggregatorErrorCode>>> = {}) =>
   Object.fromEntries(AGGREGATOR_STATUSES.map((status) => {
@@ -662,13 +677,15 @@ export const buildOpenApi = (options: OpenApiOptions): JsonRecord => {
         tags: ["Aggregator"],
         summary: "Chains, pairs and routes",
         description: "Networks, open directional pairs (spread a `pairs` entry into a quote request) and routes with " +
-          "their per-route limits in raw source-token units (never summed).",
+          "their per-route limits in raw source-token units (never summed). Revalidate with If-None-Match (304).",
         security: [],
+        parameters: [aggregatorIfNoneMatch],
         responses: {
           "200": json(schemaRef("AggregatorChains"), "Chains, pairs and routes.", {
             ETag: headerRef("ETag"),
             "Cache-Control": headerRef("Cache-Control")
           }),
+          "304": aggregatorNotModified,
           ...aggregatorErrors({ 404: ["NOT_FOUND"] })
         },
         "x-svc-spec": spec(["4"], "Aggregator operations")
@@ -686,15 +703,17 @@ export const buildOpenApi = (options: OpenApiOptions): JsonRecord => {
             name: "chainId",
             in: "query",
             required: false,
-            description: "Only tokens of this chain.",
+            description: "Only tokens of this chain (a chain not in /v1/chains: 400 UNSUPPORTED_CHAIN).",
             schema: { type: "integer", minimum: 1 }
-          }
+          },
+          aggregatorIfNoneMatch
         ],
         responses: {
           "200": json(schemaRef("AggregatorTokens"), "Tokens.", {
             ETag: headerRef("ETag"),
             "Cache-Control": headerRef("Cache-Control")
           }),
+          "304": aggregatorNotModified,
           ...aggregatorErrors({ 404: ["NOT_FOUND"] })
         },
         "x-svc-spec": spec(["4"], "Aggregator operations")

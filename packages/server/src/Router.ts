@@ -7,7 +7,9 @@
  * - a known path with another method answers 405 `METHOD_NOT_ALLOWED` with `Allow`;
  * - `OPTIONS` on a known path answers the CORS preflight (204);
  * - `HEAD` is served by the GET handler (Node sends no body for HEAD);
- * - no per-request work happens before dispatch beyond parsing the path.
+ * - no per-request work happens before dispatch beyond parsing the path;
+ * - a path family with an error body of its own (the aggregator's `/v1`) gets its
+ *   404 and 405 from {@link DispatchOptions.errorBodies}.
  *
  * @since 0.1.0
  */
@@ -75,12 +77,39 @@ const requestIdOf = (raw: HttpServerRequest.HttpServerRequest): string => {
 }
 
 /**
+ * The 404 / 405 answer of a path family whose error body is not the solver's
+ * ErrorResponse. `headers` carries `allow` (405) and `x-request-id`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ErrorBodies {
+  /** Whether a path belongs to the family. */
+  readonly matches: (path: string) => boolean
+  readonly respond: (
+    code: "NOT_FOUND" | "METHOD_NOT_ALLOWED",
+    headers: Readonly<Record<string, string>>
+  ) => HttpServerResponse.HttpServerResponse
+}
+
+/**
+ * Options of {@link dispatch}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DispatchOptions {
+  /** Error bodies by path family (first match wins); other paths get the solver ErrorResponse. */
+  readonly errorBodies?: ReadonlyArray<ErrorBodies> | undefined
+}
+
+/**
  * The dispatching handler of a route table.
  *
  * @category dispatch
  * @since 0.1.0
  */
-export const dispatch = <R>(routes: ReadonlyArray<Route<R>>) =>
+export const dispatch = <R>(routes: ReadonlyArray<Route<R>>, options?: DispatchOptions) =>
   Effect.gen(function*() {
     const raw = yield* HttpServerRequest.HttpServerRequest
     const url = raw.url
@@ -98,11 +127,18 @@ export const dispatch = <R>(routes: ReadonlyArray<Route<R>>) =>
       if (!methods.includes(route.method)) methods.push(route.method)
       if (found === undefined && route.method === wanted) found = { route, params }
     }
-    if (methods.length === 0) return Http.fail("NOT_FOUND", ["PATH_NOT_FOUND"], { headers: { "x-request-id": requestId } })
+    const family = options?.errorBodies?.find((f) => f.matches(path))
+    if (methods.length === 0) {
+      return family !== undefined
+        ? family.respond("NOT_FOUND", { "x-request-id": requestId })
+        : Http.fail("NOT_FOUND", ["PATH_NOT_FOUND"], { headers: { "x-request-id": requestId } })
+    }
     const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ")
     if (method === "OPTIONS") return Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow })
     if (found === undefined) {
-      return Http.fail("METHOD_NOT_ALLOWED", [`ALLOWED_${methods.join("_")}`], { headers: { allow, "x-request-id": requestId } })
+      return family !== undefined
+        ? family.respond("METHOD_NOT_ALLOWED", { allow, "x-request-id": requestId })
+        : Http.fail("METHOD_NOT_ALLOWED", [`ALLOWED_${methods.join("_")}`], { headers: { allow, "x-request-id": requestId } })
     }
     const request: Request = {
       raw,

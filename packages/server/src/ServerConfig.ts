@@ -11,7 +11,7 @@
  * | SVC_SIGNER_KEY | (development key) | authority private key, 0x + 64 hex |
  * | SVC_CATALOG | (demo catalog) | catalog file (JSON) |
  * | DATABASE_URL | (SQLite in the data dir) | postgres://... selects PostgreSQL |
- * | SVC_SERVER_SECRET | (generated in the data dir) | secret for quote tokens |
+ * | SVC_SERVER_SECRET | (generated in the data dir) | secret for quote tokens (at least 32 characters) |
  * | SVC_ONCHAIN | (demo placeholders) | on-chain discovery configuration file (JSON) |
  * | SVC_FEED_TTL_SECONDS | 300 | validity of each signed feed |
  * | SVC_PERMIT_TTL_SECONDS | 120 | longest permit validity |
@@ -20,6 +20,13 @@
  * | SVC_SSE_MAX_SUBSCRIBERS | 10000 | concurrent event-stream subscribers (503 beyond) |
  * | SVC_SSE_HEARTBEAT_MS | 15000 | event-stream heartbeat period |
  * | SVC_LOG_LEVEL | info | minimum log level (trace, debug, info, warning, error, none) |
+ * | SVC_PROFILE | (the catalog's; demo for the embedded demo catalog) | production, demo or test (see docs/connectors.md) |
+ * | SVC_RPC_URLS | (none) | JSON object, catalog network key -> JSON-RPC URL (EVM smart-account proofs); value not logged |
+ * | SVC_AGGREGATOR_RATE_LIMIT | 120 | `/v1` requests per client per SVC_AGGREGATOR_RATE_WINDOW_SECONDS |
+ * | SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT | 20 | of those, quote and build POSTs (each build stage counts) |
+ * | SVC_AGGREGATOR_RATE_WINDOW_SECONDS | 60 | window of the aggregator rate limits |
+ * | SVC_AGGREGATOR_ORIGINS | (none: all allowed) | comma-separated browser Origins allowed on `/v1` (others 403) |
+ * | SVC_QUOTE_TTL_SECONDS | (none) | caps an aggregator quote's validity (it is always capped by route, feed and pricing) |
  *
  * @since 0.1.0
  */
@@ -56,6 +63,20 @@ export interface ServerConfig {
   readonly sseMaxSubscribers: number
   readonly sseHeartbeatMs: number
   readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "none"
+  /** Deployment profile; overrides the catalog document's (SVC_PROFILE). */
+  readonly profile?: "production" | "demo" | "test" | undefined
+  /** JSON object, catalog network key -> JSON-RPC URL (SVC_RPC_URLS; redacted: URLs may carry API keys). */
+  readonly rpcUrls?: Redacted.Redacted<string> | undefined
+  /** `/v1` requests per client per window (default 120). */
+  readonly aggregatorRateLimit?: number | undefined
+  /** Quote and build POSTs per client per window (default 20). */
+  readonly aggregatorQuoteBuildRateLimit?: number | undefined
+  /** Window of the aggregator limits, seconds (default 60). */
+  readonly aggregatorRateWindowSeconds?: number | undefined
+  /** Allowed browser Origins on `/v1`; empty: all allowed. */
+  readonly aggregatorOrigins?: ReadonlyArray<string> | undefined
+  /** Cap of a quote's validity, seconds (default none). */
+  readonly quoteTtlSeconds?: number | undefined
 }
 
 const optionalString = (name: string) => Config.option(Config.String(name))
@@ -77,7 +98,17 @@ const serverConfig = Config.all({
   permitRateWindowSeconds: Config.Int("SVC_PERMIT_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
   sseMaxSubscribers: Config.Int("SVC_SSE_MAX_SUBSCRIBERS").pipe(Config.withDefault(10_000)),
   sseHeartbeatMs: Config.Int("SVC_SSE_HEARTBEAT_MS").pipe(Config.withDefault(15_000)),
-  logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(Config.map(Option.getOrUndefined)),
+  rpcUrls: Config.option(Config.Redacted("SVC_RPC_URLS")).pipe(Config.map(Option.getOrUndefined)),
+  aggregatorRateLimit: Config.Int("SVC_AGGREGATOR_RATE_LIMIT").pipe(Config.withDefault(120)),
+  aggregatorQuoteBuildRateLimit: Config.Int("SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT").pipe(Config.withDefault(20)),
+  aggregatorRateWindowSeconds: Config.Int("SVC_AGGREGATOR_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
+  aggregatorOrigins: Config.String("SVC_AGGREGATOR_ORIGINS").pipe(
+    Config.withDefault(""),
+    Config.map((list) => list.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
+  ),
+  quoteTtlSeconds: Config.option(Config.Int("SVC_QUOTE_TTL_SECONDS")).pipe(Config.map(Option.getOrUndefined))
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
@@ -102,6 +133,17 @@ const validate = (config: ServerConfig) =>
     yield* check(config.permitRateWindowSeconds >= 1, "SVC_PERMIT_RATE_WINDOW_SECONDS: at least 1")
     yield* check(config.sseMaxSubscribers >= 1, "SVC_SSE_MAX_SUBSCRIBERS: at least 1")
     yield* check(config.sseHeartbeatMs >= 100 && config.sseHeartbeatMs <= 15_000, "SVC_SSE_HEARTBEAT_MS: 100 to 15000")
+    if (Option.isSome(config.serverSecret)) {
+      yield* check(Redacted.value(config.serverSecret.value).length >= 32, "SVC_SERVER_SECRET: at least 32 characters (value not shown)")
+    }
+    const positive = (value: number | undefined, name: string) => check(value === undefined || value >= 1, `${name}: at least 1`)
+    yield* positive(config.aggregatorRateLimit, "SVC_AGGREGATOR_RATE_LIMIT")
+    yield* positive(config.aggregatorQuoteBuildRateLimit, "SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT")
+    yield* positive(config.aggregatorRateWindowSeconds, "SVC_AGGREGATOR_RATE_WINDOW_SECONDS")
+    yield* positive(config.quoteTtlSeconds, "SVC_QUOTE_TTL_SECONDS")
+    for (const origin of config.aggregatorOrigins ?? []) {
+      yield* check(URL.canParse(origin) && /^https?:$/.test(new URL(origin).protocol), `SVC_AGGREGATOR_ORIGINS: ${origin} is not an http(s) origin`)
+    }
     if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
       yield* check(/^postgres(?:ql)?:\/\//.test(url), "DATABASE_URL: only postgres:// or postgresql:// URLs are supported")

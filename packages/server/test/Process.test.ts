@@ -108,7 +108,7 @@ describe("svc serve as a process", () => {
     const waitFor = async (predicate: () => Promise<boolean>) => {
       const deadline = Date.now() + 10_000
       while (Date.now() < deadline) {
-        if (await predicate()) return
+        if (await predicate().catch(() => false)) return
         await new Promise((r) => setTimeout(r, 100))
       }
       throw new Error("condition not reached within 10 s")
