@@ -1,0 +1,115 @@
+/**
+ * Discovery: the solver manifest (`/.well-known/svc-solver.json`) and the
+ * aggregator manifest (`/.well-known/svc-aggregator.json`), validated. Every
+ * endpoint the client calls comes from them, never from string templates.
+ *
+ * @since 0.1.0
+ */
+import { AggregatorManifest } from "@svc/core/schema/Aggregator"
+import { SolverDiscovery } from "@svc/core/schema/Discovery"
+import { Result, Schema } from "effect"
+import { getAddress } from "viem"
+import { DiscoveryInvalid } from "./Errors.ts"
+
+/**
+ * A validated solver manifest.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Discovery {
+  /** Where the manifest was read. */
+  readonly url: string
+  readonly manifest: SolverDiscovery
+  /** The signer every feed and permit must recover to: the pinned signer, or the manifest's feedSigner (EIP-55). */
+  readonly expectedSigner: string
+}
+
+/**
+ * A validated aggregator manifest.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AggregatorDiscovery {
+  readonly url: string
+  readonly manifest: AggregatorManifest
+  /** The permit authority: the pinned signer, or the manifest's feedSigner (EIP-55). */
+  readonly expectedSigner: string
+}
+
+const decodeSolver = Schema.decodeUnknownResult(SolverDiscovery)
+const decodeAggregator = Schema.decodeUnknownResult(AggregatorManifest)
+
+const firstLines = (message: string) => message.split("\n").slice(0, 3).join(" ")
+
+const checkUrls = (url: string, endpoints: Readonly<Record<string, string>>): string | undefined => {
+  for (const [name, value] of Object.entries(endpoints)) {
+    if (!/^https?:\/\//i.test(value)) return `endpoints.${name} is not an http(s) URL`
+  }
+  return url.length === 0 ? "no URL" : undefined
+}
+
+const expected = (url: string, declared: string, pinned: string | undefined): Result.Result<string, DiscoveryInvalid> => {
+  const declaredSigner = getAddress(declared.toLowerCase())
+  if (pinned === undefined) return Result.succeed(declaredSigner)
+  const pinnedSigner = getAddress(pinned.toLowerCase())
+  return pinnedSigner === declaredSigner
+    ? Result.succeed(pinnedSigner)
+    : Result.fail(new DiscoveryInvalid({ url, reason: `feedSigner ${declaredSigner} is not the pinned signer ${pinnedSigner}` }))
+}
+
+/**
+ * Validates a solver manifest body.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const solverDiscovery = (url: string, body: unknown, pinnedSigner?: string): Result.Result<Discovery, DiscoveryInvalid> => {
+  const decoded = decodeSolver(body, { errors: "first" })
+  if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  const manifest = decoded.success
+  const bad = checkUrls(url, manifest.endpoints)
+  if (bad !== undefined) return Result.fail(new DiscoveryInvalid({ url, reason: bad }))
+  return Result.map(expected(url, manifest.feedSigner, pinnedSigner), (expectedSigner) => ({ url, manifest, expectedSigner }))
+}
+
+/**
+ * Validates an aggregator manifest body.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const aggregatorDiscovery = (
+  url: string,
+  body: unknown,
+  pinnedSigner?: string
+): Result.Result<AggregatorDiscovery, DiscoveryInvalid> => {
+  const decoded = decodeAggregator(body, { errors: "first" })
+  if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  const manifest = decoded.success
+  const bad = checkUrls(url, manifest.endpoints)
+  if (bad !== undefined) return Result.fail(new DiscoveryInvalid({ url, reason: bad }))
+  return Result.map(expected(url, manifest.feedSigner, pinnedSigner), (expectedSigner) => ({ url, manifest, expectedSigner }))
+}
+
+/**
+ * Fills a `{name}` template of the manifest (`routeDetailTemplate`,
+ * `permitStatusTemplate`) with a path-safe value.
+ *
+ * @category endpoints
+ * @since 0.1.0
+ */
+export const fillTemplate = (template: string, name: string, value: string): string =>
+  template.replace(`{${name}}`, encodeURIComponent(value))
+
+/**
+ * The default manifest URLs of a base URL (`https://solver.example` gives
+ * `https://solver.example/.well-known/svc-solver.json` and
+ * `.../svc-aggregator.json`; a path prefix is kept).
+ *
+ * @category endpoints
+ * @since 0.1.0
+ */
+export const wellKnown = (base: string, document: "svc-solver.json" | "svc-aggregator.json"): string =>
+  `${base.replace(/\/+$/, "")}/.well-known/${document}`

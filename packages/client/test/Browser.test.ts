@@ -1,0 +1,69 @@
+/**
+ * The default entry works in a browser bundle: a vite library build for the
+ * browser of `src/index.ts` resolves no Node built-in module anywhere in its
+ * import graph (a plugin records every `node:*` or built-in id; vite would
+ * otherwise replace them with an empty browser stub), and the sources import
+ * only @svc/core's browser-safe modules, effect and viem.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { builtinModules } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { build, type Plugin } from "vite"
+
+const root = new URL("../", import.meta.url).pathname
+
+/** Bundles `entry` for the browser; returns the Node modules it tried to import and the code. */
+const bundle = async (entry: string) => {
+  const nodeImports: Array<string> = []
+  const guard: Plugin = {
+    name: "svc-no-node-builtins",
+    enforce: "pre",
+    resolveId(id, importer) {
+      const bare = id.replace(/^node:/, "")
+      if (id.startsWith("node:") || builtinModules.includes(bare)) nodeImports.push(`${id} (from ${importer ?? "?"})`)
+      return null
+    }
+  }
+  const result = await build({
+    configFile: false,
+    logLevel: "silent",
+    root,
+    build: { write: false, minify: false, lib: { entry, formats: ["es"], fileName: "bundle" } },
+    plugins: [guard]
+  })
+  const outputs = (Array.isArray(result) ? result : [result]) as Array<{ output: Array<{ type: string; code?: string }> }>
+  const code = outputs.flatMap((o) => o.output).map((c) => c.code ?? "").join("\n")
+  return { nodeImports, code }
+}
+
+describe("browser bundle", () => {
+  it("the default entry bundles for the browser without any Node built-in", async () => {
+    const { nodeImports, code } = await bundle(`${root}src/index.ts`)
+    assert.deepStrictEqual(nodeImports, [])
+    assert.notInclude(code, "__vite-browser-external")
+    assert.include(code, "SVC_SDK_FEED_HASH_MISMATCH")
+    assert.include(code, "text/event-stream")
+  }, 60_000)
+
+  it("the check catches a Node import (negative control)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-client-bundle-"))
+    writeFileSync(join(dir, "entry.ts"), "import { readFileSync } from \"node:fs\"\nexport const f = () => readFileSync\n")
+    const { nodeImports } = await bundle(join(dir, "entry.ts"))
+    assert.deepStrictEqual(nodeImports.map((i) => i.split(" ")[0]), ["node:fs"])
+  }, 60_000)
+
+  it("the sources import only @svc/core protocol modules, effect and viem", () => {
+    const files = (readdirSync(`${root}src`, { recursive: true }) as Array<string>).filter((f) => f.endsWith(".ts"))
+    const specifiers = files.flatMap((f) =>
+      [...readFileSync(`${root}src/${f}`, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)].map((m) => m[1]!)
+    )
+    const external = [...new Set(specifiers.filter((s) => !s.startsWith(".")))].sort()
+    for (const s of external) {
+      assert.match(s, /^(?:effect|viem|@svc\/core\/(?:schema\/[A-Za-z]+|[A-Za-z]+))$/, s)
+    }
+    // the engine modules of @svc/core (stores, publisher, WebAssembly hashing) are never pulled in
+    assert.isFalse(external.some((s) => /Publisher|Store|Solver|Permits$|Signer/.test(s)), external.join(","))
+  })
+})
