@@ -56,8 +56,8 @@ export const readDocument = (path: string, what: string) =>
 
 const logLayer = (level: ServerConfig.ServerConfig["logLevel"]) =>
   Layer.mergeAll(
-    Logger.layer([Logger.consoleJson]),
-    Layer.succeed(References.LogToStderr, true),
+    // JSON lines on standard error; standard output carries only the start-up lines
+    Logger.layer([Logger.withConsoleError(Logger.formatJson)]),
     Layer.succeed(
       References.MinimumLogLevel,
       level === "none" ? "None" : level === "warning" ? "Warn" : level === "trace" ? "Trace" : level === "debug" ? "Debug" : level === "error" ? "Error" : "Info"

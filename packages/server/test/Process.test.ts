@@ -20,6 +20,8 @@ interface Running {
   readonly child: ChildProcess
   readonly url: string
   readonly exit: Promise<number | null>
+  /** Everything written to stdout so far. */
+  readonly stdout: () => string
 }
 
 const start = (dataDir: string): Promise<Running> =>
@@ -35,7 +37,7 @@ const start = (dataDir: string): Promise<Running> =>
     child.stdout!.on("data", (d) => {
       out += d
       const m = /svc listening on (\S+)/.exec(out)
-      if (m !== null) resolve({ child, url: m[1]!, exit })
+      if (m !== null) resolve({ child, url: m[1]!, exit, stdout: () => out })
     })
     exit.then((code) => reject(new Error(`server exited ${code}: ${err}`)))
     setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), 30_000)
@@ -93,6 +95,8 @@ describe("svc serve as a process", () => {
     const stream = sseReader(await fetch(`${server.url}/api/v6/solver-feed/events`))
     const feed = await stream.nextEvent()
     assert.strictEqual(feed?.event, "feed")
+    // stdout carries only the start-up lines; logs are JSON lines on stderr
+    for (const line of server.stdout().trim().split("\n")) assert.match(line, /^svc /)
     server.child.kill("SIGTERM")
     const closed = await stream.nextEvent(10_000)
     assert.strictEqual(closed?.event, "publication-closed")
