@@ -24,8 +24,12 @@ import { type RouteCounters, Store } from "./Store.ts"
  * @since 0.1.0
  */
 export class RouteMetricsService extends Context.Service<RouteMetricsService, {
-  /** Counts one exposure of each route (synchronous, in memory). */
-  readonly exposed: (routeIds: Iterable<string>) => void
+  /**
+   * Counts one exposure of each route of a list (synchronous, in memory, O(1)):
+   * pass the same array for the same view so that repeated exposures cost one map
+   * update each; the counts are spread over the routes when flushed.
+   */
+  readonly exposed: (routeIds: ReadonlyArray<string>) => void
   /** The metrics of a route (flushing pending exposures first). */
   readonly metrics: (routeId: string) => Effect.Effect<RouteMetrics>
   /** Writes pending exposures to the store. */
@@ -66,8 +70,17 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
     RouteMetricsService,
     Effect.gen(function*() {
       const store = yield* Store
+      // exposures per list of route ids (one entry per served view), spread at flush time
+      let views = new Map<ReadonlyArray<string>, number>()
       let pending = new Map<string, number>()
       const flush = Effect.suspend(() => {
+        for (const [routeIds, count] of views) {
+          for (const id of routeIds) {
+            const key = id.toLowerCase()
+            pending.set(key, (pending.get(key) ?? 0) + count)
+          }
+        }
+        views = new Map()
         if (pending.size === 0) return Effect.void
         const batch = pending
         pending = new Map()
@@ -84,10 +97,7 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
       yield* Effect.addFinalizer(() => flush)
       return RouteMetricsService.of({
         exposed: (routeIds) => {
-          for (const id of routeIds) {
-            const key = id.toLowerCase()
-            pending.set(key, (pending.get(key) ?? 0) + 1)
-          }
+          if (routeIds.length > 0) views.set(routeIds, (views.get(routeIds) ?? 0) + 1)
         },
         metrics: (routeId) =>
           flush.pipe(

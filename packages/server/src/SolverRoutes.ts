@@ -65,6 +65,18 @@ export const unavailable = (e: Publisher.PublicationUnavailable) =>
 
 const FEED_VARY = "Accept-Encoding"
 
+const viewRouteIds = new WeakMap<Publisher.FeedView, ReadonlyArray<string>>()
+
+/** The route ids of a view, computed once per view (metrics count exposures per view). */
+const routeIdsOf = (view: Publisher.FeedView, routes: ReadonlyArray<{ readonly routeId: string }>) => {
+  let ids = viewRouteIds.get(view)
+  if (ids === undefined) {
+    ids = view.routeIndexes.map((i) => routes[i]!.routeId)
+    viewRouteIds.set(view, ids)
+  }
+  return ids
+}
+
 /** GET /api/v6/solver-feed */
 const getFeed = (request: Request) =>
   Effect.gen(function*() {
@@ -85,8 +97,7 @@ const getFeed = (request: Request) =>
       return Http.empty(304, { ...headers, "cache-control": Http.CacheControl.revalidate })
     }
     const metrics = yield* RouteMetrics.RouteMetricsService
-    const routes = current.success.routes
-    metrics.exposed(view.routeIndexes.map((i) => routes[i]!.routeId))
+    metrics.exposed(routeIdsOf(view, current.success.routes))
     const { body, coding } = yield* Compression.encoded(view.body, Compression.negotiate(request.header("accept-encoding")))
     return Http.jsonBytes(
       200,

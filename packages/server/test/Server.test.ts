@@ -151,7 +151,14 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         assert.include(feedText, routeText)
         const parsed = JSON.parse(body)
         assert.strictEqual(parsed.ok, true)
-        assert.isBoolean(parsed.metrics.telemetryAvailable)
+        assert.isTrue(parsed.metrics.telemetryAvailable)
+        // the feed GETs above exposed the route
+        assert.isAtLeast(parsed.metrics.feed_exposures, 1)
+        const before = parsed.metrics.feed_exposures
+        yield* text(yield* get("/api/v6/solver-feed"))
+        yield* text(yield* get("/api/v6/solver-feed?sourceChainId=8453"))
+        const after = JSON.parse(yield* text(yield* get(`/api/v6/routes/${route.routeId}`)))
+        assert.strictEqual(after.metrics.feed_exposures, before + 2)
         for (const id of [`0x${"00".repeat(32)}`, "0x1234", "not-a-route"]) {
           const missing = yield* get(`/api/v6/routes/${id}`)
           assert.strictEqual(missing.status, 404, id)
