@@ -5,11 +5,13 @@
  * @since 0.1.0
  */
 import { NodeServices } from "@effect/platform-node"
+import { Cli as Conformance } from "@svc/conformance"
 import { Server } from "@svc/server"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
 import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
+import { newConnector } from "./NewConnector.ts"
 import * as Protocol from "./Protocol.ts"
 
 /** The version printed by `svc --version`. */
@@ -79,6 +81,11 @@ const serve = Command.make("serve", {}, () =>
     Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
   )
 
+const conformance = Conformance.makeCommand({
+  failed: (message) => new Invalid({ message }),
+  badInput: (message) => new BadInput({ message })
+})
+
 /**
  * The root command.
  *
@@ -87,7 +94,7 @@ const serve = Command.make("serve", {}, () =>
  */
 export const svc = Command.make("svc").pipe(
   Command.withDescription("svc: V6 solver toolkit"),
-  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve, admin])
+  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve, admin, newConnector, conformance])
 )
 
 /**

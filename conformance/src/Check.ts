@@ -1,0 +1,264 @@
+/**
+ * The check model: a named, single-purpose verification of one behaviour of a
+ * deployment, in a group, with a structured verdict.
+ *
+ * A check is an Effect that succeeds (passed) or fails with one of:
+ *
+ * - {@link CheckFailed}: the deployment departs from the spec; each
+ *   {@link Failure} says what was expected, what came back, and carries the
+ *   exchange that shows it (for the curl reproduction);
+ * - {@link Inconclusive}: the check could not decide (the behaviour needs time
+ *   that did not pass within `--timeout`, or the deployment rate-limited it);
+ * - {@link Skip}: the check does not apply (the aggregator is not deployed, a
+ *   read-only run, a prerequisite failed).
+ *
+ * @since 0.1.0
+ */
+import { Data, Effect, Result, Schema } from "effect"
+import { describeSchemaError, strictParseOptions } from "@svc/core"
+import type { Exchange } from "./Exchange.ts"
+import type { Fixtures } from "./Fixtures.ts"
+import type { Observer } from "./Observer.ts"
+import type { Options } from "./RunOptions.ts"
+import type { Transport } from "./Transport.ts"
+
+/**
+ * What a check may use: the transport, the run's options, the fixtures and the
+ * publication observer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Services = Transport | Options | Fixtures | Observer
+
+/**
+ * The groups, in run order.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const GROUPS = [
+  "discovery",
+  "openapi",
+  "http",
+  "feed",
+  "etag",
+  "route",
+  "sse",
+  "permits",
+  "negative",
+  "aggregator",
+  "timing",
+  "responses"
+] as const
+
+/**
+ * A group name.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Group = (typeof GROUPS)[number]
+
+/**
+ * What each group verifies (for `--help`, the list command and the docs).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const GROUP_TITLES: Readonly<Record<Group, string>> = {
+  discovery: "discovery documents: schemas, constants, endpoint URLs, scanner-hint consistency",
+  openapi: "openapi.json: valid OpenAPI 3.1, every spec operation present",
+  http: "paths, methods, CORS and cache headers",
+  feed: "the signed feed: strict schema, hash, signer, validity, counts, views, filters",
+  etag: "feed ETag and 304",
+  route: "route detail equals the signed route",
+  sse: "the event stream, read incrementally: names, ids, Last-Event-ID rules, verification, no replay",
+  permits: "permit requests: message bytes, create, idempotency, conflicts, limits, digest, payload, status",
+  negative: "generated malformed inputs per operation: documented 4xx with the error body, never 5xx",
+  aggregator: "aggregator operations (/v1), when deployed",
+  timing: "behaviour that needs time: a new publication, quote expiry",
+  responses: "run-wide: every response recorded during the run (schemas, integers, statuses)"
+}
+
+/**
+ * A verdict.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Status = "passed" | "failed" | "inconclusive" | "skipped"
+
+/**
+ * One departure from the spec.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Failure {
+  /** What is wrong, in one line. */
+  readonly title: string
+  readonly expected: string
+  readonly actual: string
+  /** The exchange that shows it (request for the curl reproduction, response as received). */
+  readonly exchange?: Exchange | undefined
+}
+
+/**
+ * The check found departures.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class CheckFailed extends Data.TaggedError("CheckFailed")<{ readonly failures: ReadonlyArray<Failure> }> {
+  override get message(): string {
+    return this.failures.map((f) => f.title).join("; ")
+  }
+}
+
+/**
+ * The check could not decide.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Inconclusive extends Data.TaggedError("Inconclusive")<{ readonly reason: string }> {}
+
+/**
+ * The check does not apply.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Skip extends Data.TaggedError("Skip")<{ readonly reason: string }> {}
+
+/**
+ * The requirement of a check.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface CheckDefinition<R> {
+  /** snake_case, unique in the registry. */
+  readonly name: string
+  readonly group: Group
+  /** What the check verifies, in one line. */
+  readonly title: string
+  /** Where the rule comes from: `spec §4 ...` or `decisions: ...`. */
+  readonly reference: string
+  /** True when the check sends a request that can create a permit (skipped by --read-only). */
+  readonly createsPermit?: boolean | undefined
+  readonly run: Effect.Effect<void, CheckFailed | Inconclusive | Skip, R>
+}
+
+/**
+ * A registered check.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Check<R = Services> extends CheckDefinition<R> {
+  readonly createsPermit: boolean
+}
+
+/**
+ * Defines a check.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = <R>(definition: CheckDefinition<R>): Check<R> => {
+  if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) throw new Error(`check name ${definition.name} is not snake_case`)
+  return { ...definition, createsPermit: definition.createsPermit ?? false }
+}
+
+// ---------------------------------------------------------------------------
+// Failing
+// ---------------------------------------------------------------------------
+
+/**
+ * Fails the check with one failure.
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> => Effect.fail(new CheckFailed({ failures: [failure] }))
+
+/**
+ * Collects failures and fails at the end when there are any (for checks that
+ * verify many items and should report every departure, not only the first).
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const collector = () => {
+  const failures: Array<Failure> = []
+  return {
+    add: (failure: Failure) => void failures.push(failure),
+    get size() {
+      return failures.length
+    },
+    /** Succeeds when nothing was added, else fails with everything added (at most 20 reported). */
+    done: Effect.suspend(() =>
+      failures.length === 0 ? Effect.void : Effect.fail(new CheckFailed({ failures: failures.slice(0, 20) }))
+    )
+  }
+}
+
+/**
+ * Renders a value for `expected`/`actual` (truncated).
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const show = (value: unknown, max = 300): string => {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text
+}
+
+/**
+ * The schema issues of a value against a schema decoded strictly (unknown keys
+ * rejected), as lines `path: message`; empty when it decodes.
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const schemaIssues = (schema: Schema.Decoder<unknown>, value: unknown): ReadonlyArray<string> => {
+  const result = Schema.decodeUnknownResult(schema)(value, strictParseOptions)
+  if (Result.isSuccess(result)) return []
+  return describeSchemaError(result.failure).map((i) => `${i.path.length === 0 ? "$" : `$.${i.path.join(".")}`}: ${i.message}`)
+}
+
+/**
+ * Fails unless the value decodes strictly.
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const expectSchema = <S extends Schema.Decoder<unknown>>(
+  schema: S,
+  value: unknown,
+  what: string,
+  exchange?: Exchange
+): Effect.Effect<S["Type"], CheckFailed> => {
+  const issues = schemaIssues(schema, value)
+  if (issues.length === 0) return Effect.succeed(value as S["Type"])
+  return fail({
+    title: `${what} does not match its schema`,
+    expected: `a strict ${schemaName(schema)} (unknown fields rejected)`,
+    actual: issues.slice(0, 8).join("; ") + (issues.length > 8 ? ` (+${issues.length - 8} more)` : ""),
+    exchange
+  })
+}
+
+/**
+ * The identifier of a schema, for messages.
+ *
+ * @category failing
+ * @since 0.1.0
+ */
+export const schemaName = (schema: Schema.Decoder<unknown>): string => {
+  const ast = (schema as unknown as Schema.Top).ast
+  const id = ast?.annotations?.identifier
+  return typeof id === "string" ? id : "schema"
+}

@@ -1,0 +1,252 @@
+/**
+ * The command line: `svc conformance --url <base>` (also the package's own
+ * `svc-conformance` bin), `svc conformance replay <report>` and `svc
+ * conformance list`.
+ *
+ * The command tree is built by {@link makeCommand} with the caller's error
+ * constructors, so that the `svc` tool maps "checks failed" to its own exit 1
+ * and bad input to its exit 2.
+ *
+ * @since 0.1.0
+ */
+import { Effect, FileSystem, Option, Result, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { type Check, GROUP_TITLES, GROUPS } from "./Check.ts"
+import * as Registry from "./Registry.ts"
+import { type Report, ReportInput } from "./Report.ts"
+import * as Reporters from "./Reporters.ts"
+import * as RunOptions from "./RunOptions.ts"
+import * as Runner from "./Runner.ts"
+import * as Transport from "./Transport.ts"
+
+/**
+ * How the caller turns the two failure kinds into its errors.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ErrorMapping<F, B> {
+  /** Checks failed (exit 1). */
+  readonly failed: (message: string) => F
+  /** The invocation is wrong: a bad flag value, an unreadable report (exit 2). */
+  readonly badInput: (message: string) => B
+}
+
+/**
+ * Where the console output goes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Output {
+  readonly write: (text: string) => void
+  readonly tty: boolean
+  readonly color: boolean
+}
+
+/**
+ * The process's standard output.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const stdout = (): Output => ({
+  write: (text) => void process.stdout.write(text),
+  tty: process.stdout.isTTY === true,
+  color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+})
+
+/**
+ * What {@link execute} runs and where it reports.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ExecuteOptions {
+  /** The checks (default: the whole registry; the options select among them). */
+  readonly checks?: ReadonlyArray<Check> | undefined
+  /** The console (default: standard output). */
+  readonly output?: Output | undefined
+  /** The fetch implementation (default: the global fetch). */
+  readonly fetch?: typeof globalThis.fetch | undefined
+}
+
+/**
+ * Runs checks against a deployment over HTTP, with the console reporter on
+ * the output and the report files of the options, and returns the report.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const execute = (options: RunOptions.RunOptions, run: ExecuteOptions = {}) =>
+  Effect.gen(function*() {
+    const reporters = [Reporters.consoleReporter(run.output ?? stdout()), ...(yield* Reporters.fileReporters(options.reports))]
+    return yield* Runner.runScoped(run.checks ?? Registry.all, reporters).pipe(
+      Effect.provide(Transport.layer({
+        baseUrl: options.baseUrl,
+        timeoutMs: options.timeoutSeconds * 1000,
+        rate: options.rate,
+        fetch: run.fetch
+      })),
+      Effect.provideService(RunOptions.Options, options)
+    )
+  })
+
+const list = (values: Option.Option<string>) =>
+  Option.match(values, { onNone: () => [], onSome: (v) => v.split(",").map((s) => s.trim()).filter((s) => s.length > 0) })
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const KEY = /^0x[0-9a-fA-F]{64}$/
+
+interface Shared {
+  readonly timeout: Option.Option<number>
+  readonly rate: Option.Option<number>
+  readonly walletKey: Option.Option<string>
+  readonly report: Option.Option<string>
+}
+
+const validateShared = (shared: Shared): string | undefined => {
+  if (Option.isSome(shared.timeout) && !(shared.timeout.value > 0)) return "--timeout must be a positive number of seconds"
+  if (Option.isSome(shared.rate) && !(shared.rate.value > 0)) return "--rate must be a positive number of requests per second"
+  if (Option.isSome(shared.walletKey) && !KEY.test(shared.walletKey.value)) return "--wallet-key must be 0x followed by 64 hex digits"
+  return undefined
+}
+
+const validateUrl = (url: string): string | undefined =>
+  URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) ? undefined : `--url ${url} is not an http(s) URL`
+
+const sharedFlags = {
+  timeout: Flag.Finite("timeout").pipe(
+    Flag.withDescription(`per-request timeout and the wait of time-dependent checks, seconds (default ${RunOptions.DEFAULTS.timeoutSeconds})`),
+    Flag.optional
+  ),
+  rate: Flag.Finite("rate").pipe(Flag.withDescription("requests per second (default: unlimited); a 429 with Retry-After is waited out"), Flag.optional),
+  walletKey: Flag.String("wallet-key").pipe(
+    Flag.withDescription("private key of the test wallet that signs permit requests (a key with no funds); generated when absent"),
+    Flag.optional
+  ),
+  report: Flag.String("report").pipe(Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH"), Flag.optional)
+}
+
+/**
+ * The text of `svc conformance list`.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const listText = (checks: ReadonlyArray<Check> = Registry.all): string =>
+  GROUPS.map((g) => {
+    const inGroup = checks.filter((c) => c.group === g)
+    return `${g}: ${GROUP_TITLES[g]}\n${inGroup.map((c) => `  ${c.name}${c.createsPermit ? " [creates a permit]" : ""}\n      ${c.title}`).join("\n")}`
+  }).join("\n\n") + "\n"
+
+/**
+ * The command tree.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Output = stdout) => {
+  const bad = (message: string) => Effect.fail(errors.badInput(message))
+  const verdict = (report: Report) =>
+    report.summary.failed === 0 ? Effect.void : Effect.fail(errors.failed(`${report.summary.failed} check(s) failed`))
+
+  const replay = Command.make("replay", {
+    file: Argument.String("report").pipe(Argument.withDescription("a JSON report written with --report json=PATH")),
+    url: Flag.String("url").pipe(Flag.withDescription("base URL to replay against (default: the report's)"), Flag.optional),
+    ...sharedFlags
+  }, (input) =>
+    Effect.gen(function*() {
+      const problem = validateShared(input) ?? Option.match(input.url, { onNone: () => undefined, onSome: validateUrl })
+      if (problem !== undefined) return yield* bad(problem)
+      const fs = yield* FileSystem.FileSystem
+      const text = yield* fs.readFileString(input.file).pipe(Effect.catch(() => bad(`cannot read ${input.file}`)))
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return yield* bad(`${input.file} is not JSON`)
+      }
+      const decoded = Schema.decodeUnknownResult(ReportInput)(json)
+      if (Result.isFailure(decoded)) return yield* bad(`${input.file} is not a conformance report (SVC_CONFORMANCE_REPORT_V1)`)
+      const previous = decoded.success
+      const failed = previous.results.filter((r) => r.status === "failed").map((r) => r.name)
+      const out = output()
+      if (failed.length === 0) {
+        out.write(`no failed checks in ${input.file}: nothing to replay\n`)
+        return
+      }
+      const unknown = failed.filter((n) => Registry.find(n) === undefined)
+      if (unknown.length > 0) return yield* bad(`the report names checks this version does not have: ${unknown.join(", ")}`)
+      const parsed = Option.isSome(input.report) ? Reporters.parseTargets(input.report.value) : { targets: {} }
+      if ("error" in parsed) return yield* bad(parsed.error)
+      const options = RunOptions.make({
+        baseUrl: Option.getOrElse(input.url, () => previous.baseUrl),
+        only: failed,
+        seed: previous.options.seed,
+        maxExamples: previous.options.maxExamples,
+        timeoutSeconds: Option.getOrElse(input.timeout, () => previous.options.timeoutSeconds),
+        readOnly: previous.options.readOnly,
+        reports: parsed.targets,
+        ...(Option.isSome(input.rate) ? { rate: input.rate.value } : previous.options.rate === undefined ? {} : { rate: previous.options.rate }),
+        ...(previous.options.signer === undefined ? {} : { signer: previous.options.signer }),
+        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {})
+      })
+      out.write(`replaying ${failed.length} failed check(s) of ${input.file} (seed ${options.seed})\n\n`)
+      const report = yield* execute(options, { output: out })
+      const still = report.results.filter((r) => r.status === "failed").map((r) => r.name)
+      const fixed = failed.filter((n) => !still.includes(n))
+      out.write(`\nfixed: ${fixed.length === 0 ? "none" : fixed.join(", ")}\nstill failing: ${still.length === 0 ? "none" : still.join(", ")}\n`)
+      yield* verdict(report)
+    })).pipe(Command.withDescription("re-run the failed checks of a JSON report (same seed); exit 0 when none fails any more"))
+
+  const listCommand = Command.make("list", {}, () => Effect.sync(() => output().write(listText()))).pipe(
+    Command.withDescription("list the checks by group")
+  )
+
+  return Command.make("conformance", {
+    url: Flag.String("url").pipe(Flag.withDescription("base URL of the deployment, e.g. https://solver.example"), Flag.optional),
+    only: Flag.String("only").pipe(Flag.withDescription(`groups or check names to run, comma-separated (groups: ${GROUPS.join(", ")})`), Flag.optional),
+    skip: Flag.String("skip").pipe(Flag.withDescription("groups or check names to leave out, comma-separated"), Flag.optional),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("seed of the generated inputs (default: random, printed)"), Flag.optional),
+    maxExamples: Flag.Int("max-examples").pipe(
+      Flag.withDescription(`generated inputs per operation (default ${RunOptions.DEFAULTS.maxExamples})`),
+      Flag.optional
+    ),
+    signer: Flag.String("signer").pipe(Flag.withDescription("the pinned feed signer / permit authority (default: the manifest's feedSigner)"), Flag.optional),
+    readOnly: Flag.Boolean("read-only").pipe(Flag.withDescription("skip every check that can create a permit (production)"), Flag.withDefault(false)),
+    ...sharedFlags
+  }, (input) =>
+    Effect.gen(function*() {
+      if (Option.isNone(input.url)) return yield* bad("--url is required (the deployment's base URL), e.g. svc conformance --url http://127.0.0.1:8787")
+      const only = list(input.only)
+      const skip = list(input.skip)
+      const unknown = Runner.unknownSelectors(Registry.all, [...only, ...skip])
+      const problem = validateUrl(input.url.value) ??
+        validateShared(input) ??
+        (unknown.length > 0 ? `unknown group or check: ${unknown.join(", ")} (see svc conformance list)` : undefined) ??
+        (Option.isSome(input.signer) && !ADDRESS.test(input.signer.value) ? "--signer must be an address (0x followed by 40 hex digits)" : undefined) ??
+        (Option.isSome(input.maxExamples) && input.maxExamples.value < 1 ? "--max-examples must be at least 1" : undefined)
+      if (problem !== undefined) return yield* bad(problem)
+      const parsed = Option.isSome(input.report) ? Reporters.parseTargets(input.report.value) : { targets: {} }
+      if ("error" in parsed) return yield* bad(parsed.error)
+      const options = RunOptions.make({
+        baseUrl: input.url.value,
+        only,
+        skip,
+        readOnly: input.readOnly,
+        reports: parsed.targets,
+        ...(Option.isSome(input.seed) ? { seed: input.seed.value } : {}),
+        ...(Option.isSome(input.maxExamples) ? { maxExamples: input.maxExamples.value } : {}),
+        ...(Option.isSome(input.timeout) ? { timeoutSeconds: input.timeout.value } : {}),
+        ...(Option.isSome(input.rate) ? { rate: input.rate.value } : {}),
+        ...(Option.isSome(input.signer) ? { signer: input.signer.value } : {}),
+        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {})
+      })
+      const report = yield* execute(options, { output: output() })
+      yield* verdict(report)
+    })).pipe(
+      Command.withDescription("check a deployment against the V6 interface over HTTP; exit 0 only when no check failed"),
+      Command.withSubcommands([replay, listCommand])
+    )
+}

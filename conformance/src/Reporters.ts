@@ -1,0 +1,251 @@
+/**
+ * Reporters: the console (a live progress line per group, then a summary
+ * table and, for each failure, the check, what was expected, what came back
+ * and a curl command that reproduces it), and the report files: JUnit XML,
+ * the JSON report (read back by replay) and NDJSON events as they happen.
+ *
+ * @since 0.1.0
+ */
+import { Effect, FileSystem, Path } from "effect"
+import { GROUP_TITLES, type Group } from "./Check.ts"
+import type { CheckResult, Counts, Report, RunEvent } from "./Report.ts"
+import type { ReportTargets } from "./RunOptions.ts"
+import type { Reporter } from "./Runner.ts"
+
+// ---------------------------------------------------------------------------
+// Console
+// ---------------------------------------------------------------------------
+
+/**
+ * Options of the console reporter.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConsoleOptions {
+  readonly write: (text: string) => void
+  /** Redraw the progress line in place (a terminal). */
+  readonly tty: boolean
+  readonly color: boolean
+}
+
+const paint = (on: boolean) => (code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.length))
+const padStart = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.length) + s)
+
+const countsText = (c: Counts) =>
+  `${c.passed} passed, ${c.failed} failed, ${c.inconclusive} inconclusive, ${c.skipped} skipped`
+
+/**
+ * The summary table of a report.
+ *
+ * @category console
+ * @since 0.1.0
+ */
+export const summaryTable = (report: Report): string => {
+  const rows: Array<[string, Counts]> = (Object.entries(report.groups) as Array<[Group, Counts]>).map(([g, c]) => [g, c])
+  rows.push(["total", report.summary])
+  const header = `${pad("group", 12)}${padStart("passed", 8)}${padStart("failed", 8)}${padStart("inconclusive", 14)}${padStart("skipped", 9)}`
+  const line = (name: string, c: Counts) =>
+    `${pad(name, 12)}${padStart(String(c.passed), 8)}${padStart(String(c.failed), 8)}${padStart(String(c.inconclusive), 14)}${padStart(String(c.skipped), 9)}`
+  const sep = "-".repeat(header.length)
+  return [header, sep, ...rows.slice(0, -1).map(([n, c]) => line(n, c)), sep, line(rows[rows.length - 1]![0], rows[rows.length - 1]![1])].join("\n")
+}
+
+const indent = (text: string, by: string) => text.split("\n").map((l) => by + l).join("\n")
+
+/**
+ * The failure section of a report: for each failed check, every failure with
+ * expected, actual and the curl reproduction.
+ *
+ * @category console
+ * @since 0.1.0
+ */
+export const failureText = (results: ReadonlyArray<CheckResult>, color = false): string => {
+  const red = paint(color)("31")
+  const dim = paint(color)("2")
+  const out: Array<string> = []
+  for (const r of results.filter((x) => x.status === "failed")) {
+    out.push(`${red("FAILED")} ${r.name} (${r.group}): ${r.title}`)
+    out.push(dim(`  rule: ${r.reference}`))
+    for (const f of r.failures) {
+      out.push(`  - ${f.title}`)
+      out.push(indent(`expected: ${f.expected}`, "      "))
+      out.push(indent(`actual:   ${f.actual}`, "      "))
+      if (f.curl !== undefined) out.push(indent(`reproduce: ${f.curl}`, "      "))
+    }
+    out.push("")
+  }
+  return out.join("\n")
+}
+
+/**
+ * The console reporter.
+ *
+ * @category reporters
+ * @since 0.1.0
+ */
+export const consoleReporter = (options: ConsoleOptions): Reporter => {
+  const c = paint(options.color)
+  const green = c("32")
+  const red = c("31")
+  const yellow = c("33")
+  const dim = c("2")
+  const bold = c("1")
+  let group: { name: Group; total: number; done: Array<CheckResult>; current: string } | undefined
+
+  const progress = () => {
+    if (group === undefined) return ""
+    const k = group.done
+    const failed = k.filter((r) => r.status === "failed").length
+    return `  ${pad(group.name, 11)} ${padStart(String(k.length), 3)}/${group.total}  ${failed > 0 ? red(`${failed} failed`) : ""} ${dim(group.current)}`
+  }
+
+  const onEvent = (event: RunEvent) =>
+    Effect.sync(() => {
+      switch (event.type) {
+        case "run-started": {
+          const o = event.options
+          options.write(
+            `${bold("svc conformance")} ${event.baseUrl}\n` +
+              dim(`  ${event.checks} checks in ${event.groups.length} group${event.groups.length === 1 ? "" : "s"}; seed ${o.seed}; max examples ${o.maxExamples}; timeout ${o.timeoutSeconds} s${o.rate === undefined ? "" : `; ${o.rate} req/s`}${o.readOnly ? "; read-only" : ""}; wallet ${o.wallet}`) +
+              "\n\n"
+          )
+          return
+        }
+        case "group-started":
+          group = { name: event.group, total: event.checks, done: [], current: "" }
+          if (options.tty) options.write(`\r\x1b[K${progress()}`)
+          return
+        case "check-started":
+          if (group !== undefined) group.current = event.name
+          if (options.tty) options.write(`\r\x1b[K${progress()}`)
+          return
+        case "check-finished":
+          group?.done.push(event.result)
+          if (options.tty) options.write(`\r\x1b[K${progress()}`)
+          return
+        case "group-finished": {
+          const k = event.counts
+          const mark = k.failed > 0 ? red("✗") : k.inconclusive > 0 ? yellow("?") : k.passed === 0 ? dim("-") : green("✓")
+          const line = `${mark} ${pad(event.group, 11)} ${countsText(k)} ${dim(`(${(event.durationMs / 1000).toFixed(1)} s)`)}`
+          options.write(`${options.tty ? "\r\x1b[K" : ""}${line}\n`)
+          group = undefined
+          return
+        }
+        case "run-finished": {
+          const r = event.report
+          options.write(`\n${summaryTable(r)}\n\n`)
+          const failures = failureText(r.results, options.color)
+          if (failures.length > 0) options.write(`${failures}\n`)
+          const other = r.results.filter((x) => x.status === "inconclusive" || (x.status === "skipped" && x.reason !== undefined))
+          if (other.length > 0) {
+            options.write(`${bold("Not decided")}\n`)
+            for (const x of other) options.write(`  ${x.status === "inconclusive" ? yellow("inconclusive") : dim("skipped")} ${x.name}: ${x.reason ?? ""}\n`)
+            options.write("\n")
+          }
+          const notes = [...new Set(r.results.flatMap((x) => x.notes))]
+          if (notes.length > 0) options.write(`${dim(`Transport notes: ${notes.slice(0, 5).join("; ")}`)}\n\n`)
+          options.write(
+            `${r.summary.failed === 0 ? green(bold("PASS")) : red(bold("FAIL"))} ${countsText(r.summary)} in ${(r.durationMs / 1000).toFixed(1)} s\n`
+          )
+          return
+        }
+      }
+    })
+  return { onEvent }
+}
+
+// ---------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------
+
+const xml = (s: string) =>
+  s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+/**
+ * The JUnit XML of a report: one testsuite per group, one testcase per check;
+ * inconclusive and skipped checks are `<skipped>` with their reason.
+ *
+ * @category files
+ * @since 0.1.0
+ */
+export const junit = (report: Report): string => {
+  const seconds = (ms: number) => (ms / 1000).toFixed(3)
+  const groups = [...new Set(report.results.map((r) => r.group))]
+  const suites = groups.map((g) => {
+    const results = report.results.filter((r) => r.group === g)
+    const failed = results.filter((r) => r.status === "failed").length
+    const skipped = results.filter((r) => r.status === "skipped" || r.status === "inconclusive").length
+    const time = results.reduce((t, r) => t + r.durationMs, 0)
+    const cases = results.map((r) => {
+      const open = `    <testcase classname="svc.conformance.${g}" name="${xml(r.name)}" time="${seconds(r.durationMs)}"`
+      if (r.status === "passed") return `${open}/>`
+      if (r.status === "failed") {
+        const text = failureText([r])
+        return `${open}>\n      <failure message="${xml(r.failures[0]?.title ?? r.title)}" type="CheckFailed">${xml(text)}</failure>\n    </testcase>`
+      }
+      return `${open}>\n      <skipped message="${xml(`${r.status}: ${r.reason ?? ""}`)}"/>\n    </testcase>`
+    })
+    return `  <testsuite name="${g}" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${seconds(time)}">\n    <properties><property name="description" value="${xml(GROUP_TITLES[g])}"/></properties>\n${cases.join("\n")}\n  </testsuite>`
+  })
+  const s = report.summary
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-conformance ${xml(report.baseUrl)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped + s.inconclusive}" time="${seconds(report.durationMs)}" timestamp="${report.startedAt}">\n${suites.join("\n")}\n</testsuites>\n`
+}
+
+/**
+ * Parses `--report junit=PATH,json=PATH,ndjson=PATH`.
+ *
+ * @category files
+ * @since 0.1.0
+ */
+export const parseTargets = (text: string): { readonly targets: ReportTargets } | { readonly error: string } => {
+  const targets: Record<string, string> = {}
+  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p.length > 0)) {
+    const i = part.indexOf("=")
+    const kind = i === -1 ? "" : part.slice(0, i)
+    const path = i === -1 ? "" : part.slice(i + 1)
+    if (!["junit", "json", "ndjson"].includes(kind) || path.length === 0) {
+      return { error: `--report: "${part}" is not junit=PATH, json=PATH or ndjson=PATH` }
+    }
+    targets[kind] = path
+  }
+  return { targets }
+}
+
+/**
+ * The file reporters of the targets: NDJSON lines as events happen, JUnit and
+ * JSON at the end of the run. Parent folders are created.
+ *
+ * @category reporters
+ * @since 0.1.0
+ */
+export const fileReporters = (targets: ReportTargets) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const prepare = (file: string) => fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.ignore)
+    const reporters: Array<Reporter> = []
+    const log = (what: string) => (e: unknown) => Effect.logWarning(`cannot write the ${what} report: ${String((e as Error)?.message ?? e)}`)
+    if (targets.ndjson !== undefined) {
+      const file = targets.ndjson
+      yield* prepare(file)
+      yield* fs.writeFileString(file, "").pipe(Effect.catch(log("NDJSON")))
+      reporters.push({
+        onEvent: (event) => fs.writeFileString(file, `${JSON.stringify(event)}\n`, { flag: "a" }).pipe(Effect.catch(log("NDJSON")))
+      })
+    }
+    const atEnd = (file: string | undefined, what: string, render: (r: Report) => string) => {
+      if (file === undefined) return
+      reporters.push({
+        onEvent: (event) =>
+          event.type !== "run-finished"
+            ? Effect.void
+            : prepare(file).pipe(Effect.andThen(fs.writeFileString(file, render(event.report))), Effect.catch(log(what)))
+      })
+    }
+    atEnd(targets.junit, "JUnit", junit)
+    atEnd(targets.json, "JSON", (r) => `${JSON.stringify(r, null, 2)}\n`)
+    return reporters
+  })

@@ -1,0 +1,133 @@
+/**
+ * The options of a run and the triggers an in-process deployment offers.
+ *
+ * @since 0.1.0
+ */
+import { Signature } from "@svc/core"
+import { Context, type Effect, Option } from "effect"
+
+/**
+ * Where reports are written (`--report junit=PATH,json=PATH,ndjson=PATH`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ReportTargets {
+  readonly junit?: string | undefined
+  readonly json?: string | undefined
+  readonly ndjson?: string | undefined
+}
+
+/**
+ * The options of a run.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunOptions {
+  /** The deployment's base URL, without a trailing slash. */
+  readonly baseUrl: string
+  /** Groups or check names to run (empty: all). */
+  readonly only: ReadonlyArray<string>
+  /** Groups or check names to leave out. */
+  readonly skip: ReadonlyArray<string>
+  /** Seed of the generated inputs (negative group). */
+  readonly seed: number
+  /** Generated inputs per operation (negative group). */
+  readonly maxExamples: number
+  /** Per-request timeout, and how long time-dependent checks wait, seconds. */
+  readonly timeoutSeconds: number
+  /** The pinned feed signer (the permit authority); defaults to the manifest's feedSigner. */
+  readonly signer?: string | undefined
+  /** The test wallet key (a key with no funds) that signs permit requests. */
+  readonly walletKey: `0x${string}`
+  /** True when the wallet key was generated for this run. */
+  readonly walletKeyGenerated: boolean
+  /** Requests per second (undefined: unlimited). */
+  readonly rate?: number | undefined
+  /** Skip every check that can create a permit. */
+  readonly readOnly: boolean
+  /** How long a stream is watched when nothing may arrive (Last-Event-ID suppression, no replay), ms. */
+  readonly quietMillis: number
+  /** How long "sent immediately" may take (the initial feed event), ms. Default: the timeout, at most 5 s. */
+  readonly immediateMillis?: number | undefined
+  readonly reports: ReportTargets
+}
+
+/**
+ * The options of the current run.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Options extends Context.Service<Options, RunOptions>()("@svc/conformance/Options") {}
+
+/**
+ * What an in-process deployment lets a check make happen, instead of waiting:
+ *
+ * - `publish`: a new publication now (the publisher's publishNow);
+ * - `advanceTime`: move the deployment's clock (and the run's) forward.
+ *
+ * A live URL offers neither: checks that need them wait within `--timeout` and
+ * are inconclusive when nothing happens.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export const Triggers = Context.Reference<{
+  readonly publish: Option.Option<Effect.Effect<void>>
+  readonly advanceTime: Option.Option<(seconds: number) => Effect.Effect<void>>
+}>("@svc/conformance/Triggers", {
+  defaultValue: () => ({ publish: Option.none(), advanceTime: Option.none() })
+})
+
+/**
+ * Defaults of the optional options.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const DEFAULTS = {
+  maxExamples: 20,
+  timeoutSeconds: 10,
+  quietMillis: 1500
+} as const
+
+/**
+ * A fresh random private key (for the test wallet).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const randomKey = (): `0x${string}` => {
+  for (;;) {
+    const bytes = new Uint8Array(32)
+    globalThis.crypto.getRandomValues(bytes)
+    const hex = `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}` as const
+    const n = BigInt(hex)
+    if (n > 0n && n < Signature.SECP256K1_N) return hex
+  }
+}
+
+/**
+ * Fills the defaults of a partial option set.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  input: Partial<RunOptions> & { readonly baseUrl: string }
+): RunOptions => ({
+  only: [],
+  skip: [],
+  seed: globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! & 0x7fffffff,
+  maxExamples: DEFAULTS.maxExamples,
+  timeoutSeconds: DEFAULTS.timeoutSeconds,
+  readOnly: false,
+  quietMillis: DEFAULTS.quietMillis,
+  reports: {},
+  walletKeyGenerated: input.walletKey === undefined,
+  walletKey: input.walletKey ?? randomKey(),
+  ...input,
+  baseUrl: input.baseUrl.replace(/\/+$/, "")
+})

@@ -1,0 +1,245 @@
+/**
+ * The runner: selects the checks of a run (`--only`, `--skip`, `--read-only`),
+ * runs them group by group in a fixed order, turns each outcome into a verdict,
+ * and emits events that reporters consume while the run goes.
+ *
+ * The runner knows checks only through the registry; the transport and the
+ * reporters know nothing of checks.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
+import { type Check, GROUPS, type Group, type Status } from "./Check.ts"
+import * as Exchange from "./Exchange.ts"
+import * as Fixtures from "./Fixtures.ts"
+import * as Observer from "./Observer.ts"
+import { type CheckResult, countsOf, type FailureRecord, type Report, type ReportedOptions, type RunEvent } from "./Report.ts"
+import { Options, type RunOptions } from "./RunOptions.ts"
+import { Transport } from "./Transport.ts"
+
+/**
+ * The tool's version.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const VERSION = "0.1.0"
+
+/**
+ * A consumer of run events.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Reporter {
+  readonly onEvent: (event: RunEvent) => Effect.Effect<void>
+}
+
+/**
+ * The plan of a run: each selected check, with the reason it is skipped when it is.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PlanEntry {
+  readonly check: Check
+  readonly skip?: string | undefined
+}
+
+/**
+ * Names in `--only`/`--skip` that are neither a group nor a check.
+ *
+ * @category selection
+ * @since 0.1.0
+ */
+export const unknownSelectors = (checks: ReadonlyArray<Check>, selectors: ReadonlyArray<string>): ReadonlyArray<string> =>
+  selectors.filter((s) => !(GROUPS as ReadonlyArray<string>).includes(s) && !checks.some((c) => c.name === s))
+
+/**
+ * Selects the checks of a run, in run order (group order, then registry order).
+ *
+ * @category selection
+ * @since 0.1.0
+ */
+export const plan = (checks: ReadonlyArray<Check>, options: Pick<RunOptions, "only" | "skip" | "readOnly">): ReadonlyArray<PlanEntry> => {
+  const hit = (c: Check, list: ReadonlyArray<string>) => list.includes(c.group) || list.includes(c.name)
+  const selected = checks.filter((c) => (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip))
+  return GROUPS.flatMap((g) => selected.filter((c) => c.group === g)).map((check) =>
+    options.readOnly && check.createsPermit ? { check, skip: "--read-only: this check can create a permit" } : { check }
+  )
+}
+
+const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s)
+
+const failureRecord = (f: { title: string; expected: string; actual: string; exchange?: Exchange.Exchange | undefined }): FailureRecord => ({
+  title: f.title,
+  expected: f.expected,
+  actual: f.actual,
+  ...(f.exchange === undefined ? {} : {
+    request: {
+      ...f.exchange.request,
+      ...(f.exchange.request.body === undefined ? {} : { body: truncate(f.exchange.request.body, 40_000) })
+    },
+    response: {
+      status: f.exchange.response.status,
+      headers: f.exchange.response.headers,
+      body: truncate(
+        f.exchange.stream === undefined
+          ? f.exchange.response.body
+          : f.exchange.stream.events.map((e) => `${e.idInBlock ? `id: ${e.lastEventId}\n` : ""}event: ${e.event}\ndata: ${truncate(e.data, 300)}\n`).join("\n"),
+        4096
+      )
+    },
+    curl: Exchange.curl(f.exchange)
+  })
+})
+
+/** Longest time one check may take before it is cut and reported inconclusive. */
+const checkBudgetMs = (options: RunOptions) => Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000)
+
+const runOne = (entry: PlanEntry, options: RunOptions) =>
+  Effect.gen(function*() {
+    const { check } = entry
+    const base = { name: check.name, group: check.group, title: check.title, reference: check.reference }
+    if (entry.skip !== undefined) {
+      return { ...base, status: "skipped" as Status, durationMs: 0, reason: entry.skip, failures: [], notes: [] } satisfies CheckResult
+    }
+    const transport = yield* Transport
+    const before = (yield* transport.exchanges).length
+    const started = yield* Clock.currentTimeMillis
+    const exit = yield* Effect.exit(check.run.pipe(Effect.timeoutOption(checkBudgetMs(options))))
+    const durationMs = (yield* Clock.currentTimeMillis) - started
+    const notes = (yield* transport.exchanges).slice(before).flatMap((e) => e.notes).filter((n) => n !== "no response")
+    const result = (status: Status, extra: { reason?: string; failures?: ReadonlyArray<FailureRecord> }): CheckResult => ({
+      ...base,
+      status,
+      durationMs,
+      failures: extra.failures ?? [],
+      notes: [...new Set(notes)].filter((n) => !n.startsWith("rate limited (429)")),
+      ...(extra.reason === undefined ? {} : { reason: extra.reason })
+    })
+    if (Exit.isSuccess(exit)) {
+      return Option.isNone(exit.value)
+        ? result("inconclusive", { reason: `the check did not finish within ${Math.round(checkBudgetMs(options) / 1000)} s` })
+        : result("passed", {})
+    }
+    const error = Cause.findErrorOption(exit.cause)
+    if (Option.isSome(error)) {
+      const e = error.value
+      switch (e._tag) {
+        case "CheckFailed":
+          return result("failed", { failures: e.failures.map(failureRecord) })
+        case "Inconclusive":
+          return result("inconclusive", { reason: e.reason })
+        case "Skip":
+          return result("skipped", { reason: e.reason })
+      }
+    }
+    // a defect is a bug of the check, not a verdict on the deployment
+    return result("inconclusive", { reason: `internal error of the check: ${Cause.pretty(exit.cause).split("\n").slice(0, 3).join(" ")}` })
+  })
+
+/**
+ * The reported form of the options.
+ *
+ * @category reporting
+ * @since 0.1.0
+ */
+export const reportedOptions = (options: RunOptions, wallet: string): ReportedOptions => ({
+  only: options.only,
+  skip: options.skip,
+  seed: options.seed,
+  maxExamples: options.maxExamples,
+  timeoutSeconds: options.timeoutSeconds,
+  ...(options.rate === undefined ? {} : { rate: options.rate }),
+  ...(options.signer === undefined ? {} : { signer: options.signer }),
+  readOnly: options.readOnly,
+  wallet
+})
+
+/**
+ * Runs checks against the deployment of the transport in context, emitting
+ * events to the reporters, and returns the report.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Reporter>) =>
+  Effect.gen(function*() {
+    const options = yield* Options
+    const emit = (event: RunEvent) => Effect.forEach(reporters, (r) => r.onEvent(event), { discard: true })
+    const entries = plan(checks, options)
+    const fixtures = yield* Fixtures.Fixtures
+    const observer = yield* Observer.Observer
+    const startedAt = yield* Clock.currentTimeMillis
+    const reported = reportedOptions(options, fixtures.wallet.address)
+    const groups = GROUPS.flatMap((group): Array<{ group: Group; checks: number }> => {
+      const n = entries.filter((e) => e.check.group === group).length
+      return n === 0 ? [] : [{ group, checks: n }]
+    })
+    yield* emit({ type: "run-started", baseUrl: options.baseUrl, checks: entries.length, groups, options: reported })
+    // the observation window of the time-dependent checks is the whole run
+    if (entries.some((e) => e.check.group === "timing" && e.skip === undefined)) yield* observer.start
+    const results: Array<CheckResult> = []
+    for (const { group, checks: count } of groups) {
+      const groupStarted = yield* Clock.currentTimeMillis
+      yield* emit({ type: "group-started", group, checks: count })
+      const groupResults: Array<CheckResult> = []
+      for (const entry of entries.filter((e) => e.check.group === group)) {
+        yield* emit({ type: "check-started", group, name: entry.check.name })
+        const result = yield* runOne(entry, options)
+        groupResults.push(result)
+        results.push(result)
+        yield* emit({ type: "check-finished", result })
+      }
+      yield* emit({
+        type: "group-finished",
+        group,
+        counts: countsOf(groupResults),
+        durationMs: (yield* Clock.currentTimeMillis) - groupStarted
+      })
+    }
+    const finished = yield* Clock.currentTimeMillis
+    const summary = countsOf(results)
+    const report: Report = {
+      schema: "SVC_CONFORMANCE_REPORT_V1",
+      tool: { name: "svc-conformance", version: VERSION },
+      baseUrl: options.baseUrl,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: finished - startedAt,
+      options: reported,
+      summary: { ...summary, total: results.length },
+      groups: Object.fromEntries(groups.map(({ group }) => [group, countsOf(results.filter((r) => r.group === group))])),
+      results
+    }
+    yield* emit({ type: "run-finished", report })
+    return report
+  })
+
+/**
+ * The services a run needs besides the transport and the options.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Fixtures.Fixtures | Observer.Observer, never, Transport | Options> = Layer.merge(
+  Fixtures.layer,
+  Observer.layer
+)
+
+/**
+ * Runs checks with a fresh set of fixtures (the transport and options in context).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const runScoped = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Reporter>) =>
+  run(checks, reporters).pipe(Effect.provide(layer))
+
+/**
+ * Exit code of a report: 0 only when nothing failed.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const exitCode = (report: Report): number => (report.summary.failed === 0 ? 0 : 1)

@@ -1,0 +1,142 @@
+/**
+ * Paths, methods, CORS and the cache headers of the static documents.
+ *
+ * @since 0.1.0
+ */
+import { ErrorResponse } from "@svc/core"
+import { Effect } from "effect"
+import * as Check from "../Check.ts"
+import * as Exchange from "../Exchange.ts"
+import { failure, Fixtures, send } from "../Fixtures.ts"
+import type { Env } from "./common.ts"
+
+const unknownPath = Check.make<Env>({
+  name: "http_unknown_path_404",
+  group: "http",
+  title: "an unknown path answers 404 with a strict ErrorResponse",
+  reference: "spec §7 (404); decisions: Errors (unknown path -> 404)",
+  run: Effect.gen(function*() {
+    const c = Check.collector()
+    for (const path of ["/api/v6/no-such-operation", "/.well-known/svc-no-such-document.json"]) {
+      const exchange = yield* send({ path })
+      if (exchange.response.status !== 404) {
+        c.add(failure(exchange, `${path} did not answer 404`, "404 ErrorResponse", Exchange.responseSummary(exchange)))
+        continue
+      }
+      const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
+      if (issues.length > 0) c.add(failure(exchange, "the 404 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+    }
+    yield* c.done
+  })
+})
+
+const wrongMethod = Check.make<Env>({
+  name: "http_method_not_allowed_405",
+  group: "http",
+  title: "a known path with another method answers 405 with Allow naming the method it serves",
+  reference: "decisions: Errors (wrong method -> 405 with Allow)",
+  run: Effect.gen(function*() {
+    const c = Check.collector()
+    for (const [method, path, allowed] of [
+      ["POST", "/api/v6/solver-feed", "GET"],
+      ["GET", "/api/v6/execution-permits/request-message", "POST"],
+      ["DELETE", "/.well-known/svc-solver.json", "GET"]
+    ] as const) {
+      const exchange = yield* send({ method, path, ...(method === "POST" ? { json: {} } : {}) })
+      const allow = exchange.response.headers.allow ?? ""
+      if (exchange.response.status !== 405 || !allow.split(/,\s*/).includes(allowed)) {
+        c.add(failure(exchange, `${method} ${path} is not refused with 405 and Allow`, `405, Allow including ${allowed}`, `${exchange.response.status}, Allow: ${allow || "absent"}`))
+        continue
+      }
+      const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
+      if (issues.length > 0) c.add(failure(exchange, "the 405 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+    }
+    yield* c.done
+  })
+})
+
+const cors = Check.make<Env>({
+  name: "http_cors",
+  group: "http",
+  title: "responses allow any origin and expose ETag and Retry-After; the preflight answers 204 with the permitted methods and headers",
+  reference: "decisions: HTTP behaviour (CORS)",
+  run: Effect.gen(function*() {
+    const c = Check.collector()
+    const fixtures = yield* Fixtures
+    const feed = yield* fixtures.feed
+    const h = feed.exchange.response.headers
+    if (h["access-control-allow-origin"] !== "*") c.add(failure(feed.exchange, "the feed does not allow any origin", "Access-Control-Allow-Origin: *", h["access-control-allow-origin"] ?? "absent"))
+    const expose = (h["access-control-expose-headers"] ?? "").toLowerCase()
+    for (const name of ["etag", "retry-after"]) {
+      if (!expose.includes(name)) c.add(failure(feed.exchange, `${name} is not exposed to browsers`, `Access-Control-Expose-Headers including ${name}`, expose || "absent"))
+    }
+    const preflight = yield* send({
+      method: "OPTIONS",
+      path: "/api/v6/execution-permits",
+      headers: { origin: "https://wallet.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, idempotency-key" }
+    })
+    const p = preflight.response.headers
+    if (preflight.response.status !== 204 && preflight.response.status !== 200) {
+      c.add(failure(preflight, "the CORS preflight is refused", "204", Exchange.responseSummary(preflight)))
+    } else {
+      const methods = (p["access-control-allow-methods"] ?? "").toUpperCase()
+      for (const m of ["GET", "POST"]) if (!methods.includes(m)) c.add(failure(preflight, `the preflight does not allow ${m}`, "Access-Control-Allow-Methods: GET, POST, OPTIONS", methods || "absent"))
+      const headers = (p["access-control-allow-headers"] ?? "").toLowerCase()
+      for (const name of ["content-type", "idempotency-key", "if-none-match", "last-event-id"]) {
+        if (!headers.includes(name) && headers !== "*") c.add(failure(preflight, `the preflight does not allow the header ${name}`, "Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID", headers || "absent"))
+      }
+    }
+    yield* c.done
+  })
+})
+
+const DOCUMENT_CACHE: ReadonlyArray<readonly [string, string]> = [
+  ["/.well-known/svc-solver.json", "public, max-age=60"],
+  ["/api/v6/solver-discovery", "public, max-age=60"],
+  ["/.well-known/svc-onchain-discovery.json", "public, max-age=300, stale-while-revalidate=3600"],
+  ["/.well-known/svc-standards.json", "public, max-age=300, stale-while-revalidate=3600"],
+  ["/openapi.json", "public, max-age=300, stale-while-revalidate=3600"]
+]
+
+const documentCache = Check.make<Env>({
+  name: "http_document_cache_headers",
+  group: "http",
+  title: "the static documents carry their Cache-Control (manifest 60 s; fingerprint, standards, openapi 300 s + stale-while-revalidate)",
+  reference: "spec §4 (static documents may be cached per their headers); decisions: HTTP behaviour (Cache-Control)",
+  run: Effect.gen(function*() {
+    const fixtures = yield* Fixtures
+    const c = Check.collector()
+    for (const [path, expected] of DOCUMENT_CACHE) {
+      const exchange = yield* fixtures.get(path)
+      const actual = exchange.response.headers["cache-control"]
+      if (exchange.response.status === 200 && actual !== expected) c.add(failure(exchange, `${path} has another Cache-Control`, expected, actual ?? "absent"))
+    }
+    yield* c.done
+  })
+})
+
+const notJson = Check.make<Env>({
+  name: "http_body_not_json_400",
+  group: "http",
+  title: "a POST body that is not JSON answers 400 with an ErrorResponse (never 5xx)",
+  reference: "decisions: Errors (a non-JSON body -> 400); spec §7 (400)",
+  run: Effect.gen(function*() {
+    const c = Check.collector()
+    for (const body of ["not json", "{\"quoteId\":", ""]) {
+      const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", body, headers: { "content-type": "application/json" } })
+      const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
+      if (exchange.response.status !== 400 || issues.length > 0) {
+        c.add(failure(exchange, `the body ${JSON.stringify(body)} is not refused with 400`, "400 ErrorResponse", Exchange.responseSummary(exchange)))
+      }
+    }
+    yield* c.done
+  })
+})
+
+/**
+ * The http checks.
+ *
+ * @category checks
+ * @since 0.1.0
+ */
+export const checks = [unknownPath, wrongMethod, cors, documentCache, notJson]

@@ -1,0 +1,148 @@
+/**
+ * Behaviour that needs time to pass: a new publication (an old ETag then gets
+ * 200; a stream opened before it receives it) and the expiry of a quote (410).
+ *
+ * In process these run with the deployment's triggers (publish now, advance
+ * the clock). Against a live URL they wait: for a publication, until `--timeout`
+ * after the run started (the publication observer watches the stream the whole
+ * run); for an expiry, only when the quote expires within `--timeout`.
+ * Otherwise they are inconclusive, never failed.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Option } from "effect"
+import * as Check from "../Check.ts"
+import * as Exchange from "../Exchange.ts"
+import { asObject, failure, Fixtures, permitRequestFor, send } from "../Fixtures.ts"
+import { Observer } from "../Observer.ts"
+import { Options, Triggers } from "../RunOptions.ts"
+import { type Env, firstDifference, nowSeconds, sameJson } from "./common.ts"
+import { feedEventProblems } from "./sse.ts"
+
+/**
+ * Makes or waits for a publication newer than `than`. With the deployment's
+ * publish trigger it happens at once; otherwise the publication observer is
+ * watched until `--timeout` after the run started (then inconclusive).
+ * Returns the observer's event for it, when the stream pushed one in time.
+ */
+const newPublication = (than: string) =>
+  Effect.gen(function*() {
+    const observer = yield* Observer
+    const options = yield* Options
+    const triggers = yield* Triggers
+    yield* observer.start
+    const now = yield* Clock.currentTimeMillis
+    let deadline = (observer.startedAt() ?? now) + options.timeoutSeconds * 1000
+    if (Option.isSome(triggers.publish)) {
+      yield* triggers.publish.value
+      deadline = Math.max(deadline, now + options.timeoutSeconds * 1000)
+    }
+    const event = yield* observer.newer(BigInt(than), deadline)
+    if (event !== undefined) return event
+    // the stream pushed nothing: did a publication happen at all?
+    const fixtures = yield* Fixtures
+    const http = yield* fixtures.freshFeed
+    if (BigInt(http.dataVersion) > BigInt(than)) return { missed: http.dataVersion }
+    const problem = observer.problem()
+    return yield* new Check.Inconclusive({
+      reason: problem !== undefined
+        ? `the publication observer could not watch the stream: ${problem}`
+        : `no new publication within --timeout (${options.timeoutSeconds} s after the run started)`
+    })
+  })
+
+const etagChanges = Check.make<Env>({
+  name: "timing_etag_after_publication",
+  group: "timing",
+  title: "after a new publication the previous ETag no longer revalidates: 200 with a new ETag and a newer dataVersion",
+  reference: "spec §4 getSolverFeed (304 only while feedHash and dataVersion are unchanged)",
+  run: Effect.gen(function*() {
+    const fixtures = yield* Fixtures
+    const first = yield* fixtures.feed
+    if (first.etag === undefined) return yield* new Check.Skip({ reason: "the feed has no ETag (see etag_weak_present)" })
+    yield* newPublication(first.dataVersion)
+    const exchange = yield* send({ path: "/api/v6/solver-feed", headers: { "if-none-match": first.etag } })
+    if (exchange.response.status !== 200) {
+      return yield* Check.fail(failure(exchange, "an ETag of an earlier publication still revalidates", "200 with the new feed", Exchange.responseSummary(exchange)))
+    }
+    const version = String(asObject(asObject(asObject(Exchange.json(exchange))?.feed)?.signedPayload)?.dataVersion)
+    const c = Check.collector()
+    if (exchange.response.headers.etag === first.etag) c.add(failure(exchange, "the new publication has the old ETag", `an ETag other than ${first.etag}`, first.etag))
+    if (!(/^[0-9]+$/.test(version) && BigInt(version) > BigInt(first.dataVersion))) {
+      c.add(failure(exchange, "the feed after a publication has no newer dataVersion", `above ${first.dataVersion}`, version))
+    }
+    yield* c.done
+  })
+})
+
+const streamPublication = Check.make<Env>({
+  name: "timing_sse_new_publication",
+  group: "timing",
+  title: "a stream opened before a publication receives it as a verified feed event (id = the new dataVersion, same signedPayload as HTTP)",
+  reference: "spec §6 rule 5 (every later confirmed publication is emitted); push-driven, no polling",
+  run: Effect.gen(function*() {
+    const fixtures = yield* Fixtures
+    const observer = yield* Observer
+    const authority = yield* fixtures.authority
+    const first = yield* fixtures.feed
+    const pushed = yield* newPublication(first.dataVersion)
+    const exchange = observer.exchange()!
+    if ("missed" in pushed) {
+      return yield* Check.fail(failure(exchange, "a publication was not pushed on a stream opened before it", `a feed event with id ${pushed.missed} on the open stream`, "no feed event after the initial one"))
+    }
+    const event = pushed
+    const c = Check.collector()
+    for (const p of feedEventProblems(event, authority, yield* nowSeconds)) c.add(failure(exchange, p.title, p.expected, p.actual))
+    const http = yield* fixtures.freshFeed
+    if (http.dataVersion === event.lastEventId) {
+      const data = asObject(JSON.parse(event.data))
+      if (!sameJson(data?.signedPayload, http.payload)) {
+        c.add(failure(exchange, "the pushed event's signedPayload differs from the HTTP feed of the same version", "the same signedPayload", firstDifference(data?.signedPayload, http.payload) ?? ""))
+      }
+    } else if (BigInt(http.dataVersion) > BigInt(event.lastEventId)) {
+      // the HTTP feed moved on: the stream must carry that publication too
+      const later = yield* observer.newer(BigInt(http.dataVersion) - 1n, (yield* Clock.currentTimeMillis) + 2000)
+      if (later === undefined || later.lastEventId !== http.dataVersion) {
+        c.add(failure(exchange, "a publication served by HTTP was not pushed on the stream", `a feed event with id ${http.dataVersion}`, later === undefined ? "none" : `id ${later.lastEventId}`))
+      }
+    }
+    yield* c.done
+  })
+})
+
+const quoteExpiry = Check.make<Env>({
+  name: "timing_quote_expired_410",
+  group: "timing",
+  title: "once a route's validUntil has passed, a permit request for its quoteId answers 410",
+  reference: "spec §3 (a quote that has expired -> 410); decisions: Routes, quotes and open",
+  run: Effect.gen(function*() {
+    const fixtures = yield* Fixtures
+    const options = yield* Options
+    const triggers = yield* Triggers
+    const route = yield* fixtures.openRoute
+    const now = yield* nowSeconds
+    const left = route.validUntil - now
+    if (Option.isSome(triggers.advanceTime)) {
+      yield* triggers.advanceTime.value(left + 1)
+      if (Option.isSome(triggers.publish)) yield* triggers.publish.value
+    } else if (left <= options.timeoutSeconds) {
+      yield* Effect.sleep(Math.max(0, left + 2) * 1000)
+    } else {
+      return yield* new Check.Inconclusive({
+        reason: `the quote expires at ${new Date(route.validUntil * 1000).toISOString()} (in ${left} s), beyond --timeout (${options.timeoutSeconds} s)`
+      })
+    }
+    const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", json: permitRequestFor(route, fixtures.wallet, fixtures.newKey()) })
+    if (exchange.response.status !== 410) {
+      return yield* Check.fail(failure(exchange, "a permit request for an expired quote is not 410", "410", Exchange.responseSummary(exchange)))
+    }
+  })
+})
+
+/**
+ * The timing checks (the quote expiry last: in process it moves the clock).
+ *
+ * @category checks
+ * @since 0.1.0
+ */
+export const checks = [etagChanges, streamPublication, quoteExpiry]

@@ -1,0 +1,115 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { GROUPS } from "../src/Check.ts"
+import * as Registry from "../src/Registry.ts"
+import * as Reporters from "../src/Reporters.ts"
+import type { Report } from "../src/Report.ts"
+import * as Runner from "../src/Runner.ts"
+import { cli } from "./support/cli.ts"
+
+const errorOf = (exit: { _tag: string; cause?: unknown }) => JSON.stringify(exit)
+
+describe("the command line", () => {
+  it.effect("bad input is refused before any request: no --url, a bad URL, an unknown group, a bad key", () =>
+    Effect.gen(function*() {
+      for (const [args, message] of [
+        [[], "--url is required"],
+        [["--url", "ftp://x"], "is not an http(s) URL"],
+        [["--url", "http://127.0.0.1:1", "--only", "feeds"], "unknown group or check: feeds"],
+        [["--url", "http://127.0.0.1:1", "--wallet-key", "0x12"], "--wallet-key must be"],
+        [["--url", "http://127.0.0.1:1", "--signer", "nobody"], "--signer must be an address"],
+        [["--url", "http://127.0.0.1:1", "--report", "xml=out.xml"], "is not junit=PATH"]
+      ] as const) {
+        const { exit } = yield* cli(args)
+        assert.strictEqual(exit._tag, "Failure")
+        assert.include(errorOf(exit), "Bad", `${args.join(" ")}`)
+        assert.include(errorOf(exit), message)
+      }
+    }))
+
+  it.effect("list names every check by group", () =>
+    Effect.gen(function*() {
+      const { exit, text } = yield* cli(["list"])
+      assert.strictEqual(exit._tag, "Success")
+      for (const check of Registry.all) assert.include(text, check.name)
+      for (const group of GROUPS) assert.include(text, `${group}: `)
+    }))
+
+  it.effect("an unreachable deployment fails (exit 1), with a failure per check, not a crash", () =>
+    Effect.gen(function*() {
+      const { exit, text } = yield* cli(["--url", "http://127.0.0.1:9", "--only", "discovery_solver_manifest", "--timeout", "2"])
+      assert.include(errorOf(exit), "Failed")
+      assert.match(text, /FAILED discovery_solver_manifest/)
+      assert.match(text, /ECONNREFUSED|fetch failed|no response/)
+    }))
+
+  it.effect("replay of a report without failures has nothing to do", () =>
+    Effect.gen(function*() {
+      const file = `${process.env.TMPDIR ?? "/tmp"}/svc-conformance-empty-${process.pid}.json`
+      const report: Report = {
+        schema: "SVC_CONFORMANCE_REPORT_V1",
+        tool: { name: "svc-conformance", version: Runner.VERSION },
+        baseUrl: "http://127.0.0.1:9",
+        startedAt: new Date().toISOString(),
+        durationMs: 1,
+        options: { only: [], skip: [], seed: 1, maxExamples: 1, timeoutSeconds: 1, readOnly: false, wallet: "0x0000000000000000000000000000000000000000" },
+        summary: { passed: 1, failed: 0, inconclusive: 0, skipped: 0, total: 1 },
+        groups: { discovery: { passed: 1, failed: 0, inconclusive: 0, skipped: 0 } },
+        results: [{ name: "discovery_solver_manifest", group: "discovery", title: "", reference: "", status: "passed", durationMs: 1, failures: [], notes: [] }]
+      }
+      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(file, JSON.stringify(report))))
+      const { exit, text } = yield* cli(["replay", file])
+      assert.strictEqual(exit._tag, "Success")
+      assert.include(text, "nothing to replay")
+      const junk = yield* cli(["replay", "/nonexistent/report.json"])
+      assert.include(errorOf(junk.exit), "cannot read")
+    }))
+})
+
+describe("registry and reports", () => {
+  it("check names are unique snake_case, every group has checks, every check says what and why", () => {
+    assert.strictEqual(new Set(Registry.all.map((c) => c.name)).size, Registry.all.length)
+    for (const g of GROUPS) assert.isAbove(Registry.all.filter((c) => c.group === g).length, 0, g)
+    for (const c of Registry.all) {
+      assert.match(c.name, /^[a-z][a-z0-9_]*$/)
+      assert.isAbove(c.title.length, 10, c.name)
+      assert.isAbove(c.reference.length, 5, c.name)
+    }
+    assert.throws(() => Registry.make([Registry.all[0]!, Registry.all[0]!]), /duplicate check name/)
+  })
+
+  it("selection: --only and --skip take groups or names; --read-only skips what can create a permit", () => {
+    const plan = Runner.plan(Registry.all, { only: ["permits", "feed_hash"], skip: ["permit_create_201"], readOnly: true })
+    const names = plan.map((e) => e.check.name)
+    assert.include(names, "feed_hash")
+    assert.notInclude(names, "permit_create_201")
+    assert.notInclude(names, "feed_signature")
+    for (const e of plan) assert.strictEqual(e.skip !== undefined, e.check.createsPermit)
+    assert.deepStrictEqual(Runner.unknownSelectors(Registry.all, ["feed", "feed_hash", "nope"]), ["nope"])
+  })
+
+  it("--report targets parse; JUnit escapes and counts", () => {
+    assert.deepStrictEqual(Reporters.parseTargets("junit=a.xml,json=b.json,ndjson=c.ndjson"), { targets: { junit: "a.xml", json: "b.json", ndjson: "c.ndjson" } })
+    assert.isTrue("error" in Reporters.parseTargets("junit"))
+    const report: Report = {
+      schema: "SVC_CONFORMANCE_REPORT_V1",
+      tool: { name: "svc-conformance", version: "0" },
+      baseUrl: "http://x",
+      startedAt: "2026-11-22T00:00:00.000Z",
+      durationMs: 10,
+      options: { only: [], skip: [], seed: 1, maxExamples: 1, timeoutSeconds: 1, readOnly: false, wallet: "0x" },
+      summary: { passed: 1, failed: 1, inconclusive: 1, skipped: 0, total: 3 },
+      groups: { feed: { passed: 1, failed: 1, inconclusive: 1, skipped: 0 } },
+      results: [
+        { name: "a", group: "feed", title: "t", reference: "r", status: "passed", durationMs: 1, failures: [], notes: [] },
+        { name: "b", group: "feed", title: "t", reference: "r", status: "failed", durationMs: 1, failures: [{ title: "x < y & \"z\"", expected: "1", actual: "2", curl: "curl -sS 'http://x'" }], notes: [] },
+        { name: "c", group: "feed", title: "t", reference: "r", status: "inconclusive", durationMs: 1, reason: "no publication", failures: [], notes: [] }
+      ]
+    }
+    const xml = Reporters.junit(report)
+    assert.include(xml, "<testsuite name=\"feed\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\"")
+    assert.include(xml, "message=\"x &lt; y &amp; &quot;z&quot;\"")
+    assert.include(xml, "<skipped message=\"inconclusive: no publication\"/>")
+    assert.include(Reporters.summaryTable(report), "total")
+  })
+})
