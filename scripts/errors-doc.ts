@@ -124,8 +124,8 @@ The request-message operation runs the same checks except the rate limit, the si
 
 ## Event stream errors
 
-An \`error\` or \`publication-closed\` event carries \`{ "error": CODE }\` (\`INTERNAL_ERROR\`,
-\`PUBLICATION_CLOSED\`, with a \`reason\` for people on publication-closed) and ends the stream. Before the
+An \`error\` or \`publication-closed\` event carries an SseErrorEvent, \`{ "error": CODE }\`
+(\`INTERNAL_ERROR\` or \`PUBLICATION_CLOSED\`), and ends the stream. Before the
 stream starts, errors are JSON answers like any other (503 while publication is closed or at the subscriber
 cap).
 

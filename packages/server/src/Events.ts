@@ -69,8 +69,8 @@ export const feedFrame = (publication: Publisher.Publication): Uint8Array => {
   return frame
 }
 
-const closedFrame = (reason: string) =>
-  encoder.encode(`event: publication-closed\ndata: ${JSON.stringify({ error: "PUBLICATION_CLOSED", reason })}\n\n`)
+// the data is an SseErrorEvent: `{ error }` only
+const closedFrame = encoder.encode(`event: publication-closed\ndata: ${JSON.stringify({ error: "PUBLICATION_CLOSED" })}\n\n`)
 const errorFrame = encoder.encode(`event: error\ndata: ${JSON.stringify({ error: "INTERNAL_ERROR" })}\n\n`)
 const heartbeatFrame = encoder.encode(": keep-alive\n\n")
 
@@ -105,7 +105,7 @@ export const make = (options?: EventsOptions) =>
             (frame === undefined ? Effect.void : offer(frame)).pipe(Effect.andThen(Queue.end(queue)), Effect.asVoid)
           yield* offer(retryFrame)
           if (state._tag !== "Open") {
-            return yield* end(closedFrame(state.reason))
+            return yield* end(closedFrame)
           }
           const current = state.publication
           const known = lastEventId !== undefined && UINT.test(lastEventId) ? lastEventId : undefined
@@ -117,7 +117,7 @@ export const make = (options?: EventsOptions) =>
           const loop = Effect.gen(function*() {
             while (true) {
               const event = yield* PubSub.take(events)
-              if (event._tag === "Closed") return yield* end(closedFrame(event.reason))
+              if (event._tag === "Closed") return yield* end(closedFrame)
               if (event.publication.dataVersion <= lastSent) continue
               const backlog = yield* PubSub.remaining(events)
               if (backlog > maxBacklog) {
@@ -130,7 +130,7 @@ export const make = (options?: EventsOptions) =>
           })
           yield* Effect.raceFirst(
             loop,
-            Effect.flatMap(Deferred.await(closing), (reason) => end(closedFrame(reason)))
+            Effect.flatMap(Deferred.await(closing), () => end(closedFrame))
           ).pipe(
             Effect.catchCause(() => end(errorFrame)),
             Effect.ensuring(Fiber.interrupt(heartbeat))

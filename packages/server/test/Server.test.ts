@@ -320,7 +320,7 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
         yield* publisher.refresh
         const closed = yield* Effect.promise(() => stream.nextEvent())
         assert.strictEqual(closed?.event, "publication-closed")
-        assert.strictEqual(JSON.parse(closed!.data!).error, "PUBLICATION_CLOSED")
+        assert.deepStrictEqual(JSON.parse(closed!.data!), { error: "PUBLICATION_CLOSED" }, "an SseErrorEvent has only error")
         const feed = yield* get("/api/v6/solver-feed")
         assert.strictEqual(feed.status, 503)
         assertError(yield* json(feed), "PUBLICATION_CLOSED")
