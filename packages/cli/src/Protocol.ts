@@ -236,7 +236,7 @@ const deriveOne = (input: unknown): Record<string, string> => {
 export const ids = (input: unknown): unknown =>
   wrap(() => Array.isArray(input) ? input.map((item, i) => {
     try {
-      return deriveOne(item)
+      return wrap(() => deriveOne(item))
     } catch (error) {
       if (error instanceof BadInput) return bad(`[${i}].${error.message}`)
       throw error

@@ -1,0 +1,104 @@
+/**
+ * The `svc` executable reproduces the Appendix A vectors byte for byte and keeps
+ * the I/O contract: one JSON value and LF on stdout; exit 0 ok, 1 invalid, 2 bad
+ * input with exactly one line on stderr and no stack trace.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
+const BIN = join(ROOT, "packages/cli/src/bin.ts")
+const vectors = JSON.parse(readFileSync(join(ROOT, "fixtures/upstream/appendix-a.json"), "utf8"))
+
+const childEnv = () => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS")),
+  NO_COLOR: "1"
+})
+
+/** Runs `svc <args>` with `stdin` as input. */
+const svc = (args: ReadonlyArray<string>, stdin?: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(stdin ?? "")
+  })
+
+const feed = {
+  signedPayload: vectors.feed.signedPayload,
+  feedHash: vectors.feed.feedHash,
+  feedSignature: vectors.feed.feedSignature,
+  feedSigner: vectors.feed.feedSigner
+}
+
+describe("svc executable", () => {
+  it("reproduces the Appendix A vectors and keeps the output and exit-code contract", { timeout: 60_000 }, async () => {
+    const [canonical, hash, valid, expired, wrongSigner, message, raw, locator] = await Promise.all([
+      svc(["canonical"], JSON.stringify(vectors.canonicalJson.input)),
+      svc(["feed-hash", "-"], JSON.stringify(feed)),
+      svc(["verify-feed", "--now", String(vectors.feed.validAt)], JSON.stringify({ ok: true, feed })),
+      svc(["verify-feed", "--now", "2000000300"], JSON.stringify(feed)),
+      svc(["verify-feed", "--now", String(vectors.feed.validAt), "--signer", "0x2222222222222222222222222222222222222222"], JSON.stringify(feed)),
+      svc(["permit-message"], JSON.stringify(vectors.permitRequestEvm.request)),
+      svc(["permit-message", "--raw"], JSON.stringify(vectors.permitRequestEvm.request)),
+      svc(["permit-message"], JSON.stringify(vectors.permitRequestLocator.request))
+    ])
+    assert.deepStrictEqual(canonical, { code: 0, stdout: `${JSON.stringify(vectors.canonicalJson.output)}\n`, stderr: "" })
+    assert.deepStrictEqual(hash, { code: 0, stdout: `${JSON.stringify({ feedHash: vectors.feed.feedHash })}\n`, stderr: "" })
+    assert.strictEqual(valid.code, 0)
+    assert.deepStrictEqual(JSON.parse(valid.stdout), {
+      valid: true,
+      computedHash: vectors.feed.feedHash,
+      expectedHash: vectors.feed.feedHash,
+      recoveredSigner: vectors.feed.feedSigner,
+      declaredSigner: vectors.feed.feedSigner,
+      expectedSigner: vectors.feed.feedSigner,
+      expired: false
+    })
+    assert.strictEqual(expired.code, 1)
+    assert.strictEqual(JSON.parse(expired.stdout).expired, true)
+    assert.strictEqual(wrongSigner.code, 1)
+    assert.strictEqual(JSON.parse(wrongSigner.stdout).valid, false)
+    assert.deepStrictEqual(message, { code: 0, stdout: `${JSON.stringify({ message: vectors.permitRequestEvm.message })}\n`, stderr: "" })
+    assert.strictEqual(raw.stdout, vectors.permitRequestEvm.message)
+    assert.strictEqual(JSON.parse(locator.stdout).message, vectors.permitRequestLocator.message)
+  })
+
+  it("bad input: exit 2, one line naming the field, no stack trace", { timeout: 60_000 }, async () => {
+    const cases = await Promise.all([
+      svc(["canonical"], "{\"a\": 1.5}"),
+      svc(["canonical"], "not json"),
+      svc(["feed-hash"], "{\"schema\": \"OTHER\", \"routes\": []}"),
+      svc(["permit-message"], JSON.stringify({ ...vectors.permitRequestEvm.request, quoteId: "0x12" })),
+      svc(["ids"], JSON.stringify({ kind: "evmNetwork" })),
+      svc(["canonical", "/nonexistent/file.json"]),
+      svc(["ids"], JSON.stringify([{ kind: "label", text: "x" }, { kind: "evmAccount", chainId: "1", address: "0x12" }]))
+    ])
+    for (const r of cases) {
+      assert.strictEqual(r.code, 2, r.stderr)
+      assert.strictEqual(r.stdout, "")
+      const lines = r.stderr.trimEnd().split("\n")
+      assert.strictEqual(lines.length, 1, r.stderr)
+      assert.match(lines[0]!, /^svc: /)
+      assert.notMatch(r.stderr, /\bat .*\.ts:\d+/, "no stack trace")
+    }
+    assert.match(cases[0]!.stderr, /\$\.a/)
+    assert.match(cases[3]!.stderr, /quoteId/)
+    assert.match(cases[4]!.stderr, /chainId/)
+    assert.match(cases[6]!.stderr, /\[1\]\.address/, "the position of the bad request in the array")
+  })
+
+  it("ids derives documented identifiers", { timeout: 30_000 }, async () => {
+    const r = await svc(["ids"], JSON.stringify([{ kind: "evmNetwork", chainId: "8453" }, { kind: "label", text: "SVC_MAINNET_V6" }]))
+    assert.strictEqual(r.code, 0)
+    const [network, label] = JSON.parse(r.stdout)
+    assert.strictEqual(network.vmType, "0x9c73caa427dcc7a3ba321dd9ec93943758502b982786658421fd1e094bf2b5f3")
+    assert.strictEqual(label.hash, vectors.releaseId.value)
+  })
+})
