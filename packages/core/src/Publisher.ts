@@ -306,7 +306,29 @@ type RouteTerms = Omit<Route, "dataVersion">
 
 const decodePayload = Schema.decodeUnknownResult(SignedFeedPayload)
 
-const sortKeysDeep = (value: unknown): unknown => JSON.parse(CanonicalJson.stringify(value))
+/** Locators with their keys sorted at every depth, computed once per locator object. */
+const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
+const sortKeysDeep = (value: Route["sourceLocator"]): Route["sourceLocator"] => {
+  let sorted = sortedLocators.get(value)
+  if (sorted === undefined) {
+    sorted = JSON.parse(CanonicalJson.stringify(value)) as Route["sourceLocator"]
+    sortedLocators.set(value, sorted)
+  }
+  return sorted
+}
+
+/** quoteIds by their inputs: a route's terms change rarely, ticks are frequent. */
+const quoteIds = new Map<string, Hex>()
+const quoteIdOf = (input: Ids.QuoteIdInput): Hex => {
+  const key = `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
+  let id = quoteIds.get(key)
+  if (id === undefined) {
+    if (quoteIds.size > 100_000) quoteIds.clear()
+    id = Ids.quoteId(input)
+    quoteIds.set(key, id)
+  }
+  return id
+}
 
 /**
  * Builds the terms of every catalog route at time `now` (seconds).
@@ -335,7 +357,7 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
     const dst = route.destination
     const terms: RouteTerms = {
       routeId: route.routeId,
-      quoteId: Ids.quoteId({
+      quoteId: quoteIdOf({
         routeId: route.routeId,
         pricingReferenceId: indicative.pricingReferenceId,
         validAfter,
@@ -354,8 +376,8 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
       sourceVault: src.network.vaultAddress,
       destinationVault: dst.network.vaultAddress,
       sourceRouter: src.network.router,
-      sourceLocator: sortKeysDeep(src.locator) as Route["sourceLocator"],
-      destinationLocator: sortKeysDeep(dst.locator) as Route["destinationLocator"],
+      sourceLocator: sortKeysDeep(src.locator),
+      destinationLocator: sortKeysDeep(dst.locator),
       discoveryStatus: "DISCOVERABLE",
       executionStatus,
       permitAvailable,
