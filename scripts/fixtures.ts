@@ -1470,7 +1470,7 @@ const buildDigest = (): string => {
     return { id, description, permit, error: { reasonIncludes } }
   }
   cases.push(
-    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", { ...first, validUntil: (1n << 64n).toString() }, "64-bit"),
+    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", { ...first, validUntil: (1n << 64n).toString() }, "validUntil does not fit uint64"),
     negative("missing-field", "Negative: a permit without permitNonce has no digest.", without(first as never, "permitNonce"), "permitNonce is missing"),
     negative(
       "uint-not-decimal",
@@ -1478,7 +1478,7 @@ const buildDigest = (): string => {
       { ...first, amountInRaw: "0x10" },
       "amountInRaw is not an unsigned integer"
     ),
-    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", { ...first, sourceRouter: "0x1234" }, "0x1234")
+    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", { ...first, sourceRouter: "0x1234" }, "sourceRouter is not an address")
   )
   return document(
     "permitDigest (svc's decision, decisions.md): EIP-712 hash with primaryType ExecutionPermit (31 tuple fields " +

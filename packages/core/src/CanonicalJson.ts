@@ -32,10 +32,26 @@ export class CanonicalJsonError extends Data.TaggedError("CanonicalJsonError")<{
   }
 }
 
-const keyPath = (path: string, key: string): string =>
-  /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+/** The `$.a[0]["b c"]` form of a path, built only when an error is reported. */
+const renderPath = (path: ReadonlyArray<string | number>): string => {
+  let out = "$"
+  for (const part of path) {
+    out += typeof part === "number"
+      ? `[${part}]`
+      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`
+  }
+  return out
+}
 
-const write = (value: unknown, path: string, out: Array<string>): void => {
+/** Deeper nesting is refused (it also stops cyclic values). */
+const MAX_DEPTH = 512
+
+const fail = (path: ReadonlyArray<string | number>, reason: string): never => {
+  throw new CanonicalJsonError({ path: renderPath(path), reason })
+}
+
+// `path` is a stack of the keys leading to `value`; it is rendered only on error
+const write = (value: unknown, path: Array<string | number>, out: Array<string>): void => {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -46,12 +62,12 @@ const write = (value: unknown, path: string, out: Array<string>): void => {
       return
     case "number":
       if (!Number.isSafeInteger(value)) {
-        throw new CanonicalJsonError({
+        fail(
           path,
-          reason: Number.isInteger(value)
+          Number.isInteger(value)
             ? `integer ${value} is beyond 2^53 - 1; carry it as a base-10 string`
             : `${value} is not an integer`
-        })
+        )
       }
       out.push(JSON.stringify(value))
       return
@@ -60,20 +76,21 @@ const write = (value: unknown, path: string, out: Array<string>): void => {
         out.push("null")
         return
       }
+      if (path.length >= MAX_DEPTH) fail(path, `nested deeper than ${MAX_DEPTH} levels (or cyclic)`)
       if (Array.isArray(value)) {
         out.push("[")
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out.push(",")
-          if (!(i in value)) throw new CanonicalJsonError({ path: `${path}[${i}]`, reason: "sparse array hole" })
-          write(value[i], `${path}[${i}]`, out)
+          path.push(i)
+          if (!(i in value)) fail(path, "sparse array hole")
+          write(value[i], path, out)
+          path.pop()
         }
         out.push("]")
         return
       }
       const proto = Object.getPrototypeOf(value)
-      if (proto !== Object.prototype && proto !== null) {
-        throw new CanonicalJsonError({ path, reason: "not a plain object" })
-      }
+      if (proto !== Object.prototype && proto !== null) fail(path, "not a plain object")
       const record = value as Record<string, unknown>
       const keys = Object.keys(record).sort()
       out.push("{")
@@ -81,13 +98,15 @@ const write = (value: unknown, path: string, out: Array<string>): void => {
         const key = keys[i]!
         if (i > 0) out.push(",")
         out.push(JSON.stringify(key), ":")
-        write(record[key], keyPath(path, key), out)
+        path.push(key)
+        write(record[key], path, out)
+        path.pop()
       }
       out.push("}")
       return
     }
     default:
-      throw new CanonicalJsonError({ path, reason: `${typeof value} has no JSON form` })
+      fail(path, `${typeof value} has no JSON form`)
   }
 }
 
@@ -100,7 +119,7 @@ const write = (value: unknown, path: string, out: Array<string>): void => {
  */
 export const stringify = (value: unknown): string => {
   const out: Array<string> = []
-  write(value, "$", out)
+  write(value, [], out)
   return out.join("")
 }
 

@@ -14,8 +14,8 @@
  * @since 0.1.0
  */
 import { Result } from "effect"
-import { hashTypedData, keccak256, stringToBytes } from "viem"
-import type { Hex } from "./internal/bytes.ts"
+import { keccak256, stringToBytes } from "viem"
+import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./internal/bytes.ts"
 import { type AbiPermit, PERMIT_TUPLE_FIELDS, PermitAbiError } from "./PermitAbi.ts"
 import * as Signature from "./Signature.ts"
 
@@ -59,20 +59,56 @@ export const ENCODE_TYPE = `ExecutionPermit(${PERMIT_TUPLE_FIELDS.map((f) => `${
  */
 export const TYPEHASH: Hex = keccak256(stringToBytes(ENCODE_TYPE))
 
-const message = (permit: AbiPermit): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const { name, type } of PERMIT_TUPLE_FIELDS) {
-    const value = permit[name]
-    if (value === undefined || value === null) throw new PermitAbiError({ reason: `${name} is missing` })
-    // the same integer text as the ABI encoding: BigInt() alone would read "" as 0 and accept "0x10" or " 5 "
-    if (type.startsWith("uint") && !/^(?:0|[1-9][0-9]*)$/.test(String(value))) {
-      throw new PermitAbiError({ reason: `${name} is not an unsigned integer` })
+const UINT_BITS: Record<string, bigint> = { uint32: 32n, uint64: 64n, uint128: 128n, uint256: 256n }
+const DECIMAL = /^(?:0|[1-9][0-9]*)$/
+const HEX40 = /^0x[0-9a-fA-F]{40}$/
+const HEX64 = /^0x[0-9a-fA-F]{64}$/
+
+/** Writes one 32-byte ABI word of a field at `offset`. */
+const writeWord = (out: Uint8Array, offset: number, name: string, type: string, value: unknown): void => {
+  if (value === undefined || value === null) throw new PermitAbiError({ reason: `${name} is missing` })
+  const text = String(value)
+  if (type.startsWith("uint")) {
+    // the same integer text as the ABI encoding: no hex, no padding, no sign
+    if (!DECIMAL.test(text)) throw new PermitAbiError({ reason: `${name} is not an unsigned integer` })
+    let n = BigInt(text)
+    if (n >= 1n << UINT_BITS[type]!) throw new PermitAbiError({ reason: `${name} does not fit ${type}` })
+    for (let i = 31; i >= 0 && n > 0n; i--) {
+      out[offset + i] = Number(n & 0xffn)
+      n >>= 8n
     }
-    // addresses and bytes32 in either case (the Address schema allows both); EIP-712 hashes their bytes,
-    // and viem's strict address check would refuse an all-uppercase or non-checksummed mixed-case form
-    out[name] = type.startsWith("uint") ? BigInt(String(value)) : String(value).toLowerCase()
+    return
   }
-  return out
+  // addresses and bytes32 in either case (the Address schema allows both): EIP-712 hashes their bytes
+  if (type === "address" ? !HEX40.test(text) : !HEX64.test(text)) {
+    throw new PermitAbiError({ reason: `${name} is not ${type === "address" ? "an address" : "bytes32"}` })
+  }
+  out.set(fromHex(text), offset + (type === "address" ? 12 : 0))
+}
+
+const DOMAIN_TYPEHASH = keccakBytes(utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
+const NAME_HASH = keccakBytes(utf8(DOMAIN_NAME))
+const VERSION_HASH = keccakBytes(utf8(DOMAIN_VERSION))
+const TYPEHASH_BYTES = fromHex(TYPEHASH)
+
+const domainSeparators = new Map<string, Uint8Array>()
+
+/** The EIP-712 domain separator of (chainId, verifyingContract), cached. */
+const domainSeparator = (chainId: unknown, router: unknown): Uint8Array => {
+  const key = `${String(chainId)}:${String(router).toLowerCase()}`
+  let separator = domainSeparators.get(key)
+  if (separator === undefined) {
+    const buffer = new Uint8Array(5 * 32)
+    buffer.set(DOMAIN_TYPEHASH, 0)
+    buffer.set(NAME_HASH, 32)
+    buffer.set(VERSION_HASH, 64)
+    writeWord(buffer, 96, "sourceChainId", "uint256", chainId)
+    writeWord(buffer, 128, "sourceRouter", "address", router)
+    separator = keccakBytes(buffer)
+    if (domainSeparators.size > 1024) domainSeparators.clear()
+    domainSeparators.set(key, separator)
+  }
+  return separator
 }
 
 /**
@@ -89,19 +125,38 @@ export const domainOf = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter
 })
 
 /**
- * The permitDigest of a permit.
+ * The EIP-712 struct hash of a permit: keccak256(TYPEHASH || the 31 fields as ABI words).
+ *
+ * @throws {PermitAbiError} when a field is missing or out of range.
+ * @category hashing
+ * @since 0.1.0
+ */
+export const structHash = (permit: AbiPermit): Hex => toHex(structHashBytes(permit))
+
+const structHashBytes = (permit: AbiPermit): Uint8Array => {
+  const buffer = new Uint8Array(32 * (1 + PERMIT_TUPLE_FIELDS.length))
+  buffer.set(TYPEHASH_BYTES, 0)
+  PERMIT_TUPLE_FIELDS.forEach(({ name, type }, i) => writeWord(buffer, 32 * (i + 1), name, type, permit[name]))
+  return keccakBytes(buffer)
+}
+
+/**
+ * The permitDigest of a permit: keccak256(0x1901 || domainSeparator || structHash),
+ * computed directly (the same value as viem's `hashTypedData`, without its
+ * generic type walk).
  *
  * @throws {PermitAbiError} when a field is missing or out of range.
  * @category hashing
  * @since 0.1.0
  */
 export const digest = (permit: AbiPermit): Hex => {
-  try {
-    return hashTypedData({ domain: domainOf(permit), types: TYPES, primaryType: "ExecutionPermit", message: message(permit) as never })
-  } catch (error) {
-    if (error instanceof PermitAbiError) throw error
-    throw new PermitAbiError({ reason: String((error as Error)?.message ?? error).split("\n")[0]! })
-  }
+  const struct = structHashBytes(permit)
+  const buffer = new Uint8Array(2 + 64)
+  buffer[0] = 0x19
+  buffer[1] = 0x01
+  buffer.set(domainSeparator(permit.sourceChainId, permit.sourceRouter), 2)
+  buffer.set(struct, 34)
+  return toHex(keccakBytes(buffer))
 }
 
 /**

@@ -194,22 +194,31 @@ export interface StaticOptions {
 export const makeStatic = (options?: StaticOptions): PricingShape => {
   const cycleMs = Math.max(1, options?.cycleSeconds ?? 60) * 1000
   const modelVersion = options?.modelVersion ?? "svc-static-1"
-  const terms = (route: CatalogRoute): IndicativeTerms => ({
-    numeratorRaw: route.priceNumeratorRaw,
-    denominatorRaw: route.priceDenominatorRaw,
-    serviceFeeBps: route.serviceFeeBps,
-    feeMode: route.feeMode,
-    modelVersion,
-    pricingReferenceId: pricingReferenceIdOf({
-      routeId: route.routeId,
-      model: "STATIC",
-      modelVersion,
-      numeratorRaw: route.priceNumeratorRaw,
-      denominatorRaw: route.priceDenominatorRaw,
-      serviceFeeBps: route.serviceFeeBps,
-      feeMode: route.feeMode
-    })
-  })
+  // the terms depend only on the catalog route: compute them once per route (ticks are frequent)
+  const cache = new WeakMap<CatalogRoute, IndicativeTerms>()
+  const terms = (route: CatalogRoute): IndicativeTerms => {
+    let t = cache.get(route)
+    if (t === undefined) {
+      t = {
+        numeratorRaw: route.priceNumeratorRaw,
+        denominatorRaw: route.priceDenominatorRaw,
+        serviceFeeBps: route.serviceFeeBps,
+        feeMode: route.feeMode,
+        modelVersion,
+        pricingReferenceId: pricingReferenceIdOf({
+          routeId: route.routeId,
+          model: "STATIC",
+          modelVersion,
+          numeratorRaw: route.priceNumeratorRaw,
+          denominatorRaw: route.priceDenominatorRaw,
+          serviceFeeBps: route.serviceFeeBps,
+          feeMode: route.feeMode
+        })
+      }
+      cache.set(route, t)
+    }
+    return t
+  }
   return {
     indicative: (route) => Effect.succeed(terms(route)),
     quote: (route, amountInRaw) =>

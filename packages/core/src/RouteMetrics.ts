@@ -30,6 +30,8 @@ export class RouteMetricsService extends Context.Service<RouteMetricsService, {
    * update each; the counts are spread over the routes when flushed.
    */
   readonly exposed: (routeIds: ReadonlyArray<string>) => void
+  /** Counts one permit request for a route (synchronous, in memory; flushed with the exposures). */
+  readonly requested: (routeId: string) => void
   /** The metrics of a route (flushing pending exposures first). */
   readonly metrics: (routeId: string) => Effect.Effect<RouteMetrics>
   /** Writes pending exposures to the store. */
@@ -73,6 +75,7 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
       // exposures per list of route ids (one entry per served view), spread at flush time
       let views = new Map<ReadonlyArray<string>, number>()
       let pending = new Map<string, number>()
+      let requests = new Map<string, number>()
       const flush = Effect.suspend(() => {
         for (const [routeIds, count] of views) {
           for (const id of routeIds) {
@@ -81,14 +84,20 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
           }
         }
         views = new Map()
-        if (pending.size === 0) return Effect.void
+        if (pending.size === 0 && requests.size === 0) return Effect.void
         const batch = pending
+        const requestBatch = requests
         pending = new Map()
-        return store.addCounters([...batch].map(([routeId, by]) => ({ routeId, counter: "feed_exposures" as const, by }))).pipe(
+        requests = new Map()
+        return store.addCounters([
+          ...[...batch].map(([routeId, by]) => ({ routeId, counter: "feed_exposures" as const, by })),
+          ...[...requestBatch].map(([routeId, by]) => ({ routeId, counter: "permit_requests" as const, by }))
+        ]).pipe(
           Effect.catch((e) =>
             Effect.sync(() => {
               // keep the counts for the next flush
               for (const [routeId, by] of batch) pending.set(routeId, (pending.get(routeId) ?? 0) + by)
+              for (const [routeId, by] of requestBatch) requests.set(routeId, (requests.get(routeId) ?? 0) + by)
             }).pipe(Effect.andThen(Effect.logWarning("route metrics flush failed", e.message)))
           )
         )
@@ -98,6 +107,10 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
       return RouteMetricsService.of({
         exposed: (routeIds) => {
           if (routeIds.length > 0) views.set(routeIds, (views.get(routeIds) ?? 0) + 1)
+        },
+        requested: (routeId) => {
+          const key = routeId.toLowerCase()
+          requests.set(key, (requests.get(key) ?? 0) + 1)
         },
         metrics: (routeId) =>
           flush.pipe(

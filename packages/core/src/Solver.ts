@@ -109,8 +109,8 @@ export const layer = (
   const base = Layer.mergeAll(catalog, pricing, economics, rateLimiter, inventory)
   const publisher = Publisher.layer(options.publisher).pipe(Layer.provide(base))
   const withPublisher = Layer.merge(base, publisher)
-  const permits = Permits.layer(options.permits).pipe(Layer.provide(withPublisher))
-  const settlement = Settlement.layer(options.settlement)
   const metrics = RouteMetrics.layer(options.routeMetrics)
+  const permits = Permits.layer(options.permits).pipe(Layer.provide(Layer.merge(withPublisher, metrics)))
+  const settlement = Settlement.layer(options.settlement)
   return Layer.mergeAll(withPublisher, permits, settlement, metrics)
 }

@@ -207,4 +207,9 @@ describe("CanonicalJson.stringify: refusals", () => {
     const result = stringifyResult(cyclic)
     assert.isTrue(Result.isFailure(result))
   })
+  it("refuses a cyclic value with a CanonicalJsonError (not a stack overflow)", () => {
+    const cyclic: Record<string, unknown> = { a: [1] }
+    cyclic.self = cyclic
+    assert.throws(() => CanonicalJson.stringify(cyclic), CanonicalJson.CanonicalJsonError)
+  })
 })

@@ -193,6 +193,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         assertError(yield* json(unknown), "PERMIT_NOT_FOUND")
         const malformed = yield* get("/api/v6/execution-permits/0x12")
         assert.strictEqual(malformed.status, 404)
+        // route metrics count the request and the issued permit
+        const metrics = (yield* json(yield* get(`/api/v6/routes/${route.routeId}`))).metrics
+        assert.isAtLeast(metrics.permit_requests, 1)
+        assert.isAtLeast(metrics.permits_issued, 1)
+        assert.isAtMost(metrics.permits_issued, metrics.permit_requests)
+        assert.strictEqual(metrics.permitConversionRate, metrics.permits_issued / metrics.permit_requests)
       }))
 
     it.effect("409, 400 and 410 answers", () =>
