@@ -25,7 +25,7 @@ import { keccak, type Hex, utf8 } from "./internal/bytes.ts"
 import { keccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
 import { Pricing } from "./Pricing.ts"
-import { type ActionableRoute, FEED_SCHEMA, type Route, SignedFeedPayload } from "./schema/Feed.ts"
+import { type ActionableRoute, FEED_SCHEMA, type Route, Route as RouteSchema, SignedFeedPayload } from "./schema/Feed.ts"
 import { strictParseOptions } from "./schema/index.ts"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, Store } from "./Store.ts"
@@ -305,6 +305,10 @@ const makeViewCache = (maxBytes: number, render: (filter: FeedFilter) => FeedVie
 type RouteTerms = Omit<Route, "dataVersion">
 
 const decodePayload = Schema.decodeUnknownResult(SignedFeedPayload)
+const decodeRoute = Schema.decodeUnknownResult(RouteSchema)
+
+/** Routes checked and serialized between two yields to the event loop. */
+const PUBLICATION_CHUNK = 100
 
 /** Locators with their keys sorted at every depth, computed once per locator object. */
 const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
@@ -466,14 +470,23 @@ export const layer = (
         const validUntil = now + ttl
         const routes: Array<Route> = built.map(({ terms }) => ({ dataVersion: dv, ...terms }))
         const payload = { schema: FEED_SCHEMA, releaseId: catalog.releaseId, dataVersion: dv, generatedAt, validUntil, routes }
-        const checked = decodePayload(payload, strictParseOptions)
-        if (Result.isFailure(checked)) {
-          return yield* new PublishFailed({ reason: `payload fails its schema: ${checked.failure.message.replace(/\s*\n\s*/g, " ")}` })
+        // the schema check and the canonical texts run in chunks of routes, yielding to the event
+        // loop between chunks: a large catalog never stalls requests for the whole publication
+        const schemaFailure = (where: string, error: Schema.SchemaError) =>
+          new PublishFailed({ reason: `payload fails its schema at ${where}: ${error.message.replace(/\s*\n\s*/g, " ")}` })
+        const checkedHead = decodePayload({ ...payload, routes: [] }, strictParseOptions)
+        if (Result.isFailure(checkedHead)) return yield* schemaFailure("signedPayload", checkedHead.failure)
+        const routeTexts: Array<string> = []
+        for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
+          for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
+            const checked = decodeRoute(routes[i], strictParseOptions)
+            if (Result.isFailure(checked)) return yield* schemaFailure(`routes[${i}]`, checked.failure)
+            const text = CanonicalJson.stringifyResult(routes[i])
+            if (Result.isFailure(text)) return yield* new PublishFailed({ reason: text.failure.message, cause: text.failure })
+            routeTexts.push(text.success)
+          }
+          yield* Effect.yieldNow
         }
-        const routeTexts = yield* Effect.try({
-          try: () => routes.map((r) => CanonicalJson.stringify(r)),
-          catch: (e) => new PublishFailed({ reason: String((e as Error).message), cause: e })
-        })
         const canonicalPayload = `{"dataVersion":"${dv}","generatedAt":${generatedAt},"releaseId":"${catalog.releaseId}","routes":[${
           routeTexts.join(",")
         }],"schema":"${FEED_SCHEMA}","validUntil":${validUntil}}`
@@ -497,7 +510,7 @@ export const layer = (
           generatedAt,
           validUntil,
           releaseId: catalog.releaseId,
-          payload: checked.success,
+          payload: payload as SignedFeedPayload,
           canonicalPayload,
           feedHash,
           feedSignature,

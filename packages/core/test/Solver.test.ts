@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect, Exit, Layer, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as CanonicalJson from "../src/CanonicalJson.ts"
 import type { SolverError } from "../src/Errors.ts"
@@ -7,6 +7,7 @@ import * as FeedSignature from "../src/FeedSignature.ts"
 import * as PermitDigest from "../src/PermitDigest.ts"
 import * as PermitMessage from "../src/PermitMessage.ts"
 import { Permits } from "../src/Permits.ts"
+import * as Pricing from "../src/Pricing.ts"
 import { Publisher } from "../src/Publisher.ts"
 import { FeedResponse } from "../src/schema/Feed.ts"
 import { strictParseOptions } from "../src/schema/index.ts"
@@ -95,6 +96,23 @@ describe("publisher", () => {
       yield* store.setPaused(false, null)
       assert.strictEqual((yield* publisher.refresh)._tag, "Open")
     }).pipe(Effect.provide(makeEngine().layer)))
+})
+
+describe("publisher refuses to sign an invalid payload", () => {
+  const badPricing = Layer.succeed(Pricing.Pricing, {
+    ...Pricing.makeStatic(),
+    // a fee outside 0..10000 makes every route fail the Route schema
+    indicative: (route) => Effect.map(Pricing.makeStatic().indicative(route), (t) => ({ ...t, serviceFeeBps: 20_000 }))
+  })
+  it.effect("no publication, a reason naming the schema failure, nothing signed", () =>
+    Effect.gen(function*() {
+      const publisher = yield* Publisher
+      const state = yield* publisher.state
+      assert.strictEqual(state._tag, "Unavailable")
+      if (state._tag === "Unavailable") assert.match(state.reason, /fails its schema at routes\[0\]/)
+      const error = yield* publisher.current.pipe(Effect.flip)
+      assert.isFalse(error.closed)
+    }).pipe(Effect.provide(makeEngine(undefined, { pricing: badPricing }).layer)))
 })
 
 describe("permits", () => {
