@@ -424,6 +424,16 @@ const quoteErrors = Check.make<Env>({
   })
 })
 
+/** Strings that are not a quoteToken (`^[0-9a-f]{64}$`). */
+const badQuoteToken = fc.oneof(
+  fc.stringMatching(/^[0-9a-f]{63}$/),
+  fc.stringMatching(/^[0-9a-f]{65}$/),
+  fc.stringMatching(/^[0-9a-f]{63}$/).map((h) => `${h}G`),
+  fc.stringMatching(/^[0-9a-f]{63}$/).map((h) => `A${h}`),
+  fc.stringMatching(/^[0-9a-f]{64}$/).map((h) => `0x${h}`),
+  fc.constant("")
+)
+
 const statusQueries = Check.make<Env>({
   name: "aggregator_negative_status_query",
   group: "aggregator",
@@ -436,7 +446,10 @@ const statusQueries = Check.make<Env>({
       "aggregator_negative_status_query",
       fc.oneof(
         fc.constant([] as Array<[string, string]>),
-        fc.record({ k: fc.constantFrom(...lookups), v: fc.oneof(badBytes32, fc.string({ maxLength: 10 })) }).map(({ k, v }) => [[k, v]] as Array<[string, string]>),
+        // each lookup key with a value malformed for that key (64 lowercase hex is a valid quoteToken)
+        fc.constantFrom(...lookups).chain((k) =>
+          fc.oneof(k === "quoteToken" ? badQuoteToken : badBytes32, fc.string({ maxLength: 10 })).map((v) => [[k, v]] as Array<[string, string]>)
+        ),
         fc.uniqueArray(fc.constantFrom(...lookups), { minLength: 2, maxLength: 3 }).map((ks) => ks.map((k) => [k, k === "userAddress" ? `0x${"1".repeat(40)}` : k === "quoteToken" ? "a".repeat(64) : `0x${"1".repeat(64)}`] as [string, string])),
         fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(lookups as ReadonlyArray<string>).includes(k)).map((k) => [[k, "1"]] as Array<[string, string]>)
       ),

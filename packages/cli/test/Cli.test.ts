@@ -5,7 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -19,9 +20,9 @@ const childEnv = () => ({
 })
 
 /** Runs `svc <args>` with `stdin` as input. */
-const svc = (args: ReadonlyArray<string>, stdin?: string) =>
+const svc = (args: ReadonlyArray<string>, stdin?: string, env?: Record<string, string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(), stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
@@ -92,6 +93,27 @@ describe("svc executable", () => {
     assert.match(cases[3]!.stderr, /quoteId/)
     assert.match(cases[4]!.stderr, /chainId/)
     assert.match(cases[6]!.stderr, /\[1\]\.address/, "the position of the bad request in the array")
+  })
+
+  it("serve: a configuration that cannot start is one line naming the key, exit 2", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-cli-"))
+    const onchain = join(dir, "onchain.json")
+    writeFileSync(onchain, JSON.stringify({ facade: "nope" }))
+    const base = { PORT: "0", SVC_DATA_DIR: dir }
+    const cases = await Promise.all([
+      svc(["serve"], undefined, { ...base, PORT: "99999" }),
+      svc(["serve"], undefined, { ...base, SVC_SIGNER_KEY: `0x${"0".repeat(64)}` }),
+      svc(["serve"], undefined, { ...base, SVC_ONCHAIN: onchain }),
+      svc(["serve"], undefined, { ...base, SVC_CATALOG: join(dir, "missing.json") })
+    ])
+    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG"]
+    cases.forEach((r, i) => {
+      assert.strictEqual(r.code, 2, r.stderr)
+      const lines = r.stderr.trimEnd().split("\n")
+      assert.strictEqual(lines.length, 1, r.stderr)
+      assert.match(lines[0]!, new RegExp(`^svc: ${keys[i]}: `))
+    })
+    assert.notInclude(cases[1]!.stderr, "0".repeat(64), "the key is never shown")
   })
 
   it("ids derives documented identifiers", { timeout: 30_000 }, async () => {

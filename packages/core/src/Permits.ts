@@ -135,8 +135,10 @@ export class Permits extends Context.Service<Permits, PermitsShape>()("@svc/core
  * @since 0.1.0
  */
 export const envelopeOf = (record: PermitRecord): ExecutionPermitEnvelope => {
-  const stored = JSON.parse(record.envelope) as ExecutionPermitEnvelope
-  return { ...stored, state: record.state, sourceTxHash: record.sourceTxHash, payoutTxHash: record.payoutTxHash }
+  // the store is a boundary: a stored envelope that no longer decodes is a defect (500), never served
+  const stored = decodeEnvelope(JSON.parse(record.envelope), strictParseOptions)
+  if (Result.isFailure(stored)) throw new Error(`stored permit ${record.fillId} fails its schema: ${stored.failure.message}`)
+  return { ...stored.success, state: record.state, sourceTxHash: record.sourceTxHash, payoutTxHash: record.payoutTxHash }
 }
 
 /**

@@ -307,6 +307,9 @@ type RouteTerms = Omit<Route, "dataVersion">
 const decodePayload = Schema.decodeUnknownResult(SignedFeedPayload)
 const decodeRoute = Schema.decodeUnknownResult(RouteSchema)
 
+/** Publications a subscriber's queue holds at most (older ones are dropped for it). */
+const EVENT_BUFFER = 4
+
 /** Routes checked and serialized between two yields to the event loop. */
 const PUBLICATION_CHUNK = 100
 
@@ -453,7 +456,10 @@ export const layer = (
 
       const stateRef = yield* Ref.make<PublisherState>({ _tag: "Unavailable", reason: "not published yet", last: Option.none() })
       const fingerprintRef = yield* Ref.make<string>("")
-      const events = yield* PubSub.unbounded<PublicationEvent>()
+      // every event is the full current state: a subscriber more than a few events behind is
+      // disconnected by its reader, so a bounded sliding buffer keeps memory bounded even for a
+      // subscriber that stopped reading (it never holds more than EVENT_BUFFER publications)
+      const events = yield* PubSub.sliding<PublicationEvent>(EVENT_BUFFER)
       const lock = yield* Semaphore.make(1)
 
       const lastOf = (s: PublisherState): Option.Option<Publication> => s._tag === "Open" ? Option.some(s.publication) : s.last

@@ -32,7 +32,7 @@ export class RouteMetricsService extends Context.Service<RouteMetricsService, {
   readonly exposed: (routeIds: ReadonlyArray<string>) => void
   /** Counts one permit request for a route (synchronous, in memory; flushed with the exposures). */
   readonly requested: (routeId: string) => void
-  /** The metrics of a route (flushing pending exposures first). */
+  /** The metrics of a route: the stored counters plus the counts not flushed yet. */
   readonly metrics: (routeId: string) => Effect.Effect<RouteMetrics>
   /** Writes pending exposures to the store. */
   readonly flush: Effect.Effect<void>
@@ -112,10 +112,19 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
           const key = routeId.toLowerCase()
           requests.set(key, (requests.get(key) ?? 0) + 1)
         },
+        // the stored counters plus what is still in memory: reading never writes (no fsync on a read path)
         metrics: (routeId) =>
-          flush.pipe(
-            Effect.andThen(store.routeCounters(routeId.toLowerCase())),
-            Effect.map(fromCounters),
+          store.routeCounters(routeId.toLowerCase()).pipe(
+            Effect.map((stored) => {
+              const key = routeId.toLowerCase()
+              let exposures = pending.get(key) ?? 0
+              for (const [routeIds, count] of views) if (routeIds.some((id) => id.toLowerCase() === key)) exposures += count
+              return fromCounters({
+                ...stored,
+                feed_exposures: stored.feed_exposures + exposures,
+                permit_requests: stored.permit_requests + (requests.get(key) ?? 0)
+              })
+            }),
             Effect.orElseSucceed((): RouteMetrics => ({
               telemetryAvailable: false,
               permitConversionRate: null,

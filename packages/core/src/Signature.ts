@@ -61,6 +61,16 @@ export class SignatureError extends Data.TaggedError("SignatureError")<{
 }
 
 /**
+ * A signing input that cannot be used: a private key that is not 32 bytes of hex
+ * in 1..n-1, or a digest that is not 32 bytes. A programming or configuration
+ * error, never caused by a request.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SigningInputInvalid extends Data.TaggedError("SigningInputInvalid")<{ readonly message: string }> {}
+
+/**
  * The parts of a valid, low-s signature.
  *
  * @category models
@@ -123,7 +133,13 @@ export const publicKeyToAddress = (publicKey: Uint8Array): Hex => {
 }
 
 const toPrivateKeyBytes = (privateKey: string): Uint8Array => {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error("a private key is 0x followed by 64 hex digits")
+  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
+    throw new SigningInputInvalid({ message: "a private key is 0x followed by 64 hex digits" })
+  }
+  const k = BigInt(privateKey)
+  if (k === 0n || k >= SECP256K1_N) {
+    throw new SigningInputInvalid({ message: "a private key must be in 1..n-1 of secp256k1 (it is 0 or too large)" })
+  }
   return fromHex(privateKey)
 }
 
@@ -140,12 +156,13 @@ export const addressOf = (privateKey: Hex): Hex =>
  * Signs a 32-byte digest with RFC 6979 deterministic k: low-s, v = 27/28, no
  * prefix added.
  *
+ * @throws {SigningInputInvalid} for a malformed key or digest.
  * @category signing
  * @since 0.1.0
  */
 export const signDigest = (digest: Hex | Uint8Array, privateKey: Hex): Hex => {
   const hash = typeof digest === "string" ? fromHex(digest) : digest
-  if (hash.length !== 32) throw new Error("a digest is 32 bytes")
+  if (hash.length !== 32) throw new SigningInputInvalid({ message: "a digest is 32 bytes" })
   // format "recovered" is recovery || r || s
   const raw = secp256k1.sign(hash, toPrivateKeyBytes(privateKey), { prehash: false, format: "recovered", lowS: true })
   const hex = toHex(raw)

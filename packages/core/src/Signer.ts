@@ -46,12 +46,13 @@ const KEY = /^0x[0-9a-fA-F]{64}$/
 /**
  * A signer over a private key held in memory.
  *
+ * @throws {Signature.SigningInputInvalid} for a key that is not 32 bytes of hex in 1..n-1.
  * @category constructors
  * @since 0.1.0
  */
 export const fromPrivateKey = (privateKey: Redacted.Redacted<string>, development = false): Signer["Service"] => {
   const key = Redacted.value(privateKey)
-  if (!KEY.test(key)) throw new Error("a signer key is 0x followed by 64 hex digits")
+  if (!KEY.test(key)) throw new Signature.SigningInputInvalid({ message: "a signer key is 0x followed by 64 hex digits" })
   return Signer.of({
     address: Signature.addressOf(key as Hex),
     development,
@@ -70,7 +71,10 @@ export const layerPrivateKey = (privateKey: Redacted.Redacted<string>): Layer.La
     Signer,
     Effect.try({
       try: () => fromPrivateKey(privateKey),
-      catch: () => new SignerUnavailable({ message: "SVC_SIGNER_KEY: must be 0x followed by 64 hex digits" })
+      catch: (e) =>
+        new SignerUnavailable({
+          message: `SVC_SIGNER_KEY: ${e instanceof Signature.SigningInputInvalid ? e.message : "not a usable private key"} (value not shown)`
+        })
     })
   )
 

@@ -7,7 +7,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { Aggregator, Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
-import { Context, Effect, Layer, type Redacted } from "effect"
+import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as AggregatorRoutes from "./AggregatorRoutes.ts"
 import * as Discovery from "./Discovery.ts"
@@ -71,13 +71,17 @@ export class AppControl extends Context.Service<AppControl, {
   readonly subscribers: () => number
 }>()("@svc/server/AppControl") {}
 
+/** 400 for any query parameter (decisions: unknown query parameters are refused). */
+const noQuery = (request: Router.Request) => {
+  const query = SolverRoutes.parseQuery(request.query, [])
+  return Result.isFailure(query) ? Http.errorResponse(query.failure) : undefined
+}
+
 const documentRoute = (path: string, body: Uint8Array, cacheControl: string): Router.Route => ({
   method: "GET",
   path,
-  handler: () =>
-    Effect.succeed(Http.jsonBytes(200, body, {
-      link: `<${path}>; rel="canonical"`
-    }, cacheControl))
+  handler: (request) =>
+    Effect.succeed(noQuery(request) ?? Http.jsonBytes(200, body, { link: `<${path}>; rel="canonical"` }, cacheControl))
 })
 
 /**
@@ -122,8 +126,7 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
       {
         method: "GET",
         path: "/docs",
-        handler: () =>
-          Effect.succeed(Http.htmlBytes(docsPage, Http.CacheControl.document))
+        handler: (request) => Effect.succeed(noQuery(request) ?? Http.htmlBytes(docsPage, Http.CacheControl.document))
       },
       ...solver,
       { ...events.route, handler: (request) => Effect.provideContext(events.route.handler(request), context) },

@@ -284,7 +284,7 @@ const staticDocument = (
     tags: [tag],
     summary,
     description,
-    responses: { "200": json(schema, summary, cacheHeaders) },
+    responses: { "200": json(schema, summary, cacheHeaders), ...solverErrors([400], { 400: ["INVALID_REQUEST"] }) },
     "x-svc-spec": spec(["4", "2"], section)
   }
 })
@@ -482,7 +482,7 @@ export const buildOpenApi = (options: OpenApiOptions): JsonRecord => {
               error: { schema: schemaRef("SseErrorEvent") }
             }
           },
-          ...solverErrors([500, 503])
+          ...solverErrors([400, 500, 503], { 400: ["INVALID_REQUEST"] })
         },
         "x-svc-spec": spec(["4", "6"], "GET /api/v6/solver-feed/events (streamSolverFeed)")
       }
@@ -499,7 +499,7 @@ export const buildOpenApi = (options: OpenApiOptions): JsonRecord => {
         ],
         responses: {
           "200": json(schemaRef("RouteDetailResponse"), "The route and its metrics.", cacheHeaders),
-          ...solverErrors([404, 500, 503], { 404: ["ROUTE_NOT_FOUND", "NOT_FOUND"] })
+          ...solverErrors([400, 404, 500, 503], { 400: ["INVALID_REQUEST"], 404: ["ROUTE_NOT_FOUND", "NOT_FOUND"] })
         },
         "x-svc-spec": spec(["4", "2"], "GET /api/v6/routes/{routeId} (getRouteDetail)")
       }
@@ -584,7 +584,7 @@ export const buildOpenApi = (options: OpenApiOptions): JsonRecord => {
         parameters: [bytes32Param("fillId", "path", "The fillId of the permit (hex in either case).", true)],
         responses: {
           "200": json(schemaRef("PermitStatusResponse"), "The persisted permit.", cacheHeaders),
-          ...solverErrors([404, 500], { 404: ["PERMIT_NOT_FOUND", "NOT_FOUND"] })
+          ...solverErrors([400, 404, 500], { 400: ["INVALID_REQUEST"], 404: ["PERMIT_NOT_FOUND", "NOT_FOUND"] })
         },
         "x-svc-spec": spec(["4", "3"], "GET /api/v6/execution-permits/{fillId} (getExecutionPermit)")
       }

@@ -15,7 +15,7 @@ import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
-import type * as Discovery from "./Discovery.ts"
+import * as Discovery from "./Discovery.ts"
 import * as ServerConfig from "./ServerConfig.ts"
 
 /**
@@ -120,7 +120,13 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
   })
   // idle keep-alive connections outlive common clients' own idle timeouts (4-60 s), so that a client
   // never reuses a connection the server is closing
-  const http = NodeHttpServer.layer(() => createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }), {
+  const http = NodeHttpServer.layer(() => {
+    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 })
+    // a connection with no progress for three heartbeats is destroyed: an event-stream subscriber
+    // that stopped reading (its writes never drain) is disconnected and its memory released
+    server.setTimeout(3 * config.sseHeartbeatMs)
+    return server
+  }, {
     port: config.port,
     host: config.host,
     gracefulShutdownTimeout: "10 seconds"
@@ -172,7 +178,11 @@ export const run = Effect.gen(function*() {
 const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {
   const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
   const onchain = Option.isSome(config.onchainPath)
-    ? (yield* readDocument(config.onchainPath.value, "SVC_ONCHAIN")) as Discovery.OnchainConfig
+    ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
+      Effect.try({
+        try: () => Discovery.parseOnchainConfig(document),
+        catch: (e) => new StartupError({ message: `SVC_ONCHAIN: ${oneLine(e)}` })
+      }))
     : undefined
   yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
