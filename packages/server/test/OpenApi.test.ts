@@ -150,7 +150,8 @@ describe("OpenAPI operations", () => {
     const lastEventId = stream.parameters.find((p: Node) => p.name === "Last-Event-ID")
     assert.strictEqual(lastEventId.in, "header")
     assert.strictEqual(lastEventId.schema.pattern, "^(?:0|[1-9][0-9]*)$")
-    assert.sameMembers(Object.keys(stream.responses), ["200", "500", "503"])
+    // 400: unknown query parameters are refused (decisions.md)
+    assert.sameMembers(Object.keys(stream.responses), ["200", "400", "500", "503"])
   })
 
   it("route detail and permit status: Bytes32 path parameters", () => {
@@ -161,8 +162,8 @@ describe("OpenAPI operations", () => {
       assert.isTrue(param.required)
       assert.strictEqual(schemaName(param.schema), "Bytes32")
     }
-    assert.sameMembers(Object.keys(op("/api/v6/routes/{routeId}", "get").responses), ["200", "404", "500", "503"])
-    assert.sameMembers(Object.keys(op("/api/v6/execution-permits/{fillId}", "get").responses), ["200", "404", "500"])
+    assert.sameMembers(Object.keys(op("/api/v6/routes/{routeId}", "get").responses), ["200", "400", "404", "500", "503"])
+    assert.sameMembers(Object.keys(op("/api/v6/execution-permits/{fillId}", "get").responses), ["200", "400", "404", "500"])
   })
 
   it("permits: request bodies, 200/201, 429 headers and the Idempotency-Key header", () => {
