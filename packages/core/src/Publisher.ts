@@ -593,15 +593,14 @@ export const layer = (
         Effect.flatMap(() => Ref.get(stateRef))
       )
 
-      const current = Effect.gen(function*() {
-        const state = yield* Ref.get(stateRef)
-        if (state._tag === "Closed") return yield* new PublicationUnavailable({ closed: true, reason: state.reason })
-        if (state._tag === "Unavailable") return yield* new PublicationUnavailable({ closed: false, reason: state.reason })
-        const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        if (state.publication.validUntil <= now) {
-          return yield* new PublicationUnavailable({ closed: false, reason: "the current publication has expired" })
-        }
-        return state.publication
+      // plain composition: this runs for every feed, route and permit request
+      const current: Effect.Effect<Publication, PublicationUnavailable> = Effect.flatMap(Ref.get(stateRef), (state) => {
+        if (state._tag === "Closed") return Effect.fail(new PublicationUnavailable({ closed: true, reason: state.reason }))
+        if (state._tag === "Unavailable") return Effect.fail(new PublicationUnavailable({ closed: false, reason: state.reason }))
+        return Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+          state.publication.validUntil <= Math.floor(nowMs / 1000)
+            ? Effect.fail(new PublicationUnavailable({ closed: false, reason: "the current publication has expired" }))
+            : Effect.succeed(state.publication))
       })
 
       yield* refresh

@@ -103,8 +103,12 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
     )
     const openapi = new TextEncoder().encode(JSON.stringify(OpenApi.buildOpenApi({ publicUrl })))
     const docsPage = new TextEncoder().encode(OpenApi.docsHtml(`${publicUrl}/openapi.json`))
-    const events = yield* Events.make(options.events)
-    const context = yield* Effect.context<Publisher.Publisher | Permits.Permits | RouteMetrics.RouteMetricsService>()
+    const services: SolverRoutes.Services = {
+      publisher: yield* Publisher.Publisher,
+      permits: yield* Permits.Permits,
+      metrics: yield* RouteMetrics.RouteMetricsService
+    }
+    const events = yield* Events.make(services.publisher, options.events)
     const aggregatorService = yield* Aggregator.make({
       publicUrl,
       quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
@@ -113,10 +117,6 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
     const aggregator = yield* AggregatorRoutes.make(options.aggregator).pipe(
       Effect.provideService(Aggregator.Aggregator, aggregatorService)
     )
-    const solver = SolverRoutes.routes.map((route): Router.Route => ({
-      ...route,
-      handler: (request) => Effect.provideContext(route.handler(request), context)
-    }))
     const table: ReadonlyArray<Router.Route> = [
       documentRoute("/.well-known/svc-solver.json", documents.solverManifest, Http.CacheControl.manifest),
       documentRoute("/api/v6/solver-discovery", documents.solverManifest, Http.CacheControl.manifest),
@@ -128,8 +128,8 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
         path: "/docs",
         handler: (request) => Effect.succeed(noQuery(request) ?? Http.htmlBytes(docsPage, Http.CacheControl.document))
       },
-      ...solver,
-      { ...events.route, handler: (request) => Effect.provideContext(events.route.handler(request), context) },
+      ...SolverRoutes.make(services),
+      events.route,
       ...aggregator.routes
     ]
     return {

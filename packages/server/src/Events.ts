@@ -84,7 +84,7 @@ const UINT = /^(?:0|[1-9][0-9]*)$/
  * @category constructors
  * @since 0.1.0
  */
-export const make = (options?: EventsOptions) =>
+export const make = (publisher: Publisher.Publisher["Service"], options?: EventsOptions) =>
   Effect.gen(function*() {
     const heartbeatMillis = Math.max(10, options?.heartbeatMillis ?? 15_000)
     const retryFrame = encoder.encode(`retry: ${Math.max(0, options?.retryMillis ?? 3000)}\n\n`)
@@ -94,11 +94,10 @@ export const make = (options?: EventsOptions) =>
     let open = 0
 
     const stream = (lastEventId: string | undefined) =>
-      Stream.callback<Uint8Array, never, Publisher.Publisher>((queue) =>
+      Stream.callback<Uint8Array>((queue) =>
         Effect.gen(function*() {
           open++
           yield* Effect.addFinalizer(() => Effect.sync(() => void open--))
-          const publisher = yield* Publisher.Publisher
           const { events, state } = yield* publisher.subscribe
           const offer = (frame: Uint8Array) => Queue.offer(queue, frame)
           const end = (frame?: Uint8Array) =>
@@ -140,7 +139,6 @@ export const make = (options?: EventsOptions) =>
     const handler = (request: Request) =>
       Effect.gen(function*() {
         if (request.query.length > 0) return Http.fail("INVALID_REQUEST", ["UNKNOWN_QUERY_PARAMETER"])
-        const publisher = yield* Publisher.Publisher
         const current = yield* Effect.result(publisher.current)
         if (current._tag === "Failure") return unavailable(current.failure)
         if (yield* Deferred.isDone(closing)) return Http.fail("PUBLICATION_CLOSED", ["SHUTTING_DOWN"], { retryAfterSeconds: 5 })
@@ -156,14 +154,13 @@ export const make = (options?: EventsOptions) =>
         if (request.method === "HEAD") {
           return HttpServerResponse.empty({ status: 200, headers: { ...headers, "content-type": "text/event-stream; charset=utf-8" } })
         }
-        const context = yield* Effect.context<Publisher.Publisher>()
-        return HttpServerResponse.stream(stream(request.header("last-event-id")).pipe(Stream.provideContext(context)), {
+        return HttpServerResponse.stream(stream(request.header("last-event-id")), {
           contentType: "text/event-stream; charset=utf-8",
           headers
         })
       })
 
-    const route: Route<Publisher.Publisher> = { method: "GET", path: "/api/v6/solver-feed/events", handler }
+    const route: Route = { method: "GET", path: "/api/v6/solver-feed/events", handler }
     return {
       route,
       subscribers: () => open,

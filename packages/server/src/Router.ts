@@ -110,8 +110,8 @@ export interface DispatchOptions {
  * @since 0.1.0
  */
 export const dispatch = <R>(routes: ReadonlyArray<Route<R>>, options?: DispatchOptions) =>
-  Effect.gen(function*() {
-    const raw = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (raw) => {
+    // plain composition (no generator) on this path: it runs for every request
     const url = raw.url
     const q = url.indexOf("?")
     const path = q === -1 ? url : url.slice(0, q)
@@ -127,18 +127,23 @@ export const dispatch = <R>(routes: ReadonlyArray<Route<R>>, options?: DispatchO
       if (!methods.includes(route.method)) methods.push(route.method)
       if (found === undefined && route.method === wanted) found = { route, params }
     }
-    const family = options?.errorBodies?.find((f) => f.matches(path))
     if (methods.length === 0) {
-      return family !== undefined
-        ? family.respond("NOT_FOUND", { "x-request-id": requestId })
-        : Http.fail("NOT_FOUND", ["PATH_NOT_FOUND"], { headers: { "x-request-id": requestId } })
+      const family = options?.errorBodies?.find((f) => f.matches(path))
+      return Effect.succeed(
+        family !== undefined
+          ? family.respond("NOT_FOUND", { "x-request-id": requestId })
+          : Http.fail("NOT_FOUND", ["PATH_NOT_FOUND"], { headers: { "x-request-id": requestId } })
+      )
     }
     const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ")
-    if (method === "OPTIONS") return Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow })
+    if (method === "OPTIONS") return Effect.succeed(Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow }))
     if (found === undefined) {
-      return family !== undefined
-        ? family.respond("METHOD_NOT_ALLOWED", { allow, "x-request-id": requestId })
-        : Http.fail("METHOD_NOT_ALLOWED", [`ALLOWED_${methods.join("_")}`], { headers: { allow, "x-request-id": requestId } })
+      const family = options?.errorBodies?.find((f) => f.matches(path))
+      return Effect.succeed(
+        family !== undefined
+          ? family.respond("METHOD_NOT_ALLOWED", { allow, "x-request-id": requestId })
+          : Http.fail("METHOD_NOT_ALLOWED", [`ALLOWED_${methods.join("_")}`], { headers: { allow, "x-request-id": requestId } })
+      )
     }
     const request: Request = {
       raw,
@@ -152,9 +157,7 @@ export const dispatch = <R>(routes: ReadonlyArray<Route<R>>, options?: DispatchO
       },
       requestId
     }
-    const route = found.route
-    const started = yield* Clock.currentTimeMillis
-    const response = yield* route.handler(request).pipe(
+    const handled = found.route.handler(request).pipe(
       Effect.catchCause((cause) =>
         Effect.as(
           Effect.logError("request failed", Cause.pretty(cause)).pipe(
@@ -164,12 +167,21 @@ export const dispatch = <R>(routes: ReadonlyArray<Route<R>>, options?: DispatchO
         )
       )
     )
-    // per-request logging: writes and failures; the hot GET paths are not logged
-    if (method === "POST" || response.status >= 500) {
-      const elapsed = (yield* Clock.currentTimeMillis) - started
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs({ requestId, method, path, status: response.status, ms: elapsed })
-      )
+    if (method !== "POST") {
+      return Effect.flatMap(handled, (response) => {
+        const tagged = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        return response.status < 500
+          ? Effect.succeed(tagged)
+          : Effect.as(Effect.logWarning("request").pipe(Effect.annotateLogs({ requestId, method, path, status: response.status })), tagged)
+      })
     }
-    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    // per-request logging: writes (and failures, see the handler's catch); the hot GET paths are not logged
+    return Effect.flatMap(Clock.currentTimeMillis, (started) =>
+      Effect.flatMap(handled, (response) =>
+        Effect.map(Clock.currentTimeMillis, (now) => now - started).pipe(
+          Effect.flatMap((ms) =>
+            Effect.logInfo("request").pipe(Effect.annotateLogs({ requestId, method, path, status: response.status, ms }))
+          ),
+          Effect.as(HttpServerResponse.setHeader(response, "x-request-id", requestId))
+        )))
   })

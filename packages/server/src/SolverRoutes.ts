@@ -77,52 +77,69 @@ const routeIdsOf = (view: Publisher.FeedView, routes: ReadonlyArray<{ readonly r
   return ids
 }
 
-/** GET /api/v6/solver-feed */
-const getFeed = (request: Request) =>
-  Effect.gen(function*() {
-    const query = parseQuery(request.query, ["sourceChainId", "sourceNetworkId"])
-    if (Result.isFailure(query)) return Http.errorResponse(query.failure)
-    const filter: Publisher.FeedFilter = {
-      sourceChainId: query.success.sourceChainId,
-      sourceNetworkId: query.success.sourceNetworkId
-    }
+/**
+ * What the solver routes work with, resolved once when the routes are built (no
+ * per-request service lookups on the hot paths).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Services {
+  readonly publisher: Publisher.Publisher["Service"]
+  readonly permits: Permits.Permits["Service"]
+  readonly metrics: RouteMetrics.RouteMetricsService["Service"]
+}
+
+const ALL: Publisher.FeedFilter = {}
+const FEED_PARAMETERS = ["sourceChainId", "sourceNetworkId"]
+
+/** GET /api/v6/solver-feed: plain composition, prepared bytes, no per-request serialization. */
+const getFeed = (services: Services) => (request: Request): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  let filter = ALL
+  if (request.query.length > 0) {
+    const query = parseQuery(request.query, FEED_PARAMETERS)
+    if (Result.isFailure(query)) return Effect.succeed(Http.errorResponse(query.failure))
+    filter = { sourceChainId: query.success.sourceChainId, sourceNetworkId: query.success.sourceNetworkId }
     const issues = Publisher.filterIssues(filter)
-    if (issues.length > 0) return Http.fail("INVALID_REQUEST", issues)
-    const publisher = yield* Publisher.Publisher
-    const current = yield* Effect.result(publisher.current)
-    if (Result.isFailure(current)) return unavailable(current.failure)
-    const view = current.success.view(filter)
-    const headers = { etag: view.etag, vary: FEED_VARY }
-    if (Http.ifNoneMatch(request.header("if-none-match"), view.etag)) {
-      return Http.empty(304, { ...headers, "cache-control": Http.CacheControl.revalidate })
+    if (issues.length > 0) return Effect.succeed(Http.fail("INVALID_REQUEST", issues))
+  }
+  return Effect.matchEffect(services.publisher.current, {
+    onFailure: (e) => Effect.succeed(unavailable(e)),
+    onSuccess: (publication) => {
+      const view = publication.view(filter)
+      const headers = { etag: view.etag, vary: FEED_VARY }
+      if (Http.ifNoneMatch(request.header("if-none-match"), view.etag)) {
+        return Effect.succeed(Http.empty(304, { ...headers, "cache-control": Http.CacheControl.revalidate }))
+      }
+      services.metrics.exposed(routeIdsOf(view, publication.routes))
+      const coding = Compression.negotiate(request.header("accept-encoding"))
+      if (coding === "identity") return Effect.succeed(Http.jsonBytes(200, view.body, headers, Http.CacheControl.revalidate))
+      return Effect.map(Compression.encoded(view.body, coding), ({ body, coding }) =>
+        Http.jsonBytes(
+          200,
+          body,
+          coding === "identity" ? headers : { ...headers, "content-encoding": coding },
+          Http.CacheControl.revalidate
+        ))
     }
-    const metrics = yield* RouteMetrics.RouteMetricsService
-    metrics.exposed(routeIdsOf(view, current.success.routes))
-    const { body, coding } = yield* Compression.encoded(view.body, Compression.negotiate(request.header("accept-encoding")))
-    return Http.jsonBytes(
-      200,
-      body,
-      coding === "identity" ? headers : { ...headers, "content-encoding": coding },
-      Http.CacheControl.revalidate
-    )
   })
+}
 
 const encoder = new TextEncoder()
 
 /** GET /api/v6/routes/{routeId} */
-const getRoute = (request: Request) =>
+const getRoute = (services: Services) => (request: Request) =>
   Effect.gen(function*() {
     if (request.query.length > 0) {
       const q = parseQuery(request.query, [])
       if (Result.isFailure(q)) return Http.errorResponse(q.failure)
     }
     const routeId = request.params[0] ?? ""
-    const publisher = yield* Publisher.Publisher
-    const current = yield* Effect.result(publisher.current)
+    const current = yield* Effect.result(services.publisher.current)
     if (Result.isFailure(current)) return unavailable(current.failure)
     const index = BYTES32.test(routeId) ? current.success.routeIndexById.get(routeId.toLowerCase()) : undefined
     if (index === undefined) return Http.fail("ROUTE_NOT_FOUND", ["ROUTE_NOT_FOUND"])
-    const metrics = yield* (yield* RouteMetrics.RouteMetricsService).metrics(current.success.routes[index]!.routeId)
+    const metrics = yield* services.metrics.metrics(current.success.routes[index]!.routeId)
     const body = `{"ok":true,"route":${current.success.routeTexts[index]},"metrics":${JSON.stringify(metrics)}}`
     return Http.jsonBytes(200, encoder.encode(body))
   })
@@ -188,7 +205,7 @@ const rateLimitHeaders = (error: Errors.SolverError): Record<string, string> => 
 }
 
 /** POST /api/v6/execution-permits/request-message */
-const postRequestMessage = (request: Request) =>
+const postRequestMessage = (services: Services) => (request: Request) =>
   Effect.gen(function*() {
     const body = yield* readJsonBody(request)
     if (Result.isFailure(body)) return body.failure
@@ -196,14 +213,14 @@ const postRequestMessage = (request: Request) =>
     if (Result.isFailure(decoded)) return schemaFailure(decoded.failure)
     const key = headerKey(request)
     if (Result.isFailure(key)) return key.failure
-    const permits = yield* Permits.Permits
+    const permits = services.permits
     const message = yield* Effect.result(permits.requestMessage(decoded.success, { headerIdempotencyKey: key.success }))
     if (Result.isFailure(message)) return Http.errorResponse(message.failure)
     return Http.json(200, { ok: true, message: message.success })
   })
 
 /** POST /api/v6/execution-permits */
-const postPermit = (request: Request) =>
+const postPermit = (services: Services) => (request: Request) =>
   Effect.gen(function*() {
     const body = yield* readJsonBody(request)
     if (Result.isFailure(body)) return body.failure
@@ -211,7 +228,7 @@ const postPermit = (request: Request) =>
     if (Result.isFailure(decoded)) return schemaFailure(decoded.failure)
     const key = headerKey(request)
     if (Result.isFailure(key)) return key.failure
-    const permits = yield* Permits.Permits
+    const permits = services.permits
     const clientKey = request.raw.remoteAddress._tag === "Some" ? request.raw.remoteAddress.value : "unknown"
     const result = yield* Effect.result(permits.create(decoded.success, { headerIdempotencyKey: key.success, clientKey }))
     if (Result.isFailure(result)) return Http.errorResponse(result.failure, rateLimitHeaders(result.failure))
@@ -220,13 +237,13 @@ const postPermit = (request: Request) =>
   })
 
 /** GET /api/v6/execution-permits/{fillId} */
-const getPermit = (request: Request) =>
+const getPermit = (services: Services) => (request: Request) =>
   Effect.gen(function*() {
     if (request.query.length > 0) {
       const q = parseQuery(request.query, [])
       if (Result.isFailure(q)) return Http.errorResponse(q.failure)
     }
-    const permits = yield* Permits.Permits
+    const permits = services.permits
     const envelope = yield* Effect.result(permits.get(request.params[0] ?? ""))
     if (Result.isFailure(envelope)) {
       // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here
@@ -239,15 +256,15 @@ const getPermit = (request: Request) =>
   })
 
 /**
- * The solver routes.
+ * The solver routes over their services.
  *
  * @category routes
  * @since 0.1.0
  */
-export const routes: ReadonlyArray<Route<Publisher.Publisher | Permits.Permits | RouteMetrics.RouteMetricsService>> = [
-  { method: "GET", path: "/api/v6/solver-feed", handler: getFeed },
-  { method: "GET", path: /^\/api\/v6\/routes\/([^/]+)$/, handler: getRoute },
-  { method: "POST", path: "/api/v6/execution-permits/request-message", handler: postRequestMessage },
-  { method: "POST", path: "/api/v6/execution-permits", handler: postPermit },
-  { method: "GET", path: /^\/api\/v6\/execution-permits\/(?!request-message$)([^/]+)$/, handler: getPermit }
+export const make = (services: Services): ReadonlyArray<Route> => [
+  { method: "GET", path: "/api/v6/solver-feed", handler: getFeed(services) },
+  { method: "GET", path: /^\/api\/v6\/routes\/([^/]+)$/, handler: getRoute(services) },
+  { method: "POST", path: "/api/v6/execution-permits/request-message", handler: postRequestMessage(services) },
+  { method: "POST", path: "/api/v6/execution-permits", handler: postPermit(services) },
+  { method: "GET", path: /^\/api\/v6\/execution-permits\/(?!request-message$)([^/]+)$/, handler: getPermit(services) }
 ]
