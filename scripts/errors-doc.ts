@@ -4,7 +4,8 @@
  * file; a test fails when the committed file differs from what this builds.
  */
 import { writeFileSync } from "node:fs"
-import { AGGREGATOR_ERRORS, Errors } from "../packages/core/src/index.ts"
+import { Errors } from "../packages/core/src/index.ts"
+import { AGGREGATOR_ERRORS } from "../packages/protocol/src/index.ts"
 
 /** Reason codes per error code: what refines each error. `<SIDE>` is PAYER or RECIPIENT. */
 const REASONS: ReadonlyArray<readonly [code: string, reasons: ReadonlyArray<readonly [string, string]>]> = [

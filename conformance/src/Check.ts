@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Data, Effect, Result, Schema } from "effect"
-import { describeSchemaError, strictParseOptions } from "@svc/core"
+import { describeSchemaError, strictParseOptions } from "@svc/protocol"
 import type { Exchange } from "./Exchange.ts"
 import type { Fixtures } from "./Fixtures.ts"
 import type { Observer } from "./Observer.ts"

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { PermitMessage, type Route, Signature } from "@svc/core"
+import { PermitMessage, type Route, Signature } from "@svc/protocol"
 import { Context, Effect, Exit, Layer } from "effect"
 import { CheckFailed, type Failure, fail, Inconclusive, Skip } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"

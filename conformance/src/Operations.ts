@@ -26,7 +26,7 @@ import {
   RouteDetailResponse,
   SolverDiscovery,
   StandardsManifest
-} from "@svc/core"
+} from "@svc/protocol"
 import { Schema } from "effect"
 
 /**

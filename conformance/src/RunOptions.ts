@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Signature } from "@svc/core"
+import { Signature } from "@svc/protocol"
 import { Context, type Effect, Option } from "effect"
 
 /**

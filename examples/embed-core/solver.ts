@@ -13,14 +13,8 @@
  *    a wallet key, and prints the permit's price evidence.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  type Catalog,
-  FeedSignature,
-  PermitMessage,
-  Pricing,
-  Signature,
-  Signer
-} from "@svc/core"
+import { type Catalog, Pricing, Signer } from "@svc/core"
+import { FeedSignature, PermitMessage, Signature } from "@svc/protocol"
 import { App } from "@svc/server"
 import { SqliteStore } from "@svc/store"
 import { Clock, Context, Effect, Layer, Redacted, References, Result } from "effect"

@@ -6,7 +6,7 @@
  * volatile assets in L2, everything else in L3). Deterministic: token addresses
  * are derived from labels (never real contracts), no randomness.
  */
-import { keccakUtf8 } from "../../packages/core/src/internal/bytes.ts"
+import { keccakUtf8 } from "../../packages/protocol/src/Bytes.ts"
 
 interface NetworkSpec {
   readonly key: string

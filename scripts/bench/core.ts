@@ -18,21 +18,17 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { DatabaseSync } from "node:sqlite"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Catalog, Permits, Publisher, Signer, Solver } from "../../packages/core/src/index.ts"
 import {
   CanonicalJson,
-  Catalog,
   FeedSignature,
   PermitMessage,
-  Permits,
-  Publisher,
   SignedFeedPayload,
   Signature,
-  Signer,
-  Solver,
   strictParseOptions
-} from "../../packages/core/src/index.ts"
-import type { PermitCreateRequest } from "../../packages/core/src/schema/Permit.ts"
-import { utf8 } from "../../packages/core/src/internal/bytes.ts"
+} from "../../packages/protocol/src/index.ts"
+import type { PermitCreateRequest } from "../../packages/protocol/src/schema/Permit.ts"
+import { utf8 } from "../../packages/protocol/src/Bytes.ts"
 import { keccakFast } from "../../packages/core/src/internal/fastKeccak.ts"
 import { SqliteStore } from "../../packages/store/src/index.ts"
 import { Schema } from "effect"

@@ -26,7 +26,7 @@ import {
   PermitDigest,
   PermitMessage,
   type Route
-} from "@svc/core"
+} from "@svc/protocol"
 import { Effect, Exit, Result, type Schema } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"

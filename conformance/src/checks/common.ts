@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, FeedSignature, Signature } from "@svc/core"
+import { CanonicalJson, FeedSignature, Signature } from "@svc/protocol"
 import { Effect, Result, type Schema } from "effect"
 import { getAddress } from "viem"
 import type * as Check from "../Check.ts"

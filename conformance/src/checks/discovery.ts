@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { OnchainDiscoveryFingerprint, SolverDiscovery, StandardsManifest } from "@svc/core"
+import { OnchainDiscoveryFingerprint, SolverDiscovery, StandardsManifest } from "@svc/protocol"
 import { Effect } from "effect"
 import { getContractAddress, keccak256, stringToBytes, toEventSelector, toFunctionSelector } from "viem"
 import * as Check from "../Check.ts"

@@ -6,7 +6,14 @@
  *
  * @since 0.1.0
  */
-import { CanonicalJson, FeedResponse, FeedSignature, Ids, type Route, Signature } from "@svc/core"
+import {
+  CanonicalJson,
+  FeedResponse,
+  FeedSignature,
+  Ids,
+  type Route,
+  Signature
+} from "@svc/protocol"
 import { Effect, Result } from "effect"
 import { keccak256, stringToBytes } from "viem"
 import * as Check from "../Check.ts"

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { ErrorResponse } from "@svc/core"
+import { ErrorResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"

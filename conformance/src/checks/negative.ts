@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { ErrorResponse, PermitMessage, Signature } from "@svc/core"
+import { ErrorResponse, PermitMessage, Signature } from "@svc/protocol"
 import { Effect, FiberSet } from "effect"
 import fc from "fast-check"
 import * as Check from "../Check.ts"

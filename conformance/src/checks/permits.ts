@@ -17,7 +17,7 @@ import {
   PermitRequestMessageResponse,
   PermitStatusResponse,
   type Route
-} from "@svc/core"
+} from "@svc/protocol"
 import { Effect, Result } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { RouteDetailResponse } from "@svc/core"
+import { RouteDetailResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"

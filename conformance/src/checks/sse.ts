@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { SignedFeed, SseErrorEvent } from "@svc/core"
+import { SignedFeed, SseErrorEvent } from "@svc/protocol"
 import { Clock, Effect } from "effect"
 import * as Check from "../Check.ts"
 import type { Exchange } from "../Exchange.ts"

@@ -5,7 +5,7 @@
  * those checks plus a smoke check, and asserts that every named check fails on
  * the variant (and passes on the real server).
  */
-import { CanonicalJson, FeedSignature, Signature } from "@svc/core"
+import { CanonicalJson, FeedSignature, Signature } from "@svc/protocol"
 import { keccak256, stringToBytes } from "viem"
 import {
   bodyJson,

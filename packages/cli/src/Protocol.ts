@@ -14,7 +14,7 @@ import {
   PermitDigest,
   PermitMessage,
   strictParseOptions
-} from "@svc/core"
+} from "@svc/protocol"
 import { Result, Schema } from "effect"
 import { BadInput } from "./Io.ts"
 

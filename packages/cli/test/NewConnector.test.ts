@@ -85,6 +85,7 @@ describe("svc new-connector", () => {
         symlinkSync(realpathSync(target), join(base, "node_modules", name))
       }
       link("@svc/core", join(ROOT, "packages/core"))
+      link("@svc/protocol", join(ROOT, "packages/protocol"))
       for (const name of ["effect", "vitest", "fast-check", "@effect/vitest"]) link(name, join(ROOT, "node_modules", name))
       link("@noble/curves", join(ROOT, "packages/core/node_modules/@noble/curves"))
 

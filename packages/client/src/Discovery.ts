@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { AggregatorManifest } from "@svc/core/schema/Aggregator"
-import { SolverDiscovery } from "@svc/core/schema/Discovery"
+import { AggregatorManifest } from "@svc/protocol/schema/Aggregator"
+import { SolverDiscovery } from "@svc/protocol/schema/Discovery"
 import { Result, Schema } from "effect"
 import { getAddress } from "viem"
 import { DiscoveryInvalid } from "./Errors.ts"

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import type * as FeedSignature from "@svc/core/FeedSignature"
+import type * as FeedSignature from "@svc/protocol/FeedSignature"
 import { Data } from "effect"
 
 /**

@@ -12,8 +12,8 @@
  *
  * @since 0.1.0
  */
-import * as FeedSignature from "@svc/core/FeedSignature"
-import { type ActionableRoute, type Route, SignedFeed, SignedFeedPayload } from "@svc/core/schema/Feed"
+import * as FeedSignature from "@svc/protocol/FeedSignature"
+import { type ActionableRoute, type Route, SignedFeed, SignedFeedPayload } from "@svc/protocol/schema/Feed"
 import { Result, Schema } from "effect"
 import { FeedExpired, FeedHashMismatch, FeedInvalid, FeedSignerMismatch, type FeedVerificationError, InvalidInput } from "./Errors.ts"
 

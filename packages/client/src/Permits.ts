@@ -22,13 +22,13 @@
  *
  * @since 0.1.0
  */
-import * as Ids from "@svc/core/Ids"
-import * as PermitAbi from "@svc/core/PermitAbi"
-import * as PermitDigest from "@svc/core/PermitDigest"
-import * as PermitMessage from "@svc/core/PermitMessage"
-import type { Route } from "@svc/core/schema/Feed"
-import type { ExecutionPermitEnvelope } from "@svc/core/schema/Permit"
-import * as Signature from "@svc/core/Signature"
+import * as Ids from "@svc/protocol/Ids"
+import * as PermitAbi from "@svc/protocol/PermitAbi"
+import * as PermitDigest from "@svc/protocol/PermitDigest"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
+import type { Route } from "@svc/protocol/schema/Feed"
+import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
+import * as Signature from "@svc/protocol/Signature"
 import { Effect, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { PermitInvalid, PermitRequestInvalid, SigningFailed } from "./Errors.ts"

@@ -27,8 +27,8 @@ import type {
   AggregatorStatus,
   AggregatorStatusList,
   AggregatorTokens
-} from "@svc/core/schema/Aggregator"
-import type { ExecutionPermitEnvelope } from "@svc/core/schema/Permit"
+} from "@svc/protocol/schema/Aggregator"
+import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { AggregatorDiscovery, Discovery } from "./Discovery.ts"
 import { Aborted, isSvcClientError, type SvcClientError, UnexpectedError } from "./Errors.ts"

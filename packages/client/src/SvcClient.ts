@@ -23,7 +23,7 @@
  *
  * @since 0.1.0
  */
-import * as CanonicalJson from "@svc/core/CanonicalJson"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import {
   AggregatorBuild,
   type AggregatorBuildRequest,
@@ -36,14 +36,14 @@ import {
   AggregatorStatus,
   AggregatorStatusList,
   AggregatorTokens
-} from "@svc/core/schema/Aggregator"
-import { RouteDetailResponse, type RouteMetrics } from "@svc/core/schema/Feed"
+} from "@svc/protocol/schema/Aggregator"
+import { RouteDetailResponse, type RouteMetrics } from "@svc/protocol/schema/Feed"
 import {
   type ExecutionPermitEnvelope,
   ExecutionPermitResponse,
   PermitRequestMessageResponse,
   PermitStatusResponse
-} from "@svc/core/schema/Permit"
+} from "@svc/protocol/schema/Permit"
 import { Clock, Context, Effect, Layer, Result, Schema, type Stream } from "effect"
 import type { AggregatorDiscovery, Discovery } from "./Discovery.ts"
 import * as Disc from "./Discovery.ts"

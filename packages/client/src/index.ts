@@ -7,7 +7,7 @@
  *   the `fillDirect` transaction (`Permits`), the SSE parser (`Sse`);
  * - typed errors (`Errors`), one class per failure, each with a stable `code`.
  *
- * The entry imports only `@svc/core` (its browser-safe protocol modules),
+ * The entry imports only `@svc/protocol` (the browser-safe wire formats),
  * `effect` and `viem`; it uses fetch, TextDecoder and crypto.getRandomValues.
  *
  * @since 0.1.0

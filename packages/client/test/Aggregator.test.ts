@@ -6,7 +6,8 @@
  * as a typed error.
  */
 import { assert, layer } from "@effect/vitest"
-import { PermitAbi, Publisher, Settlement, Store } from "@svc/core"
+import { Publisher, Settlement, Store } from "@svc/core"
+import { PermitAbi } from "@svc/protocol"
 import { Effect, Fiber } from "effect"
 import { getAddress } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"

@@ -8,14 +8,8 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
-import {
-  type ExecutionPermitEnvelope,
-  PermitAbi,
-  PermitDigest,
-  Publisher,
-  Settlement,
-  Signature
-} from "@svc/core"
+import { Publisher, Settlement } from "@svc/core"
+import { type ExecutionPermitEnvelope, PermitAbi, PermitDigest, Signature } from "@svc/protocol"
 import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { getAddress } from "viem"

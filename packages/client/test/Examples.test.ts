@@ -3,7 +3,8 @@
  * real server (as they run against `npm start`) and print what they promise.
  */
 import { assert, layer } from "@effect/vitest"
-import { PermitAbi, Publisher } from "@svc/core"
+import { Publisher } from "@svc/core"
+import { PermitAbi } from "@svc/protocol"
 import { Effect } from "effect"
 import { execFile, spawn } from "node:child_process"
 import { tmpdir } from "node:os"

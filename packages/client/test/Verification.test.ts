@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { fc, test } from "@fast-check/vitest"
-import { type ExecutionPermitEnvelope, PermitAbi, PermitMessage } from "@svc/core"
+import { type ExecutionPermitEnvelope, PermitAbi, PermitMessage } from "@svc/protocol"
 import { Effect, Result } from "effect"
 import { readFileSync } from "node:fs"
 import {

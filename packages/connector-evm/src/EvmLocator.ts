@@ -15,7 +15,8 @@
  *
  * @since 0.1.0
  */
-import { Connector, Ids, type Locator } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Ids, type Locator } from "@svc/protocol"
 import { Result } from "effect"
 import { getAddress } from "viem"
 

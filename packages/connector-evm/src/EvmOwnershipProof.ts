@@ -21,7 +21,8 @@
  *
  * @since 0.1.0
  */
-import { Connector, Signature } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Signature } from "@svc/protocol"
 import { Effect, Result } from "effect"
 import {
   encodeDeployData,

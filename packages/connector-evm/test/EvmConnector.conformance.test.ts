@@ -1,4 +1,4 @@
-import { Signature } from "@svc/core"
+import { Signature } from "@svc/protocol"
 import { suite } from "@svc/core/testing/ConnectorTestkit"
 import { Layer } from "effect"
 import fc from "fast-check"

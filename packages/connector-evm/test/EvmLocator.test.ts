@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Connector, Ids } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Ids } from "@svc/protocol"
 import { Result } from "effect"
 import fc from "fast-check"
 import { getAddress } from "viem"

@@ -5,7 +5,8 @@
  * and a counterfactual ERC-6492 wallet of the same factory.
  */
 import { assert, layer } from "@effect/vitest"
-import { Connector, Ids, Signature } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Ids, Signature } from "@svc/protocol"
 import { Cause, Effect, Exit } from "effect"
 import { getAddress, type Hex } from "viem"
 import * as EvmConnector from "../src/EvmConnector.ts"

@@ -3,7 +3,7 @@
  * connector layer with ERC-1271 wallets (deployed) and ERC-6492 wallets
  * (counterfactual) at addresses known before the chain starts.
  */
-import { Signature } from "@svc/core"
+import { Signature } from "@svc/protocol"
 import type { TestSigner } from "@svc/core/testing/ConnectorTestkit"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"

@@ -18,7 +18,8 @@
  * @since 0.1.0
  */
 import { base58 } from "@scure/base"
-import { Connector, Ids, type Locator } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Ids, type Locator } from "@svc/protocol"
 import { Result } from "effect"
 
 type Hex = `0x${string}`

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Ids } from "@svc/core"
+import { Ids } from "@svc/protocol"
 
 /**
  * Genesis hashes of the public clusters.

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { base58 } from "@scure/base"
-import { Connector, Ids, PermitMessage } from "@svc/core"
+import { Connector } from "@svc/core"
+import { Ids, PermitMessage } from "@svc/protocol"
 import { Effect, Exit, Result } from "effect"
 import { hexToBytes, keccak256, toBytes, toHex } from "viem"
 import * as SolanaConnector from "../src/SolanaConnector.ts"

@@ -11,7 +11,7 @@
  */
 import { Context, Data, Effect, Layer, Option, Result, Schema } from "effect"
 import { encodeAbiParameters, getAddress } from "viem"
-import * as CanonicalJson from "./CanonicalJson.ts"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import {
   accountIdOf,
   assetOf,
@@ -22,8 +22,8 @@ import {
   makeRegistry,
   networkIdOf
 } from "./Connector.ts"
-import * as Ids from "./Ids.ts"
-import { fromHex, keccak, type Hex, utf8 } from "./internal/bytes.ts"
+import * as Ids from "@svc/protocol/Ids"
+import { fromHex, keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
 import {
   Address,
   Bytes32,
@@ -34,8 +34,8 @@ import {
   ServiceFeeBps,
   TokenDecimals,
   UintStr
-} from "./schema/Primitives.ts"
-import { strictParseOptions } from "./schema/index.ts"
+} from "@svc/protocol/schema/Primitives"
+import { strictParseOptions } from "@svc/protocol/schema/index"
 
 // ---------------------------------------------------------------------------
 // Configuration schema

@@ -33,11 +33,11 @@
  */
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
 import { getAddress } from "viem"
-import * as CanonicalJson from "./CanonicalJson.ts"
-import * as Ids from "./Ids.ts"
-import type { Hex } from "./internal/bytes.ts"
-import type { Locator } from "./schema/Primitives.ts"
-import * as Signature from "./Signature.ts"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import * as Ids from "@svc/protocol/Ids"
+import type { Hex } from "@svc/protocol/Bytes"
+import type { Locator } from "@svc/protocol/schema/Primitives"
+import * as Signature from "@svc/protocol/Signature"
 
 // ---------------------------------------------------------------------------
 // Errors

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { ActionableRoute, Route } from "./schema/Feed.ts"
+import type { ActionableRoute, Route } from "@svc/protocol/schema/Feed"
 
 /**
  * Evidence for one route, or none.

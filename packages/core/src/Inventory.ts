@@ -17,9 +17,9 @@
  */
 import { Clock, Context, Effect, Layer } from "effect"
 import { Catalog } from "./Catalog.ts"
-import * as CanonicalJson from "./CanonicalJson.ts"
-import { keccak, utf8 } from "./internal/bytes.ts"
-import type { InventorySnapshot } from "./schema/Permit.ts"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import { keccak, utf8 } from "@svc/protocol/Bytes"
+import type { InventorySnapshot } from "@svc/protocol/schema/Permit"
 import { availableOf, type InventoryBalance, physicalOf, Store, type StoreError } from "./Store.ts"
 
 /**

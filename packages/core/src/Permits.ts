@@ -36,24 +36,24 @@ import { getAddress } from "viem"
 import { Catalog, type CatalogRoute, type Network, ZERO } from "./Catalog.ts"
 import { accountIdOf, type Connector, ConnectorRegistry, sameLocator } from "./Connector.ts"
 import { type SolverError, solverError } from "./Errors.ts"
-import { EVM_VM_TYPE } from "./Ids.ts"
-import { type Hex, toHex } from "./internal/bytes.ts"
+import { EVM_VM_TYPE } from "@svc/protocol/Ids"
+import { type Hex, toHex } from "@svc/protocol/Bytes"
 import { Inventory } from "./Inventory.ts"
-import * as PermitDigest from "./PermitDigest.ts"
-import * as PermitMessage from "./PermitMessage.ts"
+import * as PermitDigest from "@svc/protocol/PermitDigest"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
 import { Pricing } from "./Pricing.ts"
 import { type Publication, Publisher } from "./Publisher.ts"
 import { PermitRateLimiter } from "./RateLimit.ts"
 import { RouteMetricsService } from "./RouteMetrics.ts"
-import type { Route } from "./schema/Feed.ts"
-import { strictParseOptions } from "./schema/index.ts"
+import type { Route } from "@svc/protocol/schema/Feed"
+import { strictParseOptions } from "@svc/protocol/schema/index"
 import {
   type ExecutionPermit,
   ExecutionPermitEnvelope,
   type PermitCreateRequest,
   type PermitRequest
-} from "./schema/Permit.ts"
-import type { Locator } from "./schema/Primitives.ts"
+} from "@svc/protocol/schema/Permit"
+import type { Locator } from "@svc/protocol/schema/Primitives"
 import { Signer } from "./Signer.ts"
 import { type PermitRecord, Store } from "./Store.ts"
 

@@ -17,9 +17,9 @@
  */
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import type { CatalogRoute } from "./Catalog.ts"
-import * as CanonicalJson from "./CanonicalJson.ts"
-import { keccak, type Hex, utf8 } from "./internal/bytes.ts"
-import type { JsonObject } from "./schema/Primitives.ts"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import { keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
+import type { JsonObject } from "@svc/protocol/schema/Primitives"
 
 /**
  * Pricing cannot answer now (no fresh price source). Permits answer 503.

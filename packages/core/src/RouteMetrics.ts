@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Schedule } from "effect"
-import type { RouteMetrics } from "./schema/Feed.ts"
+import type { RouteMetrics } from "@svc/protocol/schema/Feed"
 import { type RouteCounters, Store } from "./Store.ts"
 
 /**

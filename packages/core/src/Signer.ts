@@ -14,8 +14,8 @@
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Config, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
-import { type Hex, toHex } from "./internal/bytes.ts"
-import * as Signature from "./Signature.ts"
+import { type Hex, toHex } from "@svc/protocol/Bytes"
+import * as Signature from "@svc/protocol/Signature"
 
 /**
  * The signer cannot sign now (remote signer down, key unreadable). The server

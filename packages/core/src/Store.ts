@@ -14,7 +14,7 @@
  */
 import { Context, Data, type Effect } from "effect"
 import type { PermitState } from "./Lifecycle.ts"
-import type { DailyStatus, ExecutionStatus } from "./schema/Primitives.ts"
+import type { DailyStatus, ExecutionStatus } from "@svc/protocol/schema/Primitives"
 
 /**
  * The store could not do what was asked: the database is unreachable, a

@@ -1,28 +1,13 @@
 /**
- * svc core: the V6 resources as Effect Schemas, the byte-exact protocol primitives
- * and (in later modules) the solver engine as Effect services. No Node-only imports:
- * this entry point bundles for browsers.
+ * svc core: the solver engine as Effect services (catalog, pricing, inventory,
+ * publisher, permits, settlement, route metrics, rate limiting, the aggregator)
+ * and the contracts its plug-ins implement (store, signer, network connectors).
+ * The wire formats it speaks live in `@svc/protocol`.
  *
  * @since 0.1.0
  */
-export * from "./schema/index.ts"
-
 /** @since 0.1.0 */
 export * as Aggregator from "./Aggregator.ts"
-/** @since 0.1.0 */
-export * as CanonicalJson from "./CanonicalJson.ts"
-/** @since 0.1.0 */
-export * as FeedSignature from "./FeedSignature.ts"
-/** @since 0.1.0 */
-export * as Ids from "./Ids.ts"
-/** @since 0.1.0 */
-export * as PermitAbi from "./PermitAbi.ts"
-/** @since 0.1.0 */
-export * as PermitDigest from "./PermitDigest.ts"
-/** @since 0.1.0 */
-export * as PermitMessage from "./PermitMessage.ts"
-/** @since 0.1.0 */
-export * as Signature from "./Signature.ts"
 /** @since 0.1.0 */
 export * as Catalog from "./Catalog.ts"
 /** @since 0.1.0 */

@@ -6,10 +6,10 @@ import { bytesToHex } from "@noble/hashes/utils.js"
 import { Effect, Layer, Redacted, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as Aggregator from "../src/Aggregator.ts"
-import * as CanonicalJson from "../src/CanonicalJson.ts"
-import * as PermitAbi from "../src/PermitAbi.ts"
-import * as PermitDigest from "../src/PermitDigest.ts"
-import * as PermitMessage from "../src/PermitMessage.ts"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import * as PermitAbi from "@svc/protocol/PermitAbi"
+import * as PermitDigest from "@svc/protocol/PermitDigest"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
 import * as Pricing from "../src/Pricing.ts"
 import { Publisher } from "../src/Publisher.ts"
 import {
@@ -25,10 +25,10 @@ import {
   AggregatorStatus,
   AggregatorStatusList,
   AggregatorTokens
-} from "../src/schema/Aggregator.ts"
-import { strictParseOptions } from "../src/schema/index.ts"
+} from "@svc/protocol/schema/Aggregator"
+import { strictParseOptions } from "@svc/protocol/schema/index"
 import { SettlementObserver } from "../src/Settlement.ts"
-import * as Signature from "../src/Signature.ts"
+import * as Signature from "@svc/protocol/Signature"
 import type * as Solver from "../src/Solver.ts"
 import { Store } from "../src/Store.ts"
 import { AUTHORITY_KEY, demoCatalog, makeEngine, PAYER_KEY } from "./support/engine.ts"

@@ -3,10 +3,10 @@ import { Effect, Exit, Option, Result } from "effect"
 import fc from "fast-check"
 import { getAddress } from "viem"
 import * as Connector from "../src/Connector.ts"
-import * as Ids from "../src/Ids.ts"
-import * as Signature from "../src/Signature.ts"
+import * as Ids from "@svc/protocol/Ids"
+import * as Signature from "@svc/protocol/Signature"
 import { checks, suite, type SuiteOptions, type TestName } from "../src/testing/ConnectorTestkit.ts"
-import { address, addressLower, privateKey } from "./arbitraries.ts"
+import { address, addressLower, privateKey } from "../../protocol/test/arbitraries.ts"
 
 const evmOptions: SuiteOptions = {
   networks: ["8453", "56", "999"],

@@ -29,14 +29,8 @@
  *
  * @since 0.1.0
  */
-import {
-  Aggregator,
-  AggregatorBuildRequest,
-  AggregatorQuoteRequest,
-  describeSchemaError,
-  RateLimit,
-  strictParseOptions
-} from "@svc/core"
+import { Aggregator, RateLimit } from "@svc/core"
+import { AggregatorBuildRequest, AggregatorQuoteRequest, describeSchemaError, strictParseOptions } from "@svc/protocol"
 import { ByteSize, Cause, Effect, Result, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import * as Http from "./Http.ts"

@@ -6,7 +6,17 @@
  * @since 0.1.0
  */
 import { NodeServices } from "@effect/platform-node"
-import { Aggregator, Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import {
+  Aggregator,
+  Catalog,
+  Connector,
+  Permits,
+  Publisher,
+  RouteMetrics,
+  Signer,
+  Solver,
+  type Store
+} from "@svc/core"
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import * as AggregatorRoutes from "./AggregatorRoutes.ts"

@@ -29,7 +29,7 @@ import {
   SolverDiscovery,
   StandardsManifest,
   Uri
-} from "@svc/core"
+} from "@svc/protocol"
 import { Result, Schema } from "effect"
 import { getAddress, getContractAddress, keccak256, stringToBytes, toEventSelector, toFunctionSelector } from "viem"
 

@@ -12,7 +12,8 @@
  *
  * @since 0.1.0
  */
-import { AGGREGATOR_ERRORS, type AggregatorErrorCode, Errors, Resources, toJsonSchema } from "@svc/core"
+import { Errors } from "@svc/core"
+import { AGGREGATOR_ERRORS, type AggregatorErrorCode, Resources, toJsonSchema } from "@svc/protocol"
 
 type JsonRecord = Record<string, unknown>
 

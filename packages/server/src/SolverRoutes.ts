@@ -4,16 +4,13 @@
  *
  * @since 0.1.0
  */
+import { Errors, Permits, Publisher, RouteMetrics } from "@svc/core"
 import {
   describeSchemaError,
-  Errors,
   PermitCreateRequest,
   PermitRequest,
-  Permits,
-  Publisher,
-  RouteMetrics,
   strictParseOptions
-} from "@svc/core"
+} from "@svc/protocol"
 import { ByteSize, Effect, Result, Schema } from "effect"
 import { HttpIncomingMessage, type HttpServerResponse } from "effect/http"
 import * as Compression from "./Compression.ts"

@@ -10,8 +10,14 @@ import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
 import {
-  AGGREGATOR_ERRORS,
   Aggregator,
+  Pricing,
+  Publisher,
+  Signer,
+  Store
+} from "@svc/core"
+import {
+  AGGREGATOR_ERRORS,
   AggregatorBuildSignatureRequired,
   AggregatorBuildTransaction,
   AggregatorChains,
@@ -26,13 +32,9 @@ import {
   CanonicalJson,
   PermitAbi,
   PermitDigest,
-  Pricing,
-  Publisher,
   Signature,
-  Signer,
-  Store,
   strictParseOptions
-} from "@svc/core"
+} from "@svc/protocol"
 import { SqliteStore } from "@svc/store"
 import { Context, Effect, Layer, Option, Redacted, References, Result, Schema } from "effect"
 import { createHmac } from "node:crypto"

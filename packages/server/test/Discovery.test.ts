@@ -5,7 +5,7 @@ import {
   PermitMessage,
   SolverDiscovery,
   StandardsManifest
-} from "@svc/core"
+} from "@svc/protocol"
 import { Result, type Schema } from "effect"
 import { concat, getAddress, keccak256, toBytes } from "viem"
 import * as Discovery from "../src/Discovery.ts"

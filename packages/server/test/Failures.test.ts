@@ -4,7 +4,8 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { PermitMessage, Publisher, Signature, Signer, Store } from "@svc/core"
+import { Publisher, Signer, Store } from "@svc/core"
+import { PermitMessage, Signature } from "@svc/protocol"
 import { SqliteStore } from "@svc/store"
 import { Effect, Layer, Redacted, References } from "effect"
 import { createServer } from "node:http"

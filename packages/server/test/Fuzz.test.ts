@@ -5,7 +5,8 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
-import { ErrorResponse, Errors, PermitMessage, Publisher, Signature, strictParseOptions } from "@svc/core"
+import { Errors, Publisher } from "@svc/core"
+import { ErrorResponse, PermitMessage, Signature, strictParseOptions } from "@svc/protocol"
 import { Effect, Result, Schema } from "effect"
 import { baseUrl, PAYER_KEY, serverLayer } from "./support/server.ts"
 

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { AGGREGATOR_ERRORS, Errors, Resources } from "@svc/core"
+import { Errors } from "@svc/core"
+import { AGGREGATOR_ERRORS, Resources } from "@svc/protocol"
 import * as OpenApi from "../src/OpenApi.ts"
 
 type Node = Record<string, any>

@@ -4,7 +4,7 @@
  * streams with publication-closed and exits 0.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { PermitMessage, Signature } from "@svc/core"
+import { PermitMessage, Signature } from "@svc/protocol"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,5 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { CanonicalJson, FeedSignature, PermitMessage, Publisher, Signature, Store } from "@svc/core"
+import { Publisher, Store } from "@svc/core"
+import { CanonicalJson, FeedSignature, PermitMessage, Signature } from "@svc/protocol"
 import { Effect, Result } from "effect"
 import { baseUrl, PAYER_KEY, serverLayer, sseReader, testConfig } from "./support/server.ts"
 

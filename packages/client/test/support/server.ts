@@ -5,7 +5,8 @@
  * cut connections mid-event, or answer by itself.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Signature, Signer } from "@svc/core"
+import { Signer } from "@svc/core"
+import { Signature } from "@svc/protocol"
 import { App } from "@svc/server"
 import { SqliteStore } from "@svc/store"
 import { Context, Effect, Layer, Redacted, References } from "effect"

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { createKeccak, type IHasher } from "hash-wasm"
-import { keccak, type Hex } from "./bytes.ts"
+import { keccak, type Hex } from "@svc/protocol/Bytes"
 
 let hasher: IHasher | undefined
 let loading: Promise<IHasher> | undefined

@@ -19,7 +19,7 @@
  */
 import { Data } from "effect"
 import { encodeAbiParameters } from "viem"
-import { fromHex, keccak, type Hex, keccakUtf8 } from "./internal/bytes.ts"
+import { fromHex, keccak, type Hex, keccakUtf8 } from "./Bytes.ts"
 
 /**
  * An input that has no identifier (malformed hex, chain id out of range, ...).

@@ -11,9 +11,9 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Data, Result } from "effect"
 import { getAddress } from "viem"
-import { fromHex, keccakBytes, type Hex, toHex } from "./internal/bytes.ts"
+import { fromHex, keccakBytes, type Hex, toHex } from "./Bytes.ts"
 
-export type { Hex } from "./internal/bytes.ts"
+export type { Hex } from "./Bytes.ts"
 
 /**
  * Order of the secp256k1 group.

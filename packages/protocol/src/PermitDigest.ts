@@ -15,7 +15,7 @@
  */
 import { Result } from "effect"
 import { keccak256, stringToBytes } from "viem"
-import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./internal/bytes.ts"
+import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./Bytes.ts"
 import { type AbiPermit, PERMIT_TUPLE_FIELDS, PermitAbiError } from "./PermitAbi.ts"
 import * as Signature from "./Signature.ts"
 

@@ -8,7 +8,7 @@
  */
 import { Data } from "effect"
 import { decodeAbiParameters, encodeAbiParameters, toFunctionSelector } from "viem"
-import type { Hex } from "./internal/bytes.ts"
+import type { Hex } from "./Bytes.ts"
 import type { ExecutionPermit } from "./schema/Permit.ts"
 
 /**

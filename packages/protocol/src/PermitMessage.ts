@@ -21,8 +21,8 @@
 import { Data, Result } from "effect"
 import { getAddress } from "viem"
 import * as CanonicalJson from "./CanonicalJson.ts"
-import { keccak, utf8 } from "./internal/bytes.ts"
-import type { Hex } from "./internal/bytes.ts"
+import { keccak, utf8 } from "./Bytes.ts"
+import type { Hex } from "./Bytes.ts"
 import type { Locator } from "./schema/Primitives.ts"
 import * as Signature from "./Signature.ts"
 

@@ -15,7 +15,7 @@
 import { Data, Result } from "effect"
 import { getAddress, isAddress } from "viem"
 import * as CanonicalJson from "./CanonicalJson.ts"
-import { keccak, type Hex, utf8 } from "./internal/bytes.ts"
+import { keccak, type Hex, utf8 } from "./Bytes.ts"
 import { FEED_SCHEMA } from "./schema/Feed.ts"
 import * as Signature from "./Signature.ts"
 
