@@ -39,7 +39,7 @@ import { Clock, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted
 import { getAddress } from "viem"
 import { Catalog, type CatalogRoute } from "./Catalog.ts"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import type { SolverError } from "./Errors.ts"
+import type { PermitError, PermitErrorReason } from "./PermitError.ts"
 import { toHex, utf8 } from "@svc/protocol/Bytes"
 import { aggregatorStatusOf, isTerminal } from "./Lifecycle.ts"
 import * as PermitAbi from "@svc/protocol/PermitAbi"
@@ -53,7 +53,6 @@ import {
   type AggregatorBuildRequest,
   type AggregatorChain,
   type AggregatorChains,
-  type AggregatorError,
   type AggregatorErrorCode,
   type AggregatorHealth,
   type AggregatorManifest,
@@ -80,7 +79,8 @@ import { type PermitRecord, Store, type StoredQuote } from "./Store.ts"
 /**
  * A refused aggregator operation: a code of `AGGREGATOR_ERRORS`, a safe message
  * (never internal details), reason codes that refine the code, and a retry delay
- * for 429 and 503.
+ * for rate limits and unavailability. The HTTP status and the `AggregatorError`
+ * body are the server's business (`@svc/server`).
  *
  * @category errors
  * @since 0.1.0
@@ -93,10 +93,6 @@ export class AggregatorFailure extends Data.TaggedError("AggregatorFailure")<{
 }> {
   override get message(): string {
     return this.detail ?? AGGREGATOR_ERRORS[this.code].meaning
-  }
-  /** The documented HTTP status of the code. */
-  get status(): number {
-    return AGGREGATOR_ERRORS[this.code].status
   }
 }
 
@@ -118,68 +114,51 @@ export const failure = (
     ...(extra?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: extra.retryAfterSeconds })
   })
 
-/**
- * The `AggregatorError` body of a failure.
- *
- * @category errors
- * @since 0.1.0
- */
-export const errorBody = (f: AggregatorFailure): AggregatorError => {
-  const entry = AGGREGATOR_ERRORS[f.code]
-  const body: { -readonly [K in keyof AggregatorError]: AggregatorError[K] } = {
-    ok: false,
-    error: f.code,
-    message: f.message,
-    retryable: entry.retryable,
-    action: entry.action
-  }
-  if (f.reasonCodes !== undefined && f.reasonCodes.length > 0) body.reasonCodes = [...f.reasonCodes]
-  if (f.retryAfterSeconds !== undefined) body.retryAfterSeconds = Math.max(1, Math.ceil(f.retryAfterSeconds))
-  return body
-}
+const detailOf = (reason: PermitErrorReason): string | undefined =>
+  reason._tag === "UnsupportedStandard"
+    ? `supported: ${reason.supported.join(", ")}`
+    : "detail" in reason && typeof reason.detail === "string"
+    ? reason.detail
+    : undefined
 
 /**
- * The aggregator failure of a solver error raised by the permit service.
+ * The aggregator failure of a refused permit operation, by its typed reason.
  *
  * @category errors
  * @since 0.1.0
  */
-export const fromSolverError = (e: SolverError): AggregatorFailure => {
-  const reasons = e.reasonCodes
-  switch (e.code) {
-    case "INVALID_REQUEST":
-    case "IDEMPOTENCY_KEY_MISMATCH":
-    case "UNSUPPORTED_STANDARD":
-    case "AMOUNT_INVALID":
-    case "IDENTITY_INVALID":
-      return failure("INVALID_REQUEST", reasons, { detail: e.detail })
-    case "AMOUNT_TOO_LOW":
-      return failure("AMOUNT_TOO_LOW", reasons)
-    case "SIGNATURE_INVALID":
-      return failure("SIGNATURE_INVALID", reasons)
-    case "IDEMPOTENCY_CONFLICT":
-      return failure("IDEMPOTENCY_CONFLICT", reasons)
-    case "IDEMPOTENCY_IN_PROGRESS":
-      return failure("IDEMPOTENCY_IN_PROGRESS", reasons, { retryAfterSeconds: e.retryAfterSeconds ?? 1 })
-    case "INSUFFICIENT_CAPACITY":
-      return failure("INSUFFICIENT_CAPACITY", reasons, { retryAfterSeconds: 30 })
-    case "QUOTE_CHANGED":
-      return failure("QUOTE_CHANGED", reasons)
-    case "QUOTE_NOT_OPEN":
-      return reasons.includes("QUOTE_EXPIRED") ? failure("QUOTE_EXPIRED", reasons) : failure("ROUTE_CLOSED", reasons)
-    case "ROUTE_NOT_FOUND":
-      return failure("ROUTE_CLOSED", reasons)
-    case "RATE_LIMITED":
-      return failure("RATE_LIMITED", reasons, { retryAfterSeconds: e.retryAfterSeconds ?? 1 })
-    case "NOT_FOUND":
-    case "PERMIT_NOT_FOUND":
-      return failure("FILL_NOT_FOUND", reasons)
-    case "METHOD_NOT_ALLOWED":
-    case "BODY_TOO_LARGE":
-    case "INTERNAL_ERROR":
-    case "PUBLICATION_CLOSED":
-    case "AUTHORITY_UNAVAILABLE":
-      return failure("SERVICE_UNAVAILABLE", reasons, { retryAfterSeconds: e.retryAfterSeconds ?? 5 })
+export const fromPermitError = (e: PermitError): AggregatorFailure => {
+  const reason = e.reason
+  const codes = reason.reasonCodes
+  switch (reason._tag) {
+    case "RequestInvalid":
+    case "IdempotencyKeyMismatch":
+    case "UnsupportedStandard":
+    case "AmountInvalid":
+    case "IdentityInvalid":
+      return failure("INVALID_REQUEST", codes, { detail: detailOf(reason) })
+    case "AmountTooLow":
+      return failure("AMOUNT_TOO_LOW", codes)
+    case "SignatureInvalid":
+      return failure("SIGNATURE_INVALID", codes)
+    case "IdempotencyConflict":
+      return failure("IDEMPOTENCY_CONFLICT", codes)
+    case "IdempotencyInProgress":
+      return failure("IDEMPOTENCY_IN_PROGRESS", codes, { retryAfterSeconds: reason.retryAfterSeconds })
+    case "InsufficientCapacity":
+      return failure("INSUFFICIENT_CAPACITY", codes, { retryAfterSeconds: 30 })
+    case "QuoteChanged":
+      return failure("QUOTE_CHANGED", codes)
+    case "QuoteNotOpen":
+      return reason.codes.includes("QUOTE_EXPIRED") ? failure("QUOTE_EXPIRED", codes) : failure("ROUTE_CLOSED", codes)
+    case "RateLimited":
+      return failure("RATE_LIMITED", codes, { retryAfterSeconds: reason.retryAfterSeconds })
+    case "PermitNotFound":
+      return failure("FILL_NOT_FOUND", codes)
+    case "PublicationClosed":
+      return failure("SERVICE_UNAVAILABLE", codes, { retryAfterSeconds: reason.retryAfterSeconds })
+    case "Unavailable":
+      return failure("SERVICE_UNAVAILABLE", codes, { retryAfterSeconds: reason.retryAfterSeconds })
   }
 }
 
@@ -822,7 +801,7 @@ export const make = (
         if (request.requestSignature === undefined) {
           const problem = yield* quoteProblem(q, now, false)
           if (problem !== undefined) return yield* problem
-          const message = yield* permits.requestMessage(permitRequest).pipe(Effect.mapError(fromSolverError))
+          const message = yield* permits.requestMessage(permitRequest).pipe(Effect.mapError(fromPermitError))
           return {
             signatureRequired: true as const,
             signingPayload: { message, standard: "DIRECT" as const, encoding: "EIP191_PERSONAL_SIGN_UTF8" as const },
@@ -843,7 +822,7 @@ export const make = (
           if (problem !== undefined) return yield* problem
         }
         const { envelope } = yield* permits.create(signed, { boundAmountOutRaw: BigInt(q.amountOut) }).pipe(
-          Effect.mapError(fromSolverError)
+          Effect.mapError(fromPermitError)
         )
         const permit = envelope.permit
         const native = q.fromToken.toLowerCase() === ZERO_ADDRESS

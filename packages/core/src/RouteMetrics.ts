@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Schedule } from "effect"
-import type { RouteMetrics } from "@svc/protocol/schema/Feed"
+import type { RouteMetrics as RouteMetricsBody } from "@svc/protocol/schema/Feed"
 import { type RouteCounters, Store } from "./Store.ts"
 
 /**
@@ -23,7 +23,7 @@ import { type RouteCounters, Store } from "./Store.ts"
  * @category services
  * @since 0.1.0
  */
-export class RouteMetricsService extends Context.Service<RouteMetricsService, {
+export class RouteMetrics extends Context.Service<RouteMetrics, {
   /**
    * Counts one exposure of each route of a list (synchronous, in memory, O(1)):
    * pass the same array for the same view so that repeated exposures cost one map
@@ -33,7 +33,7 @@ export class RouteMetricsService extends Context.Service<RouteMetricsService, {
   /** Counts one permit request for a route (synchronous, in memory; flushed with the exposures). */
   readonly requested: (routeId: string) => void
   /** The metrics of a route: the stored counters plus the counts not flushed yet. */
-  readonly metrics: (routeId: string) => Effect.Effect<RouteMetrics>
+  readonly metrics: (routeId: string) => Effect.Effect<RouteMetricsBody>
   /** Writes pending exposures to the store. */
   readonly flush: Effect.Effect<void>
 }>()("@svc/core/RouteMetrics") {}
@@ -47,7 +47,7 @@ const rate = (numerator: number, denominator: number): number | null =>
  * @category metrics
  * @since 0.1.0
  */
-export const fromCounters = (counters: RouteCounters): RouteMetrics => ({
+export const fromCounters = (counters: RouteCounters): RouteMetricsBody => ({
   telemetryAvailable: true,
   source: "V6_PUBLICATION_LEARNING_STATE",
   feed_exposures: counters.feed_exposures,
@@ -67,9 +67,9 @@ export const fromCounters = (counters: RouteCounters): RouteMetrics => ({
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options?: { readonly flushMillis?: number | undefined }): Layer.Layer<RouteMetricsService, never, Store> =>
+export const layer = (options?: { readonly flushMillis?: number | undefined }): Layer.Layer<RouteMetrics, never, Store> =>
   Layer.effect(
-    RouteMetricsService,
+    RouteMetrics,
     Effect.gen(function*() {
       const store = yield* Store
       // exposures per list of route ids (one entry per served view), spread at flush time
@@ -104,7 +104,7 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
       })
       yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced(options?.flushMillis ?? 5000)))
       yield* Effect.addFinalizer(() => flush)
-      return RouteMetricsService.of({
+      return RouteMetrics.of({
         exposed: (routeIds) => {
           if (routeIds.length > 0) views.set(routeIds, (views.get(routeIds) ?? 0) + 1)
         },
@@ -125,7 +125,7 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
                 permit_requests: stored.permit_requests + (requests.get(key) ?? 0)
               })
             }),
-            Effect.orElseSucceed((): RouteMetrics => ({
+            Effect.orElseSucceed((): RouteMetricsBody => ({
               telemetryAvailable: false,
               permitConversionRate: null,
               fillConversionRate: null

@@ -83,7 +83,7 @@ export type Services =
   | Publisher.Publisher
   | Permits.Permits
   | Settlement.SettlementObserver
-  | RouteMetrics.RouteMetricsService
+  | RouteMetrics.RouteMetrics
   | RateLimit.PermitRateLimiter
   | Connector.ConnectorRegistry
 

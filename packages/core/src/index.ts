@@ -15,11 +15,19 @@ export * as Connector from "./Connector.ts"
 /** @since 0.1.0 */
 export * as Economics from "./Economics.ts"
 /** @since 0.1.0 */
-export * as Errors from "./Errors.ts"
-/** @since 0.1.0 */
 export * as Inventory from "./Inventory.ts"
 /** @since 0.1.0 */
 export * as Lifecycle from "./Lifecycle.ts"
+/** @since 0.1.0 */
+export * as PermitChecks from "./PermitChecks.ts"
+/** @since 0.1.0 */
+export * as PermitEnvelope from "./PermitEnvelope.ts"
+/** @since 0.1.0 */
+export * as PermitError from "./PermitError.ts"
+/** @since 0.1.0 */
+export * as PermitIdempotency from "./PermitIdempotency.ts"
+/** @since 0.1.0 */
+export * as PermitIdentities from "./PermitIdentities.ts"
 /** @since 0.1.0 */
 export * as Permits from "./Permits.ts"
 /** @since 0.1.0 */

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Result } from "effect"
 import * as Catalog from "../src/Catalog.ts"
 import * as Connector from "../src/Connector.ts"
-import type { SolverError } from "../src/Errors.ts"
+import type { PermitError, PermitErrorReason } from "../src/PermitError.ts"
 import * as Ids from "@svc/protocol/Ids"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import { Permits } from "../src/Permits.ts"
@@ -31,10 +31,11 @@ const route = (predicate: (r: { readonly open: boolean; readonly destinationNetw
 const sign = (request: Record<string, unknown>): PermitCreateRequest =>
   ({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request as never), PAYER_KEY) }) as PermitCreateRequest
 
-const failure = (exit: Exit.Exit<unknown, SolverError>): SolverError => {
+/** The typed reason of a failed permit operation. */
+const failure = (exit: Exit.Exit<unknown, PermitError>): PermitErrorReason => {
   assert.isTrue(Exit.isFailure(exit))
-  const reason = (exit as Exit.Failure<unknown, SolverError>).cause.reasons.find((r) => r._tag === "Fail")
-  return (reason as { error: SolverError }).error
+  const reason = (exit as Exit.Failure<unknown, PermitError>).cause.reasons.find((r) => r._tag === "Fail")
+  return (reason as { error: PermitError }).error.reason
 }
 
 describe("permit identities through the connector registry", () => {
@@ -55,9 +56,9 @@ describe("permit identities through the connector registry", () => {
         payerLocator: { native: payer },
         idempotencyKey: "account-form-2"
       }))))
-      assert.strictEqual(checksummed.code, "IDENTITY_INVALID")
+      assert.strictEqual(checksummed._tag, "IdentityInvalid")
       assert.deepStrictEqual(checksummed.reasonCodes, ["PAYER_LOCATOR_NOT_CANONICAL"])
-      assert.deepStrictEqual(checksummed.diagnostics, { canonicalLocator: { native: payer.toLowerCase() } })
+      assert.deepStrictEqual(checksummed._tag === "IdentityInvalid" && checksummed.canonicalLocator, { native: payer.toLowerCase() })
       const otherNetwork = failure(yield* Effect.exit(permits.create(sign({
         ...base,
         payerAccountId: Ids.evmAccountId(Ids.evmNetworkId(56), payer),
@@ -85,7 +86,7 @@ describe("permit identities through the connector registry", () => {
         recipientLocator: { native: "CwwCxuF7ZhZy6taTCouSCD8xQQHgwgq83DseJDBYgQ3f" },
         idempotencyKey: "no-connector-1"
       }))))
-      assert.strictEqual(error.code, "QUOTE_NOT_OPEN")
+      assert.strictEqual(error._tag, "QuoteNotOpen")
       assert.includeMembers([...error.reasonCodes], ["PERMIT_UNAVAILABLE", "RECIPIENT_NO_CONNECTOR"])
     }).pipe(Effect.provide(makeEngine().layer)))
 
@@ -116,9 +117,9 @@ describe("permit identities through the connector registry", () => {
         recipient,
         idempotencyKey: "unavailable-1"
       }))))
-      assert.strictEqual(error.code, "AUTHORITY_UNAVAILABLE")
+      assert.strictEqual(error._tag, "Unavailable")
       assert.deepStrictEqual(error.reasonCodes, ["RPC_UNAVAILABLE"])
-      assert.strictEqual(error.retryAfterSeconds, 5)
+      assert.strictEqual(error._tag === "Unavailable" && error.retryAfterSeconds, 5)
       assert.isUndefined(yield* (yield* Store).findByIdempotencyKey(`address:${payer.toLowerCase()}`, "unavailable-1"))
     }).pipe(Effect.provide(makeEngine({
       connectors: [{

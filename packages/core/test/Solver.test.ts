@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import type { SolverError } from "../src/Errors.ts"
+import type { PermitError, PermitErrorReason } from "../src/PermitError.ts"
 import * as FeedSignature from "@svc/protocol/FeedSignature"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
@@ -33,12 +33,13 @@ const signedRequest = (quoteId: string, amount: string, key = "idem-key-0001", o
   return { ...request, requestSignature: PermitMessage.sign(message, PAYER_KEY) } as PermitCreateRequest
 }
 
-const errorOf = <A>(exit: Exit.Exit<A, SolverError>): SolverError => {
+/** The typed reason of a failed permit operation. */
+const errorOf = <A>(exit: Exit.Exit<A, PermitError>): PermitErrorReason => {
   assert.isTrue(Exit.isFailure(exit), "expected a failure")
-  const failure = (exit as Exit.Failure<A, SolverError>).cause
+  const failure = (exit as Exit.Failure<A, PermitError>).cause
   const error = failure.reasons.find((r) => r._tag === "Fail")
   assert.isDefined(error, "expected a typed failure")
-  return (error as { error: SolverError }).error
+  return (error as { error: PermitError }).error.reason
 }
 
 describe("publisher", () => {
@@ -144,32 +145,32 @@ describe("permits", () => {
       const { route } = yield* firstOpenRoute
       const ok = signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0002")
       yield* permits.create(ok)
-      const code = (e: Exit.Exit<unknown, SolverError>) => errorOf(e).code
+      const code = (e: Exit.Exit<unknown, PermitError>) => errorOf(e)._tag
       // header/body key mismatch
-      assert.strictEqual(code(yield* Effect.exit(permits.create(ok, { headerIdempotencyKey: "other-key-1" }))), "IDEMPOTENCY_KEY_MISMATCH")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(ok, { headerIdempotencyKey: "other-key-1" }))), "IdempotencyKeyMismatch")
       // same key, other request
       const other = signedRequest(route.quoteId, (BigInt(route.minimumFillInRaw) + 1n).toString(), "idem-key-0002")
-      assert.strictEqual(code(yield* Effect.exit(permits.create(other))), "IDEMPOTENCY_CONFLICT")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(other))), "IdempotencyConflict")
       // unknown quote
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(`0x${"ab".repeat(32)}`, "1000000", "idem-key-0003")))), "QUOTE_NOT_OPEN")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(`0x${"ab".repeat(32)}`, "1000000", "idem-key-0003")))), "QuoteNotOpen")
       // amounts
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "0", "idem-key-0004")))), "AMOUNT_INVALID")
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "1", "idem-key-0005")))), "AMOUNT_TOO_LOW")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "0", "idem-key-0004")))), "AmountInvalid")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "1", "idem-key-0005")))), "AmountTooLow")
       assert.strictEqual(
         code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, (BigInt(route.maxAvailableInRaw) + 1n).toString(), "idem-key-0006")))),
-        "INSUFFICIENT_CAPACITY"
+        "InsufficientCapacity"
       )
       // wrong signer: signed by the authority key instead of the payer
       const forged = { ...signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0007") }
       const forgedMessage = PermitMessage.build(forged)
       const bad = { ...forged, requestSignature: PermitMessage.sign(forgedMessage, AUTHORITY_KEY) }
       const badError = errorOf(yield* Effect.exit(permits.create(bad)))
-      assert.strictEqual(badError.code, "SIGNATURE_INVALID")
+      assert.strictEqual(badError._tag, "SignatureInvalid")
       assert.deepStrictEqual(badError.reasonCodes, ["SIGNER_MISMATCH"])
       // high-s twin of a valid signature
       const good = signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0008")
       const twin = { ...good, requestSignature: Signature.highSTwin(good.requestSignature as `0x${string}`) }
-      assert.strictEqual(code(yield* Effect.exit(permits.create(twin))), "SIGNATURE_INVALID")
+      assert.strictEqual(code(yield* Effect.exit(permits.create(twin))), "SignatureInvalid")
       // nothing persisted for the failures
       const store = yield* Store
       for (const key of ["idem-key-0003", "idem-key-0007", "idem-key-0008"]) {
@@ -178,7 +179,7 @@ describe("permits", () => {
       // unsupported standard
       assert.strictEqual(
         code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0009", { standard: "OTHER" })))),
-        "UNSUPPORTED_STANDARD"
+        "UnsupportedStandard"
       )
     }).pipe(Effect.provide(makeEngine().layer)))
 
@@ -195,7 +196,7 @@ describe("permits", () => {
       const fillIds = new Set(results.flatMap((e) => Exit.isSuccess(e) ? [e.value.envelope.fillId] : []))
       assert.strictEqual(fillIds.size, 1)
       for (const e of results) {
-        if (Exit.isFailure(e)) assert.strictEqual(errorOf(e).code, "IDEMPOTENCY_IN_PROGRESS")
+        if (Exit.isFailure(e)) assert.strictEqual(errorOf(e)._tag, "IdempotencyInProgress")
       }
       const store = yield* Store
       const [balance] = yield* store.inventory([route.destinationAssetId.toLowerCase()])
@@ -212,7 +213,7 @@ describe("permits", () => {
       assert.strictEqual(low.envelope.permit.amountOutRaw, "1")
       const high = signedRequest(route.quoteId, route.minimumFillInRaw, "idem-bound-02")
       const error = errorOf(yield* Effect.exit(permits.create(high, { boundAmountOutRaw: 10n ** 40n })))
-      assert.strictEqual(error.code, "QUOTE_CHANGED")
+      assert.strictEqual(error._tag, "QuoteChanged")
     }).pipe(Effect.provide(makeEngine().layer)))
 })
 

@@ -91,25 +91,26 @@ const NAME_HASH = keccakBytes(utf8(DOMAIN_NAME))
 const VERSION_HASH = keccakBytes(utf8(DOMAIN_VERSION))
 const TYPEHASH_BYTES = fromHex(TYPEHASH)
 
-const domainSeparators = new Map<string, Uint8Array>()
-
-/** The EIP-712 domain separator of (chainId, verifyingContract), cached. */
-const domainSeparator = (chainId: unknown, router: unknown): Uint8Array => {
-  const key = `${String(chainId)}:${String(router).toLowerCase()}`
-  let separator = domainSeparators.get(key)
-  if (separator === undefined) {
-    const buffer = new Uint8Array(5 * 32)
-    buffer.set(DOMAIN_TYPEHASH, 0)
-    buffer.set(NAME_HASH, 32)
-    buffer.set(VERSION_HASH, 64)
-    writeWord(buffer, 96, "sourceChainId", "uint256", chainId)
-    writeWord(buffer, 128, "sourceRouter", "address", router)
-    separator = keccakBytes(buffer)
-    if (domainSeparators.size > 1024) domainSeparators.clear()
-    domainSeparators.set(key, separator)
-  }
-  return separator
+/** The EIP-712 domain separator of (chainId, verifyingContract): one 160-byte keccak, cheap enough to compute per permit. */
+const domainSeparatorBytes = (chainId: unknown, router: unknown): Uint8Array => {
+  const buffer = new Uint8Array(5 * 32)
+  buffer.set(DOMAIN_TYPEHASH, 0)
+  buffer.set(NAME_HASH, 32)
+  buffer.set(VERSION_HASH, 64)
+  writeWord(buffer, 96, "sourceChainId", "uint256", chainId)
+  writeWord(buffer, 128, "sourceRouter", "address", router)
+  return keccakBytes(buffer)
 }
+
+/**
+ * The EIP-712 domain separator of a permit's domain (sourceChainId, sourceRouter).
+ *
+ * @throws {PermitAbiError} when a field is missing or out of range.
+ * @category hashing
+ * @since 0.1.0
+ */
+export const domainSeparator = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter">): Hex =>
+  toHex(domainSeparatorBytes(permit.sourceChainId, permit.sourceRouter))
 
 /**
  * The EIP-712 domain of a permit.
@@ -154,7 +155,7 @@ export const digest = (permit: AbiPermit): Hex => {
   const buffer = new Uint8Array(2 + 64)
   buffer[0] = 0x19
   buffer[1] = 0x01
-  buffer.set(domainSeparator(permit.sourceChainId, permit.sourceRouter), 2)
+  buffer.set(domainSeparatorBytes(permit.sourceChainId, permit.sourceRouter), 2)
   buffer.set(struct, 34)
   return toHex(keccakBytes(buffer))
 }

@@ -17,6 +17,8 @@ export * as Bytes from "./Bytes.ts"
 /** @since 0.1.0 */
 export * as CanonicalJson from "./CanonicalJson.ts"
 /** @since 0.1.0 */
+export * as ErrorCodes from "./ErrorCodes.ts"
+/** @since 0.1.0 */
 export * as FeedSignature from "./FeedSignature.ts"
 /** @since 0.1.0 */
 export * as Ids from "./Ids.ts"

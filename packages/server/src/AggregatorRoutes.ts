@@ -30,7 +30,14 @@
  * @since 0.1.0
  */
 import { Aggregator, RateLimit } from "@svc/core"
-import { AggregatorBuildRequest, AggregatorQuoteRequest, describeSchemaError, strictParseOptions } from "@svc/protocol"
+import {
+  AGGREGATOR_ERRORS,
+  AggregatorBuildRequest,
+  type AggregatorError,
+  AggregatorQuoteRequest,
+  describeSchemaError,
+  strictParseOptions
+} from "@svc/protocol"
 import { ByteSize, Cause, Effect, Result, Schema } from "effect"
 import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import * as Http from "./Http.ts"
@@ -65,10 +72,31 @@ export const failureResponse = (
   f: Failure,
   headers: Readonly<Record<string, string>> = {}
 ): HttpServerResponse.HttpServerResponse => {
-  const body = Aggregator.errorBody(f)
+  const body = errorBody(f)
   const extra: Record<string, string> = { ...headers }
   if (body.retryAfterSeconds !== undefined) extra["retry-after"] = String(body.retryAfterSeconds)
-  return Http.json(f.status, body, extra)
+  return Http.json(AGGREGATOR_ERRORS[f.code].status, body, extra)
+}
+
+/**
+ * The `AggregatorError` body of a failure: code, safe message, whether and how to
+ * retry (`action`), reason codes and the retry delay.
+ *
+ * @category responses
+ * @since 0.1.0
+ */
+export const errorBody = (f: Failure): AggregatorError => {
+  const entry = AGGREGATOR_ERRORS[f.code]
+  const body: { -readonly [K in keyof AggregatorError]: AggregatorError[K] } = {
+    ok: false,
+    error: f.code,
+    message: f.message,
+    retryable: entry.retryable,
+    action: entry.action
+  }
+  if (f.reasonCodes !== undefined && f.reasonCodes.length > 0) body.reasonCodes = [...f.reasonCodes]
+  if (f.retryAfterSeconds !== undefined) body.retryAfterSeconds = Math.max(1, Math.ceil(f.retryAfterSeconds))
+  return body
 }
 
 const fail = (

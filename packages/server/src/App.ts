@@ -116,7 +116,7 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
     const services: SolverRoutes.Services = {
       publisher: yield* Publisher.Publisher,
       permits: yield* Permits.Permits,
-      metrics: yield* RouteMetrics.RouteMetricsService
+      metrics: yield* RouteMetrics.RouteMetrics
     }
     const events = yield* Events.make(services.publisher, options.events)
     const aggregatorService = yield* Aggregator.make({

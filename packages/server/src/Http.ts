@@ -5,8 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Errors } from "@svc/core"
+import type { SolverErrorCode } from "@svc/protocol/ErrorCodes"
 import { HttpServerResponse } from "effect/http"
+import { failure, type SolverFailure, statusOf } from "./SolverErrors.ts"
 
 /** `application/json; charset=utf-8`. */
 export const JSON_TYPE = "application/json; charset=utf-8"
@@ -114,14 +115,14 @@ export const empty = (status: number, headers: Readonly<Record<string, string>>)
   HttpServerResponse.empty({ status, headers: { ...BASE_HEADERS, ...headers } })
 
 /**
- * The error response of a solver error: documented status, `no-store`,
+ * The error response of a solver failure: documented status, `no-store`,
  * `Retry-After` when the error carries a delay.
  *
  * @category responses
  * @since 0.1.0
  */
 export const errorResponse = (
-  error: Errors.SolverError,
+  error: SolverFailure,
   extraHeaders: Readonly<Record<string, string>> = {}
 ): HttpServerResponse.HttpServerResponse => {
   const body: Record<string, unknown> = { ok: false, error: error.code }
@@ -130,7 +131,7 @@ export const errorResponse = (
   else if (error.detail !== undefined) body.diagnostics = { detail: error.detail }
   const headers: Record<string, string> = { ...extraHeaders }
   if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)))
-  return json(error.status, body, headers)
+  return json(statusOf(error), body, headers)
 }
 
 /**
@@ -140,17 +141,11 @@ export const errorResponse = (
  * @since 0.1.0
  */
 export const fail = (
-  code: Errors.SolverErrorCode,
+  code: SolverErrorCode,
   reasonCodes: ReadonlyArray<string> = [],
   extra?: { readonly detail?: string; readonly headers?: Readonly<Record<string, string>>; readonly retryAfterSeconds?: number }
 ): HttpServerResponse.HttpServerResponse =>
-  errorResponse(
-    Errors.solverError(code, reasonCodes, {
-      ...(extra?.detail === undefined ? {} : { detail: extra.detail }),
-      ...(extra?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: extra.retryAfterSeconds })
-    }),
-    extra?.headers
-  )
+  errorResponse(failure(code, reasonCodes, { detail: extra?.detail, retryAfterSeconds: extra?.retryAfterSeconds }), extra?.headers)
 
 /**
  * Whether an If-None-Match header matches an ETag under the weak comparison

@@ -12,8 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Errors } from "@svc/core"
-import { AGGREGATOR_ERRORS, type AggregatorErrorCode, Resources, toJsonSchema } from "@svc/protocol"
+import { AGGREGATOR_ERRORS, type AggregatorErrorCode, ErrorCodes, Resources, toJsonSchema } from "@svc/protocol"
 
 type JsonRecord = Record<string, unknown>
 
@@ -162,7 +161,7 @@ const AGGREGATOR_STATUS_MEANING: Record<number, string> = {
   503: "Publication closed or pricing, signer or store unavailable."
 }
 
-type SolverCode = keyof typeof Errors.SOLVER_ERRORS
+type SolverCode = keyof typeof ErrorCodes.SOLVER_ERRORS
 
 const codesWithStatus = <C extends string>(table: Record<C, { readonly status: number }>, status: number): Array<C> =>
   (Object.keys(table) as Array<C>).filter((code) => table[code].status === status)
@@ -177,9 +176,9 @@ const rateLimitHeaders = {
   "Cache-Control": headerRef("Cache-Control")
 }
 
-const solverError = (status: number, codes: ReadonlyArray<SolverCode> = codesWithStatus(Errors.SOLVER_ERRORS, status)) => ({
+const solverError = (status: number, codes: ReadonlyArray<SolverCode> = codesWithStatus(ErrorCodes.SOLVER_ERRORS, status)) => ({
   description: `${SOLVER_STATUS_MEANING[status]} Error codes (\`error\`):\n\n${
-    codeList(codes, (code) => Errors.SOLVER_ERRORS[code as SolverCode].meaning)
+    codeList(codes, (code) => ErrorCodes.SOLVER_ERRORS[code as SolverCode].meaning)
   }`,
   headers: status === 429 ? rateLimitHeaders : { "Cache-Control": headerRef("Cache-Control") },
   content: { "application/json": { schema: schemaRef("ErrorResponse") } }

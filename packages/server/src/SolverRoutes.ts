@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Errors, Permits, Publisher, RouteMetrics } from "@svc/core"
+import { type Permits, Publisher, type RouteMetrics } from "@svc/core"
 import {
   describeSchemaError,
   PermitCreateRequest,
@@ -16,6 +16,7 @@ import { HttpIncomingMessage, type HttpServerResponse } from "effect/http"
 import * as Compression from "./Compression.ts"
 import * as Http from "./Http.ts"
 import type { Request, Route } from "./Router.ts"
+import * as SolverErrors from "./SolverErrors.ts"
 
 /** Largest request body, bytes (32 KiB). */
 export const MAX_BODY_BYTES = 32 * 1024
@@ -32,16 +33,16 @@ const KEY = /^[a-zA-Z0-9._:-]{8,128}$/
 export const parseQuery = (
   query: string,
   allowed: ReadonlyArray<string>
-): Result.Result<Record<string, string>, Errors.SolverError> => {
+): Result.Result<Record<string, string>, SolverErrors.SolverFailure> => {
   const out: Record<string, string> = {}
   if (query.length === 0) return Result.succeed(out)
   const seen = new Set<string>()
   for (const [key, value] of new URLSearchParams(query)) {
     if (!allowed.includes(key)) {
-      return Result.fail(Errors.solverError("INVALID_REQUEST", ["UNKNOWN_QUERY_PARAMETER"], { diagnostics: { parameter: key } }))
+      return Result.fail(SolverErrors.failure("INVALID_REQUEST", ["UNKNOWN_QUERY_PARAMETER"], { diagnostics: { parameter: key } }))
     }
     if (seen.has(key)) {
-      return Result.fail(Errors.solverError("INVALID_REQUEST", ["REPEATED_QUERY_PARAMETER"], { diagnostics: { parameter: key } }))
+      return Result.fail(SolverErrors.failure("INVALID_REQUEST", ["REPEATED_QUERY_PARAMETER"], { diagnostics: { parameter: key } }))
     }
     seen.add(key)
     out[key] = value
@@ -56,9 +57,7 @@ export const parseQuery = (
  * @since 0.1.0
  */
 export const unavailable = (e: Publisher.PublicationUnavailable) =>
-  e.closed
-    ? Http.fail("PUBLICATION_CLOSED", ["PUBLICATION_CLOSED"], { detail: e.reason, retryAfterSeconds: 30 })
-    : Http.fail("AUTHORITY_UNAVAILABLE", ["PUBLICATION_UNAVAILABLE"], { detail: e.reason, retryAfterSeconds: 5 })
+  Http.errorResponse(SolverErrors.fromPublicationUnavailable(e))
 
 const FEED_VARY = "Accept-Encoding"
 
@@ -84,7 +83,7 @@ const routeIdsOf = (view: Publisher.FeedView, routes: ReadonlyArray<{ readonly r
 export interface Services {
   readonly publisher: Publisher.Publisher["Service"]
   readonly permits: Permits.Permits["Service"]
-  readonly metrics: RouteMetrics.RouteMetricsService["Service"]
+  readonly metrics: RouteMetrics.RouteMetrics["Service"]
 }
 
 const ALL: Publisher.FeedFilter = {}
@@ -177,7 +176,7 @@ const schemaFailure = (error: Schema.SchemaError) => {
   const issues = describeSchemaError(error)
   const codes = [...new Set(issues.map((i) => i.code))]
   return Http.errorResponse(
-    Errors.solverError("INVALID_REQUEST", codes.length > 0 ? codes : ["BODY_INVALID"], {
+    SolverErrors.failure("INVALID_REQUEST", codes.length > 0 ? codes : ["BODY_INVALID"], {
       diagnostics: { issues: issues.slice(0, 20).map((i) => ({ path: i.path, message: i.message })) }
     })
   )
@@ -192,7 +191,7 @@ const headerKey = (request: Request): Result.Result<string | undefined, HttpServ
 const decodeRequest = Schema.decodeUnknownResult(PermitRequest)
 const decodeCreate = Schema.decodeUnknownResult(PermitCreateRequest)
 
-const rateLimitHeaders = (error: Errors.SolverError): Record<string, string> => {
+const rateLimitHeaders = (error: SolverErrors.SolverFailure): Record<string, string> => {
   const d = error.diagnostics as { limit?: number; windowSeconds?: number } | undefined
   if (error.code !== "RATE_LIMITED" || d?.limit === undefined) return {}
   return {
@@ -212,7 +211,7 @@ const postRequestMessage = (services: Services) => (request: Request) =>
     if (Result.isFailure(key)) return key.failure
     const permits = services.permits
     const message = yield* Effect.result(permits.requestMessage(decoded.success, { headerIdempotencyKey: key.success }))
-    if (Result.isFailure(message)) return Http.errorResponse(message.failure)
+    if (Result.isFailure(message)) return Http.errorResponse(SolverErrors.fromPermitError(message.failure))
     return Http.json(200, { ok: true, message: message.success })
   })
 
@@ -228,7 +227,10 @@ const postPermit = (services: Services) => (request: Request) =>
     const permits = services.permits
     const clientKey = request.raw.remoteAddress._tag === "Some" ? request.raw.remoteAddress.value : "unknown"
     const result = yield* Effect.result(permits.create(decoded.success, { headerIdempotencyKey: key.success, clientKey }))
-    if (Result.isFailure(result)) return Http.errorResponse(result.failure, rateLimitHeaders(result.failure))
+    if (Result.isFailure(result)) {
+      const failed = SolverErrors.fromPermitError(result.failure)
+      return Http.errorResponse(failed, rateLimitHeaders(failed))
+    }
     const { created, envelope } = result.success
     return Http.json(created ? 201 : 200, { ok: true, idempotent: !created, permit: envelope })
   })
@@ -244,9 +246,9 @@ const getPermit = (services: Services) => (request: Request) =>
     const envelope = yield* Effect.result(permits.get(request.params[0] ?? ""))
     if (Result.isFailure(envelope)) {
       // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here
-      const e = envelope.failure
+      const e = SolverErrors.fromPermitError(envelope.failure)
       return Http.errorResponse(
-        e.code === "AUTHORITY_UNAVAILABLE" ? Errors.solverError("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code }) : e
+        e.code === "AUTHORITY_UNAVAILABLE" ? SolverErrors.failure("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code }) : e
       )
     }
     return Http.json(200, { ok: true, permit: envelope.success })

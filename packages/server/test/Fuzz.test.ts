@@ -5,13 +5,14 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
-import { Errors, Publisher } from "@svc/core"
+import { Publisher } from "@svc/core"
+import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { ErrorResponse, PermitMessage, Signature, strictParseOptions } from "@svc/protocol"
 import { Effect, Result, Schema } from "effect"
 import { baseUrl, PAYER_KEY, serverLayer } from "./support/server.ts"
 
 const decodeError = Schema.decodeUnknownResult(ErrorResponse)
-const CODES = new Set(Object.keys(Errors.SOLVER_ERRORS))
+const CODES = new Set(Object.keys(SOLVER_ERRORS))
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
 
 const checkAnswer = async (response: Response, allowed: ReadonlyArray<number>, what: string) => {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { Errors } from "@svc/core"
+import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { AGGREGATOR_ERRORS, Resources } from "@svc/protocol"
 import * as OpenApi from "../src/OpenApi.ts"
 
@@ -197,7 +197,7 @@ describe("OpenAPI operations", () => {
         const named = [...String(response.description).matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)
         assert.isAbove(named.length, 0, `${method} ${path} ${status}`)
         for (const name of named) {
-          const entry = (Errors.SOLVER_ERRORS as Record<string, { status: number }>)[name]
+          const entry = (SOLVER_ERRORS as Record<string, { status: number }>)[name]
           assert.isDefined(entry, name)
           assert.strictEqual(entry!.status, code, `${name} in ${method} ${path} ${status}`)
         }

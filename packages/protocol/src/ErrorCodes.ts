@@ -1,12 +1,12 @@
 /**
- * The error model of the solver interface: every error a solver operation can
- * answer, as a stable SCREAMING_SNAKE_CASE code with its documented HTTP status.
- * Clients handle codes and reasonCodes, never message text. The table is the
- * single source of docs/errors.md.
+ * The error codes of the wire: every `error` a solver operation can answer in its
+ * ErrorResponse, with its documented HTTP status and meaning, and (re-exported)
+ * the aggregator's codes. Clients handle codes and reasonCodes, never message
+ * text. These tables, with the reason tables of `@svc/core`'s errors, are the
+ * source of docs/errors.md.
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
 
 /**
  * Every solver error code with its HTTP status and meaning.
@@ -54,39 +54,5 @@ export type SolverErrorCode = keyof typeof SOLVER_ERRORS
  */
 export const statusOf = (code: SolverErrorCode): number => SOLVER_ERRORS[code].status
 
-/**
- * A refused solver operation: the code, the reason codes that refine it, an
- * optional diagnostics object, and (for RATE_LIMITED and 503s) a retry delay.
- *
- * @category errors
- * @since 0.1.0
- */
-export class SolverError extends Data.TaggedError("SolverError")<{
-  readonly code: SolverErrorCode
-  readonly reasonCodes: ReadonlyArray<string>
-  readonly detail?: string | undefined
-  readonly diagnostics?: Record<string, unknown> | null | undefined
-  readonly retryAfterSeconds?: number | undefined
-}> {
-  override get message(): string {
-    return `${this.code}${this.reasonCodes.length > 0 ? ` [${this.reasonCodes.join(", ")}]` : ""}${
-      this.detail ? `: ${this.detail}` : ""
-    }`
-  }
-  /** The documented HTTP status. */
-  get status(): number {
-    return statusOf(this.code)
-  }
-}
-
-/**
- * Shorthand constructor.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const solverError = (
-  code: SolverErrorCode,
-  reasonCodes: ReadonlyArray<string> = [],
-  extra?: { readonly detail?: string; readonly diagnostics?: Record<string, unknown>; readonly retryAfterSeconds?: number }
-): SolverError => new SolverError({ code, reasonCodes, ...extra })
+/** @since 0.1.0 */
+export { AGGREGATOR_ERRORS, type AggregatorErrorCode } from "./schema/Aggregator.ts"

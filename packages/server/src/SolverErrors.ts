@@ -1,0 +1,192 @@
+/**
+ * The solver interface's errors on the wire: the `ErrorResponse` of every refusal,
+ * with the code and status of `@svc/protocol`'s ErrorCodes table. The core's
+ * typed errors (a `PermitError` reason, an unavailable publication) become wire
+ * failures here, and only here: the core knows no HTTP status.
+ *
+ * @since 0.1.0
+ */
+import type { PermitError, Publisher } from "@svc/core"
+import { type CodeTable, type PermitErrorReason, REASON_CODES } from "@svc/core/PermitError"
+import { SOLVER_ERRORS, type SolverErrorCode } from "@svc/protocol/ErrorCodes"
+
+/**
+ * A refusal as the wire carries it: `{ ok: false, error: code, reasonCodes?,
+ * diagnostics? }` with the code's status, and `Retry-After` when a delay is known.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SolverFailure {
+  readonly code: SolverErrorCode
+  readonly reasonCodes: ReadonlyArray<string>
+  /** Shown as `diagnostics.detail` when there are no diagnostics. */
+  readonly detail?: string | undefined
+  readonly diagnostics?: Record<string, unknown> | undefined
+  readonly retryAfterSeconds?: number | undefined
+}
+
+/**
+ * A failure of a code.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const failure = (
+  code: SolverErrorCode,
+  reasonCodes: ReadonlyArray<string> = [],
+  extra?: {
+    readonly detail?: string | undefined
+    readonly diagnostics?: Record<string, unknown> | undefined
+    readonly retryAfterSeconds?: number | undefined
+  }
+): SolverFailure => ({
+  code,
+  reasonCodes,
+  ...(extra?.detail === undefined ? {} : { detail: extra.detail }),
+  ...(extra?.diagnostics === undefined ? {} : { diagnostics: extra.diagnostics }),
+  ...(extra?.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: extra.retryAfterSeconds })
+})
+
+/**
+ * The documented status of a failure.
+ *
+ * @category statuses
+ * @since 0.1.0
+ */
+export const statusOf = (f: SolverFailure): number => SOLVER_ERRORS[f.code].status
+
+/**
+ * The wire code of each reason of a `PermitError`.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const WIRE_CODES = {
+  RequestInvalid: "INVALID_REQUEST",
+  IdempotencyKeyMismatch: "IDEMPOTENCY_KEY_MISMATCH",
+  UnsupportedStandard: "UNSUPPORTED_STANDARD",
+  AmountInvalid: "AMOUNT_INVALID",
+  AmountTooLow: "AMOUNT_TOO_LOW",
+  IdentityInvalid: "IDENTITY_INVALID",
+  SignatureInvalid: "SIGNATURE_INVALID",
+  PermitNotFound: "PERMIT_NOT_FOUND",
+  IdempotencyConflict: "IDEMPOTENCY_CONFLICT",
+  IdempotencyInProgress: "IDEMPOTENCY_IN_PROGRESS",
+  InsufficientCapacity: "INSUFFICIENT_CAPACITY",
+  QuoteChanged: "QUOTE_CHANGED",
+  QuoteNotOpen: "QUOTE_NOT_OPEN",
+  RateLimited: "RATE_LIMITED",
+  PublicationClosed: "PUBLICATION_CLOSED",
+  Unavailable: "AUTHORITY_UNAVAILABLE"
+} as const satisfies { readonly [Tag in PermitErrorReason["_tag"]]: SolverErrorCode }
+
+/**
+ * The reason codes the HTTP layer itself answers (requests that never reach the
+ * core, paths, methods, bodies, the stream), by wire code.
+ *
+ * @category codes
+ * @since 0.1.0
+ */
+export const TRANSPORT_REASON_CODES = {
+  INVALID_REQUEST: {
+    UNKNOWN_FIELD: "a property the schema does not list (bodies are never stripped); `diagnostics.issues` names it",
+    "BODY_NOT_JSON, BODY_UNREADABLE, BODY_INVALID": "the body is not JSON, cannot be read, or is not an object",
+    "UNKNOWN_QUERY_PARAMETER, REPEATED_QUERY_PARAMETER": "a query parameter the operation does not take, or one given twice",
+    "SOURCE_CHAIN_ID_INVALID, SOURCE_NETWORK_ID_INVALID": "a feed filter that does not match its pattern",
+    IDEMPOTENCY_KEY_HEADER_INVALID: "the Idempotency-Key header does not match `^[a-zA-Z0-9._:-]{8,128}$`"
+  },
+  NOT_FOUND: { PATH_NOT_FOUND: "no such path" },
+  ROUTE_NOT_FOUND: { ROUTE_NOT_FOUND: "no route with this routeId in the active feed; a malformed routeId answers the same" },
+  METHOD_NOT_ALLOWED: { "ALLOWED_<METHODS>": "the methods of the path, also in the `Allow` header" },
+  BODY_TOO_LARGE: { BODY_TOO_LARGE: "above 32,768 bytes; answered before parsing" },
+  INTERNAL_ERROR: { INTERNAL_ERROR: "a failure inside svc (logged with the request id); also a store failure on permit status" },
+  PUBLICATION_CLOSED: { SHUTTING_DOWN: "the server is stopping" },
+  AUTHORITY_UNAVAILABLE: {
+    PUBLICATION_UNAVAILABLE: "no valid publication (not published yet, or the last one expired)",
+    TOO_MANY_SUBSCRIBERS: "the event stream is at its subscriber cap"
+  }
+} as const satisfies Partial<Record<SolverErrorCode, CodeTable>>
+
+/**
+ * Every reason code a wire code can carry, with its meaning: the core's reason
+ * tables under their wire code, then the HTTP layer's own.
+ *
+ * @category codes
+ * @since 0.1.0
+ */
+export const reasonCodesByWireCode = (): ReadonlyArray<readonly [SolverErrorCode, string, string]> => {
+  const rows: Array<readonly [SolverErrorCode, string, string]> = []
+  for (const code of Object.keys(SOLVER_ERRORS) as Array<SolverErrorCode>) {
+    for (const [tag, wire] of Object.entries(WIRE_CODES)) {
+      if (wire !== code) continue
+      for (const [reason, meaning] of Object.entries(REASON_CODES[tag as keyof typeof REASON_CODES])) rows.push([code, reason, meaning])
+    }
+    const own = (TRANSPORT_REASON_CODES as Partial<Record<SolverErrorCode, CodeTable>>)[code]
+    for (const [reason, meaning] of Object.entries(own ?? {})) rows.push([code, reason, meaning])
+  }
+  return rows
+}
+
+/**
+ * The wire code, diagnostics and retry delay of each reason of a `PermitError`.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const fromPermitReason = (reason: PermitErrorReason): SolverFailure =>
+  failure(WIRE_CODES[reason._tag], reason.reasonCodes, extrasOf(reason))
+
+/** The diagnostics, detail and retry delay a reason shows on the wire. */
+const extrasOf = (reason: PermitErrorReason): Parameters<typeof failure>[2] => {
+  switch (reason._tag) {
+    case "UnsupportedStandard":
+      return { detail: `supported: ${reason.supported.join(", ")}` }
+    case "AmountInvalid":
+    case "PermitNotFound":
+      return undefined
+    case "AmountTooLow":
+      return { diagnostics: reason.minimumFillInRaw === undefined ? undefined : { minimumFillInRaw: reason.minimumFillInRaw } }
+    case "IdentityInvalid":
+      return {
+        detail: reason.detail,
+        diagnostics: reason.canonicalLocator === undefined ? undefined : { canonicalLocator: reason.canonicalLocator }
+      }
+    case "InsufficientCapacity":
+      return { diagnostics: reason.diagnostics }
+    case "QuoteChanged":
+      return { diagnostics: { boundAmountOutRaw: reason.boundAmountOutRaw, freshAmountOutRaw: reason.freshAmountOutRaw } }
+    case "RateLimited":
+      return { retryAfterSeconds: reason.retryAfterSeconds, diagnostics: { limit: reason.limit, windowSeconds: reason.windowSeconds } }
+    case "IdempotencyInProgress":
+    case "PublicationClosed":
+    case "Unavailable":
+      return { detail: reason.detail, retryAfterSeconds: reason.retryAfterSeconds }
+    case "RequestInvalid":
+    case "IdempotencyKeyMismatch":
+    case "SignatureInvalid":
+    case "IdempotencyConflict":
+    case "QuoteNotOpen":
+      return { detail: reason.detail }
+  }
+}
+
+/**
+ * The wire failure of a `PermitError`.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const fromPermitError = (e: PermitError.PermitError): SolverFailure => fromPermitReason(e.reason)
+
+/**
+ * The answer when no publication can be served: 503 PUBLICATION_CLOSED while the
+ * operator paused publication, else 503 AUTHORITY_UNAVAILABLE.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const fromPublicationUnavailable = (e: Publisher.PublicationUnavailable): SolverFailure =>
+  e.closed
+    ? failure("PUBLICATION_CLOSED", ["PUBLICATION_CLOSED"], { detail: e.reason, retryAfterSeconds: 30 })
+    : failure("AUTHORITY_UNAVAILABLE", ["PUBLICATION_UNAVAILABLE"], { detail: e.reason, retryAfterSeconds: 5 })
