@@ -16,6 +16,7 @@ import * as FeedSignature from "@svc/protocol/FeedSignature"
 import { type ActionableRoute, type Route, SignedFeed, SignedFeedPayload } from "@svc/protocol/schema/Feed"
 import { Result, Schema } from "effect"
 import { FeedExpired, FeedHashMismatch, FeedInvalid, FeedSignerMismatch, type FeedVerificationError, InvalidInput } from "./Errors.ts"
+import { BYTES32 } from "@svc/protocol/Patterns"
 
 /**
  * A filter of the feed, as the server's query parameters. The client sends it
@@ -102,7 +103,6 @@ export interface VerifiedFeed {
 }
 
 const CHAIN_ID = /^[1-9][0-9]{0,77}$/
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 
 /**
  * Validates and normalises a filter.

@@ -32,6 +32,7 @@ import * as Signature from "@svc/protocol/Signature"
 import { Effect, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { PermitInvalid, PermitRequestInvalid, SigningFailed } from "./Errors.ts"
+import { screamingSnake, SIG65 } from "@svc/protocol/Patterns"
 
 /**
  * A permit intent: the request without its signature; the idempotency key is
@@ -69,7 +70,6 @@ export type MessageSigner =
   | ((message: string) => Promise<string> | string)
   | { readonly signMessage: (args: { readonly message: string }) => Promise<string> }
 
-const SIG65 = /^0x[0-9a-fA-F]{130}$/
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
 /**
@@ -203,7 +203,7 @@ export interface PermitExpectation {
 const eqHex = (a: string | null | undefined, b: string | null | undefined): boolean =>
   typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase()
 
-const screaming = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
+const screaming = screamingSnake
 
 /** Route fields a permit copies (name in the permit, name in the route). */
 const ROUTE_BINDINGS: ReadonlyArray<readonly [keyof ExecutionPermitEnvelope["permit"], keyof Route]> = [

@@ -93,6 +93,7 @@ import {
   sleepMillis
 } from "./internal/http.ts"
 import * as Permits from "./Permits.ts"
+import { ADDRESS, BYTES32, QUOTE_TOKEN } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Options and models
@@ -421,9 +422,6 @@ export class SvcClient extends Context.Service<SvcClient, SvcClientShape>()("@sv
 // ---------------------------------------------------------------------------
 
 const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 250, maxDelayMs: 5000, maxRetryAfterMs: 30_000 }
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const QUOTE_TOKEN = /^[0-9a-f]{64}$/
 
 const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
 

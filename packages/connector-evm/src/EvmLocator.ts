@@ -19,14 +19,12 @@ import { Connector } from "@svc/core"
 import { Ids, type Locator } from "@svc/protocol"
 import { Result } from "effect"
 import { getAddress } from "viem"
+import { ADDRESS, isPlainObject } from "@svc/protocol/Patterns"
 
 type Hex = `0x${string}`
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const CHAIN_ID = /^[1-9][0-9]{0,77}$/
 
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && Object.getPrototypeOf(u) === Object.prototype
 
 const refuse = (code: string, message: string) => Result.fail(new Connector.ConnectorError({ code, message }))
 

@@ -21,13 +21,11 @@ import { base58 } from "@scure/base"
 import { Connector } from "@svc/core"
 import { Ids, type Locator } from "@svc/protocol"
 import { Result } from "effect"
+import { isPlainObject } from "@svc/protocol/Patterns"
 
 type Hex = `0x${string}`
 
 const B58 = /^[1-9A-HJ-NP-Za-km-z]+$/
-
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) && Object.getPrototypeOf(u) === Object.prototype
 
 const refuse = (code: string, message: string) => Result.fail(new Connector.ConnectorError({ code, message }))
 

@@ -71,6 +71,7 @@ import { strictParseOptions } from "@svc/protocol/schema/index"
 import type { PermitCreateRequest, PermitRequest } from "@svc/protocol/schema/Permit"
 import { Signer } from "./Signer.ts"
 import { type PermitRecord, Store, type StoredQuote } from "./Store.ts"
+import { ADDRESS, BYTES32, QUOTE_TOKEN, screamingSnake as screaming } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -427,12 +428,8 @@ export class Aggregator extends Context.Service<Aggregator, AggregatorShape>()("
 // ---------------------------------------------------------------------------
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const QUOTE_TOKEN = /^[0-9a-f]{64}$/
 const LOOKUPS = ["fillId", "sourceTxHash", "quoteId", "userAddress", "quoteToken"] as const
 
-const screaming = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
 
 /**
  * The lookup of status query parameters: exactly one of fillId, sourceTxHash,

@@ -38,6 +38,7 @@ import * as Ids from "@svc/protocol/Ids"
 import type { Hex } from "@svc/protocol/Bytes"
 import type { Locator } from "@svc/protocol/schema/Primitives"
 import * as Signature from "@svc/protocol/Signature"
+import { ADDRESS, isPlainObject, UINT } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -383,11 +384,6 @@ export const registryFromLayers = <E, R>(
 // The EVM externally-owned-account connector (offline)
 // ---------------------------------------------------------------------------
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const UINT = /^(?:0|[1-9][0-9]*)$/
-
-const isPlainObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const invalid = (code: string, message: string) => Result.fail(new ConnectorError({ code, message }))
 

@@ -65,6 +65,7 @@ import { PermitRateLimiter } from "./RateLimit.ts"
 import { RouteMetrics } from "./RouteMetrics.ts"
 import { Signer } from "./Signer.ts"
 import { type PermitRecord, Store } from "./Store.ts"
+import { BYTES32 } from "@svc/protocol/Patterns"
 
 /**
  * Permit service options.
@@ -140,8 +141,6 @@ export class Permits extends Context.Service<Permits, PermitsShape>()("@svc/core
 export { envelopeOf } from "./PermitEnvelope.ts"
 /** @since 0.1.0 */
 export { scopeOf } from "./PermitIdempotency.ts"
-
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 
 const storeUnavailable = (e: { readonly message: string }) =>
   fail(new Unavailable({ dependency: "STORE", retryAfterSeconds: 1, detail: e.message }))

@@ -29,6 +29,7 @@ import { type ActionableRoute, FEED_SCHEMA, type Route, Route as RouteSchema, Si
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, Store } from "./Store.ts"
+import { BYTES32, CHAIN_ID } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Models
@@ -202,8 +203,6 @@ export class Publisher extends Context.Service<Publisher, {
 // Filters and views
 // ---------------------------------------------------------------------------
 
-const CHAIN_ID = /^[1-9][0-9]*$/
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 
 /**
  * Whether a filter's values are well formed.

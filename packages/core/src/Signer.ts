@@ -16,6 +16,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Config, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
 import { type Hex, toHex } from "@svc/protocol/Bytes"
 import * as Signature from "@svc/protocol/Signature"
+import { BYTES32 } from "@svc/protocol/Patterns"
 
 /**
  * The signer cannot sign now (remote signer down, key unreadable). The server
@@ -41,7 +42,7 @@ export class Signer extends Context.Service<Signer, {
   readonly signDigest: (digest: Hex) => Effect.Effect<Hex, SignerUnavailable>
 }>()("@svc/core/Signer") {}
 
-const KEY = /^0x[0-9a-fA-F]{64}$/
+const KEY = BYTES32
 
 /**
  * A signer over a private key held in memory.

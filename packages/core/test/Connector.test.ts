@@ -45,7 +45,7 @@ describe("ConnectorTestkit catches broken connectors", () => {
       "locators: malformed input and locators of other families are refused"
     ]],
     ["a colliding account reference", { ...eoa, accountReference: (l) =>
-      Result.map(eoa.accountReference(l), (r) => `0x${"0".repeat(62)}${r.slice(-2)}` as `0x${string}`) }, [
+      Result.map(eoa.accountReference(l), (r) => `0x${"0".repeat(63)}${r.slice(-1)}` as `0x${string}`) }, [
       "accounts: distinct locators have distinct account ids"
     ]],
     ["one network reference for every chain", { ...eoa, networkReference: () => Result.succeed(`0x${"11".repeat(32)}` as const) }, [

@@ -20,6 +20,7 @@
 import { Data } from "effect"
 import { encodeAbiParameters } from "viem"
 import { fromHex, keccak, type Hex, keccakUtf8 } from "./Bytes.ts"
+import { ADDRESS, BYTES32 } from "./Patterns.ts"
 
 /**
  * An input that has no identifier (malformed hex, chain id out of range, ...).
@@ -33,8 +34,6 @@ export class IdInputInvalid extends Data.TaggedError("IdInputInvalid")<{ readonl
   }
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
 const bytes32 = (field: string, value: string): Hex => {
   if (typeof value !== "string" || !BYTES32.test(value)) {

@@ -18,6 +18,7 @@ import { keccak256, stringToBytes } from "viem"
 import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./Bytes.ts"
 import { type AbiPermit, PERMIT_TUPLE_FIELDS, PermitAbiError } from "./PermitAbi.ts"
 import * as Signature from "./Signature.ts"
+import { ADDRESS, BYTES32, UINT } from "./Patterns.ts"
 
 /**
  * The EIP-712 domain name.
@@ -60,9 +61,9 @@ export const ENCODE_TYPE = `ExecutionPermit(${PERMIT_TUPLE_FIELDS.map((f) => `${
 export const TYPEHASH: Hex = keccak256(stringToBytes(ENCODE_TYPE))
 
 const UINT_BITS: Record<string, bigint> = { uint32: 32n, uint64: 64n, uint128: 128n, uint256: 256n }
-const DECIMAL = /^(?:0|[1-9][0-9]*)$/
-const HEX40 = /^0x[0-9a-fA-F]{40}$/
-const HEX64 = /^0x[0-9a-fA-F]{64}$/
+const DECIMAL = UINT
+const HEX40 = ADDRESS
+const HEX64 = BYTES32
 
 /** Writes one 32-byte ABI word of a field at `offset`. */
 const writeWord = (out: Uint8Array, offset: number, name: string, type: string, value: unknown): void => {

@@ -25,6 +25,7 @@ import { keccak, utf8 } from "./Bytes.ts"
 import type { Hex } from "./Bytes.ts"
 import type { Locator } from "./schema/Primitives.ts"
 import * as Signature from "./Signature.ts"
+import { ADDRESS, BYTES32, IDEMPOTENCY_KEY, UINT } from "./Patterns.ts"
 
 /**
  * First line of the message.
@@ -114,11 +115,9 @@ export class PermitRequestInvalid extends Data.TaggedError("PermitRequestInvalid
   }
 }
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const DECIMAL = /^(?:0|[1-9][0-9]*)$/
+const DECIMAL = UINT
 const STANDARD = /^[A-Z0-9][A-Z0-9._:-]{0,63}$/
-const KEY = /^[a-zA-Z0-9._:-]{8,128}$/
+const KEY = IDEMPOTENCY_KEY
 const UINT128_LIMIT = 1n << 128n
 
 const invalid = (code: string, field: string, reason: string) => new PermitRequestInvalid({ code, field, reason })

@@ -12,6 +12,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Data, Result } from "effect"
 import { getAddress } from "viem"
 import { fromHex, keccakBytes, type Hex, toHex } from "./Bytes.ts"
+import { SIG65 } from "./Patterns.ts"
 
 export type { Hex } from "./Bytes.ts"
 
@@ -82,7 +83,7 @@ export interface ParsedSignature {
   readonly recovery: 0 | 1
 }
 
-const SIG_RE = /^0x[0-9a-fA-F]{130}$/
+const SIG_RE = SIG65
 
 /**
  * Parses a 65-byte `r || s || v` signature, refusing high-s, a bad v and

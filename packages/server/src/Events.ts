@@ -24,6 +24,7 @@ import { HttpServerResponse } from "effect/http"
 import * as Http from "./Http.ts"
 import type { Request, Route } from "./Router.ts"
 import { unavailable } from "./SolverRoutes.ts"
+import { UINT } from "@svc/protocol/Patterns"
 
 /**
  * Options of the stream.
@@ -74,7 +75,6 @@ const closedFrame = encoder.encode(`event: publication-closed\ndata: ${JSON.stri
 const errorFrame = encoder.encode(`event: error\ndata: ${JSON.stringify({ error: "INTERNAL_ERROR" })}\n\n`)
 const heartbeatFrame = encoder.encode(": keep-alive\n\n")
 
-const UINT = /^(?:0|[1-9][0-9]*)$/
 
 /**
  * The event stream: its route, the count of open streams, and `closeAll`, which

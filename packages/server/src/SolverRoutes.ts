@@ -17,12 +17,12 @@ import * as Compression from "./Compression.ts"
 import * as Http from "./Http.ts"
 import type { Request, Route } from "./Router.ts"
 import * as SolverErrors from "./SolverErrors.ts"
+import { BYTES32, IDEMPOTENCY_KEY } from "@svc/protocol/Patterns"
 
 /** Largest request body, bytes (32 KiB). */
 export const MAX_BODY_BYTES = 32 * 1024
 
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/
-const KEY = /^[a-zA-Z0-9._:-]{8,128}$/
+const KEY = IDEMPOTENCY_KEY
 
 /**
  * Parses a query string, refusing repeated and unknown parameters.

@@ -443,7 +443,7 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
   test("accounts: distinct locators have distinct account ids", (c) => {
     const network = mustNetwork(c, options.networks[0])
     fc.assert(
-      fc.property(fc.array(options.account, { minLength: 2, maxLength: 40 }), (inputs) => {
+      fc.property(fc.array(options.account, { minLength: 16, maxLength: 40 }), (inputs) => {
         const locators = new Set<string>()
         const ids = new Set<string>()
         for (const input of inputs) {

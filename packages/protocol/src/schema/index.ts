@@ -10,6 +10,7 @@ import * as Aggregator from "./Aggregator.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Feed from "./Feed.ts"
 import * as Permit from "./Permit.ts"
+import { screamingSnake } from "../Patterns.ts"
 
 export * from "./Aggregator.ts"
 export * from "./Discovery.ts"
@@ -132,8 +133,7 @@ export const toStandaloneJsonSchema = (schema: Schema.Top): Record<string, unkno
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const screaming = (key: PropertyKey): string =>
-  String(key).replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9]+/g, "_").toUpperCase()
+const screaming = (key: PropertyKey): string => screamingSnake(String(key))
 
 /**
  * One schema issue: where and what.
