@@ -1,6 +1,6 @@
 /**
- * The embedded store: SQLite through Node 24's built-in `node:sqlite` (the
- * `@effect/sql-sqlite-node` client, patched for effect 4.1).
+ * The embedded store: SQLite through Node 24's built-in `node:sqlite`, with the
+ * store's own small `SqlClient` over it (`internal/sqliteClient.ts`).
  *
  * One connection per process, shared through the client's semaphore; every
  * transaction begins with `BEGIN IMMEDIATE`. The database runs in WAL mode with
@@ -10,13 +10,12 @@
  *
  * @since 0.1.0
  */
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Store, StoreError } from "@svc/core/Store"
 import { Effect, Layer } from "effect"
-import { Reactivity } from "effect/reactivity"
 import { mkdirSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { migrate } from "./internal/migrations.ts"
+import * as SqliteClient from "./internal/sqliteClient.ts"
 import * as SqlStore from "./internal/sqlStore.ts"
 
 /**
@@ -48,9 +47,9 @@ export const make = (options: SqliteStoreOptions) =>
     if (isFile(options.filename)) {
       yield* Effect.try(() => mkdirSync(dirname(resolve(options.filename)), { recursive: true }))
     }
-    const sql = yield* SqliteClient.make({ filename: options.filename }).pipe(Effect.provide(Reactivity.layer))
+    const sql = yield* SqliteClient.make({ filename: options.filename })
     const busyTimeout = Math.max(0, Math.floor(options.busyTimeoutMillis ?? 5000))
-    // journal_mode = WAL is also set by the client; a ":memory:" database answers "memory"
+    // the client sets no PRAGMA of its own; a ":memory:" database answers "memory" to WAL
     yield* sql.unsafe("PRAGMA journal_mode = WAL")
     yield* sql.unsafe("PRAGMA synchronous = FULL")
     yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeout}`)
