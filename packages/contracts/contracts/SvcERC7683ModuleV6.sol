@@ -9,7 +9,7 @@ import {IERC165, ISvcRouterV6} from "./SvcV6Interfaces.sol";
 /// `abi.encode(ExecutionPermit permit, bytes permitSignature)` into the one source
 /// transaction that executes it, a `fillDirect` call to the router. Read-only; meant
 /// for eth_call.
-/// @dev No immutables (see SvcRouterV6).
+/// @dev No immutables (see SvcMainnetRouterV6).
 contract SvcERC7683ModuleV6 is IERC165 {
     /// @notice The permit is for another router than this module's.
     error WrongSourceRouter(address permitRouter);

@@ -10,7 +10,7 @@ import {SvcOwned} from "./SvcOwned.sol";
 /// a routeId is derived from), their current execution generation, their status
 /// (1 registered, 2 active; only active routes are executable) and, per network, the
 /// local address of an asset id. Routes are listed in registration order.
-/// @dev No immutables (see SvcRouterV6).
+/// @dev No immutables (see SvcMainnetRouterV6).
 contract SvcMainnetRegistryV6 is ISvcRegistryV6, SvcOwned {
     /// @notice A routeId of zero.
     error ZeroRouteId();

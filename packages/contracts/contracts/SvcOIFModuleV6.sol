@@ -8,7 +8,7 @@ import {IERC165} from "./SvcV6Interfaces.sol";
 /// @notice The OIF description module: svc permits are not executable through OIF
 /// (`resolveExecution` always reverts), but `describeMandate` describes what a permit
 /// promises on the destination chain in OIF's output terms.
-/// @dev No immutables (see SvcRouterV6).
+/// @dev No immutables (see SvcMainnetRouterV6).
 contract SvcOIFModuleV6 is IERC165 {
     /// @notice OIF execution is not offered; execute through the router (or the ERC-7683 module).
     error OIFExecutionUnsupported();

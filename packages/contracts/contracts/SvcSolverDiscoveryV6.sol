@@ -9,7 +9,7 @@ import {ISvcRegistryV6, ISvcRouterV6} from "./SvcV6Interfaces.sol";
 /// on every supported chain, it points a scanner at the solver's discovery document
 /// (`discoveryURI`), says whether the deployment is live, and lists the registry's
 /// routes. It has no owner and nothing can be changed after deployment.
-/// @dev No immutables (see SvcRouterV6).
+/// @dev No immutables (see SvcMainnetRouterV6).
 contract SvcSolverDiscoveryV6 {
     /// @notice The registry answered for another route than the one asked for.
     error InvalidPublicDiscoveryConfiguration();

@@ -10,7 +10,7 @@ import {SvcTransfer} from "./SvcTransfer.sol";
 /// it pays fills out: the operator (the solver's payout key) calls `payout` once per
 /// fillId; a second payout for the same fillId reverts, so a retried payout
 /// transaction can never pay twice.
-/// @dev No immutables (see SvcRouterV6).
+/// @dev No immutables (see SvcMainnetRouterV6).
 contract SvcVaultV6 is SvcOwned {
     /// @notice The caller is not the operator.
     error NotOperator(address caller);

@@ -31,7 +31,7 @@ import {
   SvcMainnetRegistryV6,
   SvcOIFModuleV6,
   SvcPriceFeed,
-  SvcRouterV6,
+  SvcMainnetRouterV6,
   SvcSolverDiscoveryV6,
   SvcTestToken,
   SvcVaultV6
@@ -103,7 +103,7 @@ export const SYSTEM_CONTRACTS: ReadonlyArray<SystemContract> = ["registry", "rou
  */
 export const SYSTEM_ARTIFACTS = {
   registry: SvcMainnetRegistryV6,
-  router: SvcRouterV6,
+  router: SvcMainnetRouterV6,
   vault: SvcVaultV6,
   facade: SvcSolverDiscoveryV6,
   erc7683Module: SvcERC7683ModuleV6,
@@ -182,7 +182,7 @@ export const planSystem = (config: SystemConfig, factory: Hex = CREATE2_FACTORY)
   )
   const router = plan(
     "router",
-    encodeDeployData({ abi: SvcRouterV6.abi, bytecode: SvcRouterV6.bytecode, args: [config.owner, config.authority, registry.address] })
+    encodeDeployData({ abi: SvcMainnetRouterV6.abi, bytecode: SvcMainnetRouterV6.bytecode, args: [config.owner, config.authority, registry.address] })
   )
   const vault = plan(
     "vault",
@@ -482,7 +482,7 @@ export const runtimeCodeHash = async (publicClient: Pick<DeployReader, "getCode"
  */
 export const expectedRuntimeCodeHashes = (): SystemAddresses => ({
   registry: SvcMainnetRegistryV6.runtimeCodeHash,
-  router: SvcRouterV6.runtimeCodeHash,
+  router: SvcMainnetRouterV6.runtimeCodeHash,
   vault: SvcVaultV6.runtimeCodeHash,
   facade: SvcSolverDiscoveryV6.runtimeCodeHash,
   erc7683Module: SvcERC7683ModuleV6.runtimeCodeHash,

@@ -21,7 +21,7 @@ import {
   stringToHex,
   type TypedDataDefinition
 } from "viem"
-import { SvcRouterV6 } from "./artifacts.ts"
+import { SvcMainnetRouterV6 } from "./artifacts.ts"
 
 /**
  * The 31-field permit tuple with viem's types (bigint for uint64/uint128/uint256,
@@ -30,7 +30,7 @@ import { SvcRouterV6 } from "./artifacts.ts"
  * @category models
  * @since 0.1.0
  */
-export type ExecutionPermit = ContractFunctionArgs<typeof SvcRouterV6.abi, "payable", "fillDirect">[0]
+export type ExecutionPermit = ContractFunctionArgs<typeof SvcMainnetRouterV6.abi, "payable", "fillDirect">[0]
 
 /**
  * keccak256("SVC_MAINNET_V6"): the releaseId every V6 contract reports.
@@ -56,7 +56,7 @@ export const DOMAIN_NAME = "Svc V6 Router" as const
  */
 export const DOMAIN_VERSION = "6" as const
 
-const fillDirectItem = getAbiItem({ abi: SvcRouterV6.abi, name: "fillDirect" })
+const fillDirectItem = getAbiItem({ abi: SvcMainnetRouterV6.abi, name: "fillDirect" })
 const permitInput = fillDirectItem.inputs[0]
 
 /**
@@ -115,7 +115,7 @@ export const encodePayload = (permit: ExecutionPermit, signature: Hex): Hex =>
  * @since 0.1.0
  */
 export const encodeFillDirect = (permit: ExecutionPermit, signature: Hex): Hex =>
-  encodeFunctionData({ abi: SvcRouterV6.abi, functionName: "fillDirect", args: [permit, signature] })
+  encodeFunctionData({ abi: SvcMainnetRouterV6.abi, functionName: "fillDirect", args: [permit, signature] })
 
 /**
  * The names `previewFillDirect` can report, in the order the router checks them.

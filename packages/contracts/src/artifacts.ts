@@ -45,7 +45,7 @@ export const COMPILER = {
  * @category compiler
  * @since 0.1.0
  */
-export const SOURCE_HASH = "0x6ec6d639bf070deb214ed44d52a1732d2d1e3cee60d32eead47c10a2ecb3ed5b" as const
+export const SOURCE_HASH = "0x3bd8bcba597a3d718ba8d5b8685d1f686a8720974d99df664b0e5c85e171b852" as const
 
 /**
  * keccak256 of the standard JSON input (`artifacts/standard-json-input.json`).
@@ -53,17 +53,17 @@ export const SOURCE_HASH = "0x6ec6d639bf070deb214ed44d52a1732d2d1e3cee60d32eead4
  * @category compiler
  * @since 0.1.0
  */
-export const STANDARD_JSON_INPUT_HASH = "0x6e6fbd7af0c3c18206fe64f8ba9c380bcda24a5a03bcaf5170c1d5e28a6ac8a6" as const
+export const STANDARD_JSON_INPUT_HASH = "0x36af1852fe73c06f64076596fe82021a8deac15ebbda1fa05e207ee3863ee0c1" as const
 
 /**
- * SvcRouterV6: The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`.
+ * SvcMainnetRouterV6: The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`.
  *
  * @category artifacts
  * @since 0.1.0
  */
-export const SvcRouterV6 = {
-  contractName: "SvcRouterV6",
-  sourceName: "contracts/SvcRouterV6.sol",
+export const SvcMainnetRouterV6 = {
+  contractName: "SvcMainnetRouterV6",
+  sourceName: "contracts/SvcMainnetRouterV6.sol",
   abi: [
     {
       "inputs": [

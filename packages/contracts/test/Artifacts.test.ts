@@ -1,6 +1,6 @@
 /**
  * The committed artifacts against the sources (drift), and the ABI facts other
- * packages rely on: selectors of Discovery.ts and docs/protocol.md, the SourceFillV6
+ * packages rely on: selectors of @svc/protocol Onchain.ts and docs/protocol.md, the SourceFillV6
  * topic0, the module interface id, the permit tuple and the CREATE2 salts.
  * Compiles once for the file (viaIR takes several seconds).
  */
@@ -34,19 +34,19 @@ describe("artifacts", () => {
   })
 
   it("artifact JSON carries the compiler settings (viaIR, 200 runs, cancun, no metadata hash) and the source hash", () => {
-    const router = JSON.parse(readFileSync(new URL("artifacts/SvcRouterV6.json", PACKAGE_ROOT), "utf8"))
-    expect(router.contractName).toBe("SvcRouterV6")
+    const router = JSON.parse(readFileSync(new URL("artifacts/SvcMainnetRouterV6.json", PACKAGE_ROOT), "utf8"))
+    expect(router.contractName).toBe("SvcMainnetRouterV6")
     expect(router.compiler.version).toMatch(/^0\.8\.37\+commit\./)
     expect(router.compiler.settings).toMatchObject({ viaIR: true, optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", metadata: { bytecodeHash: "none" } })
     expect(router.sourceHash).toBe(Artifacts.SOURCE_HASH)
     expect(router.runtimeCodeHash).toBe(keccak256(router.deployedBytecode))
-    expect(router.bytecode).toBe(Artifacts.SvcRouterV6.bytecode)
+    expect(router.bytecode).toBe(Artifacts.SvcMainnetRouterV6.bytecode)
   })
 })
 
 describe("ABI facts", () => {
   it("fillDirect is 0xeeff9007 and previewFillDirect 0xff5da6a9, over the 31-field tuple of docs/protocol.md", () => {
-    const router = selectorsOf(Artifacts.SvcRouterV6.abi)
+    const router = selectorsOf(Artifacts.SvcMainnetRouterV6.abi)
     expect(router["fillDirect"]).toBe("0xeeff9007")
     expect(router["previewFillDirect"]).toBe("0xff5da6a9")
     const fields = JSON.parse(readFileSync(new URL("../../fixtures/protocol/permit-digest/vectors.json", PACKAGE_ROOT), "utf8")).cases[0].fields
@@ -55,11 +55,11 @@ describe("ABI facts", () => {
   })
 
   it("SourceFillV6 has the topic0 of the discovery document", () => {
-    const event = Artifacts.SvcRouterV6.abi.find((item) => item.type === "event" && item.name === "SourceFillV6")!
+    const event = Artifacts.SvcMainnetRouterV6.abi.find((item) => item.type === "event" && item.name === "SourceFillV6")!
     expect(toEventSelector(event as never)).toBe("0x77d880254b141dedc64867f6d2d253eedfc609837b892c4ddfe154a43ea80561")
   })
 
-  it("the facade and module selectors are those of Discovery.ts", () => {
+  it("the facade and module selectors are those of @svc/protocol Onchain.ts", () => {
     expect(selectorsOf(Artifacts.SvcSolverDiscoveryV6.abi)).toMatchObject({
       discoveryURI: "0x5b9b12c1",
       isLive: "0xb8f7a665",

@@ -1,5 +1,5 @@
 /**
- * SvcRouterV6 and SvcVaultV6 on a real anvil (chain 8453): a permit signed by the
+ * SvcMainnetRouterV6 and SvcVaultV6 on a real anvil (chain 8453): a permit signed by the
  * authority moves the payer's tokens (or native coin) into the source vault and
  * emits SourceFillV6; every check of fillDirect rejects with its named custom error
  * and previewFillDirect reports the same name; the vault pays out once per fillId.
@@ -7,7 +7,7 @@
 import { encodeAbiParameters, encodeFunctionData, type Hex, parseEventLogs, zeroAddress } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { SvcRouterV6, SvcTestToken, SvcVaultV6 } from "../src/artifacts.ts"
+import { SvcMainnetRouterV6, SvcTestToken, SvcVaultV6 } from "../src/artifacts.ts"
 import { deploySvcSystem, deployToken, type SystemAddresses } from "../src/Deploy.ts"
 import {
   decodePreviewReason,
@@ -78,7 +78,7 @@ const fill = (permit: ExecutionPermit, signature: Hex, from: Hex = KEYS.payer, v
   const wallet = chain.walletOf(from)
   return wallet.writeContract({
     address: addresses.router,
-    abi: SvcRouterV6.abi,
+    abi: SvcMainnetRouterV6.abi,
     functionName: "fillDirect",
     args: [permit, signature],
     value,
@@ -90,13 +90,13 @@ const fill = (permit: ExecutionPermit, signature: Hex, from: Hex = KEYS.payer, v
 const preview = (permit: ExecutionPermit, signature: Hex, from: Hex = ACCOUNTS.payer.address) =>
   chain.publicClient.readContract({
     address: addresses.router,
-    abi: SvcRouterV6.abi,
+    abi: SvcMainnetRouterV6.abi,
     functionName: "previewFillDirect",
     args: [permit, signature],
     account: from
   })
 
-describe("SvcRouterV6.fillDirect", () => {
+describe("SvcMainnetRouterV6.fillDirect", () => {
   it("a signed ERC-20 permit moves amountInRaw from the payer to the source vault and emits SourceFillV6", async () => {
     const permit = makePermit(await base())
     const signature = await signPermit(permit, KEYS.authority)
@@ -112,14 +112,14 @@ describe("SvcRouterV6.fillDirect", () => {
     expect(await balanceOf(addresses.vault)).toBe(permit.amountInRaw)
     expect(await balanceOf(addresses.router)).toBe(0n)
     expect(
-      await chain.publicClient.readContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
+      await chain.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
     ).toBe(true)
 
     const routerLogs = receipt.logs.filter((log) => log.address.toLowerCase() === addresses.router.toLowerCase())
     expect(routerLogs).toHaveLength(1)
     expect(routerLogs[0]!.topics[0]).toBe(SOURCE_FILL_V6_TOPIC0)
     expect(routerLogs[0]!.topics.slice(1)).toEqual([permit.fillId, permit.routeId, permit.quoteId])
-    const [event] = parseEventLogs({ abi: SvcRouterV6.abi, logs: routerLogs, eventName: "SourceFillV6" })
+    const [event] = parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: routerLogs, eventName: "SourceFillV6" })
     expect(event!.args).toEqual({
       fillId: permit.fillId,
       routeId: permit.routeId,
@@ -151,7 +151,7 @@ describe("SvcRouterV6.fillDirect", () => {
     expect(receipt.status).toBe("success")
     expect(await chain.publicClient.getBalance({ address: addresses.vault })).toBe(vaultBefore + permit.amountInRaw)
     expect(await chain.publicClient.getBalance({ address: addresses.router })).toBe(0n)
-    const [event] = parseEventLogs({ abi: SvcRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })
+    const [event] = parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })
     expect(event!.args.sourceAsset).toBe(zeroAddress)
     expect(event!.args.amountInRaw).toBe(permit.amountInRaw)
     const [received] = parseEventLogs({ abi: SvcVaultV6.abi, logs: receipt.logs, eventName: "NativeReceived" })
@@ -170,7 +170,7 @@ describe("SvcRouterV6.fillDirect", () => {
   it("calldata with dirty high bits in an address or uint64 word is refused by the ABI decoder", async () => {
     const permit = makePermit(await base())
     const signature = await signPermit(permit, KEYS.authority)
-    const clean = encodeFunctionData({ abi: SvcRouterV6.abi, functionName: "previewFillDirect", args: [permit, signature] })
+    const clean = encodeFunctionData({ abi: SvcMainnetRouterV6.abi, functionName: "previewFillDirect", args: [permit, signature] })
     const call = (data: Hex) => chain.publicClient.call({ to: addresses.router, data, account: ACCOUNTS.payer.address })
     expect((await call(clean)).data).toBe(encodeAbiParameters([{ type: "bool" }, { type: "bytes32" }], [true, `0x${"00".repeat(32)}`]))
     for (const word of [22, 14]) {
@@ -186,12 +186,12 @@ describe("SvcRouterV6.fillDirect", () => {
     const signature = await signPermit(permit, KEYS.authority)
     await approveRouter(permit.amountInRaw)
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await fill(permit, signature) })
-    const [event] = parseEventLogs({ abi: SvcRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })
+    const [event] = parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })
     expect(event!.args.settlementDeadline).toBe(2n ** 64n - 1n)
   })
 })
 
-describe("SvcRouterV6 rejections (fillDirect reverts with the named error; previewFillDirect reports it)", () => {
+describe("SvcMainnetRouterV6 rejections (fillDirect reverts with the named error; previewFillDirect reports it)", () => {
   interface Case {
     readonly expected: PreviewReason
     readonly build: () => Promise<{ permit: ExecutionPermit; signature: Hex; from?: Hex }>
@@ -205,7 +205,7 @@ describe("SvcRouterV6 rejections (fillDirect reverts with the named error; previ
     "intake disabled": {
       expected: "SourceIntakeDisabled",
       build: async () => {
-        await send(chain.deployer, { address: addresses.router, abi: SvcRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
+        await send(chain.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
         return signed()
       }
     },
@@ -299,7 +299,7 @@ describe("SvcRouterV6 rejections (fillDirect reverts with the named error; previ
       expected: "InvalidPermitSignature",
       build: async () => {
         const result = await signed()
-        await send(chain.deployer, { address: addresses.router, abi: SvcRouterV6.abi, functionName: "setAuthority", args: [ACCOUNTS.other.address] })
+        await send(chain.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setAuthority", args: [ACCOUNTS.other.address] })
         return result
       },
       args: () => [ACCOUNTS.authority.address]
@@ -322,7 +322,7 @@ describe("SvcRouterV6 rejections (fillDirect reverts with the named error; previ
       expect(failure.name).toBe(expected)
       if (args !== undefined) expect(failure.args).toEqual(args(permit, signature))
       expect(
-        await chain.publicClient.readContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
+        await chain.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
       ).toBe(expected === "FillAlreadyUsed")
     })
   }
@@ -331,12 +331,12 @@ describe("SvcRouterV6 rejections (fillDirect reverts with the named error; previ
     const other = chain.walletOf(KEYS.other)
     for (const [functionName, args] of [["setSourceIntakeEnabled", [false]], ["setAuthority", [ACCOUNTS.other.address]], ["transferOwnership", [ACCOUNTS.other.address]]] as const) {
       const failure = await revertOf(
-        other.writeContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName, args: args as never, chain: other.chain, account: other.account })
+        other.writeContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName, args: args as never, chain: other.chain, account: other.account })
       )
       expect(failure).toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
     }
     const read = (functionName: "authority" | "sourceIntakeEnabled" | "owner" | "registry" | "releaseId") =>
-      chain.publicClient.readContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName })
+      chain.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName })
     expect(await read("authority")).toBe(ACCOUNTS.authority.address)
     expect(await read("sourceIntakeEnabled")).toBe(true)
     expect(await read("owner")).toBe(ACCOUNTS.deployer.address)

@@ -24,7 +24,7 @@ import {
   SvcERC7683ModuleV6,
   SvcMainnetRegistryV6,
   SvcOIFModuleV6,
-  SvcRouterV6,
+  SvcMainnetRouterV6,
   SvcSolverDiscoveryV6,
   SvcTestToken
 } from "../src/artifacts.ts"
@@ -162,7 +162,7 @@ describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
   })
 
   it("isLive turns false when intake is off, and for a facade whose router is not a router", async () => {
-    await send(base, KEYS.deployer, { address: addresses.router, abi: SvcRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
+    await send(base, KEYS.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
     expect(await facadeRead(base, "isLive")).toBe(false)
     expect((await facadeRead(base, "systemState"))[5]).toBe(false)
     expect(await facadeRead(bsc, "isLive")).toBe(true)
@@ -304,10 +304,10 @@ const routerAt = async (chain: TestChain, at: Hex, authority: Hex) => {
   const hash = await chain.deployer.sendTransaction({
     account: chain.deployer.account,
     chain: chain.deployer.chain,
-    data: encodeDeployData({ abi: SvcRouterV6.abi, bytecode: SvcRouterV6.bytecode, args: [ACCOUNTS.deployer.address, authority, addresses.registry] })
+    data: encodeDeployData({ abi: SvcMainnetRouterV6.abi, bytecode: SvcMainnetRouterV6.bytecode, args: [ACCOUNTS.deployer.address, authority, addresses.registry] })
   })
   const template = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
-  await chain.testClient.setCode({ address: at, bytecode: SvcRouterV6.deployedBytecode })
+  await chain.testClient.setCode({ address: at, bytecode: SvcMainnetRouterV6.deployedBytecode })
   for (let slot = 0; slot < 8; slot++) {
     const value = await chain.publicClient.getStorageAt({ address: template, slot: `0x${slot.toString(16)}` })
     if (value !== undefined) await chain.testClient.setStorageAt({ address: at, index: slot, value })
@@ -322,11 +322,11 @@ describe("permitDigest on chain", () => {
     for (const overrides of [{}, { sourceAsset: zeroAddress, amountInRaw: 2n ** 128n - 1n, validUntil: 2n ** 64n - 1n, sourceFinalityBlocks: 2 ** 32 - 1 }]) {
       const permit = makePermit({ chainId: 8453n, router: addresses.router, vault: addresses.vault, sourceAsset: token, payer: ACCOUNTS.payer.address, now }, overrides)
       const read = (functionName: "permitDigest" | "hashPermit") =>
-        base.publicClient.readContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName, args: [permit] })
+        base.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName, args: [permit] })
       expect(await read("permitDigest")).toBe(digestOf(permit))
       expect(await read("hashPermit")).toBe(hashStruct({ data: permit, primaryType: "ExecutionPermit", types: PERMIT_TYPES }))
     }
-    expect(await base.publicClient.readContract({ address: addresses.router, abi: SvcRouterV6.abi, functionName: "domainSeparator" }))
+    expect(await base.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "domainSeparator" }))
       .toBe(hashDomain({ domain: permitDomain(8453n, addresses.router), types: { EIP712Domain: [
         { name: "name", type: "string" },
         { name: "version", type: "string" },
@@ -338,7 +338,7 @@ describe("permitDigest on chain", () => {
   it("a router at the base-bsc vector's verifyingContract computes the committed digests and accepts exactly the valid signatures", async () => {
     const first = vector("base-bsc")
     const router = await routerAt(base, first.permit!["sourceRouter"] as Hex, first.authority!)
-    expect(await base.publicClient.readContract({ address: router, abi: SvcRouterV6.abi, functionName: "domainSeparator" })).toBe(first.domainSeparator)
+    expect(await base.publicClient.readContract({ address: router, abi: SvcMainnetRouterV6.abi, functionName: "domainSeparator" })).toBe(first.domainSeparator)
     // inside the vectors' window [2000000000, 2000000120)
     await base.testClient.setNextBlockTimestamp({ timestamp: 2_000_000_000n })
     await base.testClient.mine({ blocks: 1 })
@@ -348,13 +348,13 @@ describe("permitDigest on chain", () => {
     for (const v of checked) {
       const permit = tupleOf(v.permit!)
       const read = (functionName: "permitDigest" | "hashPermit") =>
-        base.publicClient.readContract({ address: router, abi: SvcRouterV6.abi, functionName, args: [permit] })
+        base.publicClient.readContract({ address: router, abi: SvcMainnetRouterV6.abi, functionName, args: [permit] })
       expect(await read("hashPermit"), v.id).toBe(v.structHash)
       expect(await read("permitDigest"), v.id).toBe(v.permitDigest)
       expect(digestOf(permit), v.id).toBe(v.permitDigest)
       const [valid, reason] = await base.publicClient.readContract({
         address: router,
-        abi: SvcRouterV6.abi,
+        abi: SvcMainnetRouterV6.abi,
         functionName: "previewFillDirect",
         args: [permit, v.permitSignature!],
         account: getAddress(permit.payer)
@@ -397,13 +397,13 @@ describe("permitDigest on chain", () => {
     const v = vector("bsc-hyperevm-native-extremes")
     const permit = tupleOf(v.permit!)
     const router = await routerAt(bsc, permit.sourceRouter, v.authority!)
-    expect(await bsc.publicClient.readContract({ address: router, abi: SvcRouterV6.abi, functionName: "permitDigest", args: [permit] })).toBe(v.permitDigest)
+    expect(await bsc.publicClient.readContract({ address: router, abi: SvcMainnetRouterV6.abi, functionName: "permitDigest", args: [permit] })).toBe(v.permitDigest)
 
     // the payer is the fixture's second public test key (funded on this local chain only)
     expect(privateKeyToAccount(keccak256(stringToBytes("SVC FIXTURE KEY 2 - NEVER FUND"))).address).toBe(getAddress(permit.payer))
     await bsc.testClient.setBalance({ address: permit.payer, value: 2n ** 129n })
     const preview = await bsc.publicClient.readContract({
-      address: router, abi: SvcRouterV6.abi, functionName: "previewFillDirect", args: [permit, v.permitSignature!], account: getAddress(permit.payer)
+      address: router, abi: SvcMainnetRouterV6.abi, functionName: "previewFillDirect", args: [permit, v.permitSignature!], account: getAddress(permit.payer)
     })
     expect(preview).toEqual([true, `0x${"00".repeat(32)}`])
     // amountInRaw is 2^128 - 1 wei: anvil refuses to mine a transaction with that value
@@ -411,7 +411,7 @@ describe("permitDigest on chain", () => {
     // including the forward of the whole amount to the vault
     const { result } = await bsc.publicClient.simulateContract({
       address: router,
-      abi: SvcRouterV6.abi,
+      abi: SvcMainnetRouterV6.abi,
       functionName: "fillDirect",
       args: [permit, v.permitSignature!],
       value: permit.amountInRaw,
@@ -419,7 +419,7 @@ describe("permitDigest on chain", () => {
     })
     expect(result).toBe(permit.fillId)
     const short = await revertOf(bsc.publicClient.simulateContract({
-      address: router, abi: SvcRouterV6.abi, functionName: "fillDirect", args: [permit, v.permitSignature!], value: permit.amountInRaw - 1n, account: getAddress(permit.payer)
+      address: router, abi: SvcMainnetRouterV6.abi, functionName: "fillDirect", args: [permit, v.permitSignature!], value: permit.amountInRaw - 1n, account: getAddress(permit.payer)
     }))
     expect(short).toEqual({ name: "NativeValueMismatch", args: [permit.amountInRaw, permit.amountInRaw - 1n] })
   })
@@ -448,7 +448,7 @@ describe("standard modules", () => {
     const hash = await payer.sendTransaction({ account: payer.account, chain: payer.chain, to: execution.target, data: execution.callData, value: execution.value })
     const receipt = await base.publicClient.waitForTransactionReceipt({ hash })
     expect(receipt.status).toBe("success")
-    expect(parseEventLogs({ abi: SvcRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })[0]!.args.fillId).toBe(permit.fillId)
+    expect(parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })[0]!.args.fillId).toBe(permit.fillId)
 
     const native = await signedPayload({ sourceAsset: zeroAddress, amountInRaw: 12345n })
     const nativeExecution = await base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [native.payload] })

@@ -185,6 +185,12 @@ export class Publisher extends Context.Service<Publisher, {
   /** The current state. */
   readonly state: Effect.Effect<PublisherState>
   /**
+   * The current state, read synchronously: for hot paths outside the Effect
+   * runtime (the server's `node:http` fast path). Check a publication's
+   * `validUntil` yourself.
+   */
+  readonly peek: () => PublisherState
+  /**
    * Subscribes to publication events: the state at subscription time and a
    * queue of every later event (no event between the two is lost).
    */
@@ -617,6 +623,7 @@ export const layer = (
       return Publisher.of({
         current,
         state: Ref.get(stateRef),
+        peek: () => Ref.getUnsafe(stateRef),
         subscribe: Effect.gen(function*() {
           // subscribe first, then read the state: an event published in between is
           // in the queue and carries a publication at least as new as the state

@@ -23,6 +23,8 @@ export * as FeedSignature from "./FeedSignature.ts"
 /** @since 0.1.0 */
 export * as Ids from "./Ids.ts"
 /** @since 0.1.0 */
+export * as Onchain from "./Onchain.ts"
+/** @since 0.1.0 */
 export * as Patterns from "./Patterns.ts"
 /** @since 0.1.0 */
 export * as PermitAbi from "./PermitAbi.ts"

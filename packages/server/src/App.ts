@@ -1,31 +1,42 @@
 /**
- * The svc application: the whole HTTP API (solver `/api/v6`, discovery
- * documents, `openapi.json`, the API reference at `/docs`) over the solver engine,
- * as one layer that needs an `HttpServer`.
+ * The svc application: the whole HTTP contract (`@svc/protocol` Api: solver
+ * `/api/v6`, discovery documents, `openapi.json`, the aggregator `/v1`, the
+ * `/docs` page) served over the solver engine, as one layer that needs an
+ * `HttpServer`, a `Store` and a `Signer`.
+ *
+ * How a request flows: the `node:http` fast path (when the server has one, see
+ * `FastPath`) takes the feed and the event stream; everything else enters
+ * `Dispatch` (request id, 404/405/OPTIONS, internal failures), then the router
+ * `HttpApiBuilder` derives from the contract, then the operation's middleware
+ * (`Admission` for the aggregator, `Validation`), then its handler
+ * (`handlers/*`).
  *
  * @since 0.1.0
  */
-import { NodeServices } from "@effect/platform-node"
-import {
-  Aggregator,
-  Catalog,
-  Connector,
-  Permits,
-  Publisher,
-  RouteMetrics,
-  Signer,
-  Solver,
-  type Store
-} from "@svc/core"
-import { Context, Effect, Layer, type Redacted, Result } from "effect"
+import { NodeHttpServer, NodeServices } from "@effect/platform-node"
+import { Aggregator, Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import * as Api from "@svc/protocol/Api"
+import * as ApiDocument from "@svc/protocol/ApiDocument"
+import { Context, Effect, Layer, Option, PubSub, type Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import * as AggregatorRoutes from "./AggregatorRoutes.ts"
-import * as Discovery from "./Discovery.ts"
-import * as Events from "./Events.ts"
-import * as Http from "./Http.ts"
-import * as OpenApi from "./OpenApi.ts"
-import * as Router from "./Router.ts"
-import * as SolverRoutes from "./SolverRoutes.ts"
+import { HttpApiBuilder } from "effect/http-api"
+import type { IpNetwork } from "effect/net"
+import * as Admission from "./Admission.ts"
+import * as Broadcaster from "./Broadcaster.ts"
+import * as ClientAddress from "./ClientAddress.ts"
+import * as Compression from "./Compression.ts"
+import * as Dispatch from "./Dispatch.ts"
+import * as DocsPage from "./DocsPage.ts"
+import * as Documents from "./documents/index.ts"
+import * as FastPath from "./FastPath.ts"
+import * as FeedServing from "./FeedServing.ts"
+import * as AggregatorHandlers from "./handlers/Aggregator.ts"
+import * as DiscoveryHandlers from "./handlers/Discovery.ts"
+import * as FeedHandlers from "./handlers/Feed.ts"
+import * as PermitsHandlers from "./handlers/Permits.ts"
+import * as RoutesHandlers from "./handlers/Routes.ts"
+import * as Paths from "./Paths.ts"
+import * as Validation from "./Validation.ts"
 
 /**
  * Options of the application.
@@ -44,11 +55,14 @@ export interface AppOptions {
   } | undefined
   /** Replacement parts of the engine. */
   readonly parts?: Solver.SolverParts | undefined
-  readonly events?: Events.EventsOptions | undefined
+  /** The event stream: heartbeat, caps. */
+  readonly events?: Broadcaster.BroadcasterOptions | undefined
   /** On-chain discovery configuration; the demo placeholders when absent. */
-  readonly onchain?: Discovery.OnchainConfig | undefined
+  readonly onchain?: Documents.OnchainConfig | undefined
   /** The aggregator interface (`/v1`). */
   readonly aggregator?: AppAggregatorOptions | undefined
+  /** Proxies whose forwarding headers name the client (rate limits, caps); none by default. */
+  readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
 }
 
 /**
@@ -61,7 +75,7 @@ export interface AppOptions {
  * @category models
  * @since 0.1.0
  */
-export interface AppAggregatorOptions extends AggregatorRoutes.AggregatorRoutesOptions {
+export interface AppAggregatorOptions extends Admission.AdmissionOptions {
   readonly serverSecret?: Redacted.Redacted<string> | undefined
   readonly dataDir?: string | undefined
   /** Caps a quote's validity at now + this many seconds (default: no extra cap). */
@@ -76,80 +90,110 @@ export interface AppAggregatorOptions extends AggregatorRoutes.AggregatorRoutesO
  */
 export class AppControl extends Context.Service<AppControl, {
   readonly publicUrl: string
-  /** Sends publication-closed to every event stream and ends them (before a shutdown drains). */
+  /** Sends publication-closed to every event stream, ends them and refuses new ones (before a shutdown drains). */
   readonly closeStreams: (reason: string) => Effect.Effect<void>
   readonly subscribers: () => number
 }>()("@svc/server/AppControl") {}
 
-/** 400 for any query parameter (decisions: unknown query parameters are refused). */
-const noQuery = (request: Router.Request) => {
-  const query = SolverRoutes.parseQuery(request.query, [])
-  return Result.isFailure(query) ? Http.errorResponse(query.failure) : undefined
-}
+const encoder = new TextEncoder()
 
-const documentRoute = (path: string, body: Uint8Array, cacheControl: string): Router.Route => ({
-  method: "GET",
-  path,
-  handler: (request) =>
-    Effect.succeed(noQuery(request) ?? Http.jsonBytes(200, body, { link: `<${path}>; rel="canonical"` }, cacheControl))
+/** The document bytes of the application, serialized once. */
+const documentBytes = Effect.fnUntraced(function*(publicUrl: string, onchain: Documents.OnchainConfig | undefined) {
+  const signer = yield* Signer.Signer
+  const catalog = yield* Catalog.Catalog
+  const chainIds = [...new Set(catalog.networks.flatMap((n) => n.chainId === null ? [] : [Number(n.chainId)]))]
+  const router = catalog.networks.find((n) => n.router !== null)?.router ?? "0x0000000000000000000000000000000000000000"
+  const documents = Documents.serialize(
+    yield* Effect.fromResult(Documents.build({
+      publicUrl,
+      feedSigner: signer.address,
+      releaseId: catalog.releaseId,
+      onchain: onchain ?? Documents.demoOnchainConfig(router, chainIds)
+    }))
+  )
+  return {
+    ...documents,
+    openapi: encoder.encode(JSON.stringify(ApiDocument.make({ publicUrl }))),
+    docsPage: encoder.encode(DocsPage.docsHtml(`${publicUrl}/openapi.json`))
+  } satisfies DiscoveryHandlers.DocumentBytes
 })
 
 /**
- * The routes of the application and its control, built over the engine.
+ * Feeds the broadcaster from the publisher: every confirmed publication, every
+ * closing (operator pause), and `error` to every stream if the source fails.
+ */
+const feedBroadcaster = (publisher: Publisher.Publisher["Service"], broadcaster: Broadcaster.Broadcaster) =>
+  Effect.gen(function*() {
+    const { events } = yield* publisher.subscribe
+    while (true) {
+      const event = yield* PubSub.take(events)
+      if (event._tag === "Published") broadcaster.publish(event.publication)
+      else broadcaster.closeAll()
+    }
+  }).pipe(Effect.catchCause(() => Effect.sync(() => broadcaster.failAll())))
+
+/**
+ * The routes, middleware and handlers of the contract over the engine in
+ * context, served on the `HttpServer`, with the fast path installed when the
+ * server has a slot for it.
  *
- * @category constructors
+ * @category layers
  * @since 0.1.0
  */
 export const make = (options: AppOptions & { readonly publicUrl: string }) =>
   Effect.gen(function*() {
     const publicUrl = options.publicUrl.replace(/\/+$/, "")
-    const signer = yield* Signer.Signer
-    const catalog = yield* Catalog.Catalog
-    const chainIds = [...new Set(catalog.networks.flatMap((n) => n.chainId === null ? [] : [Number(n.chainId)]))]
-    const router = catalog.networks.find((n) => n.router !== null)?.router ?? "0x0000000000000000000000000000000000000000"
-    const onchain = options.onchain ?? Discovery.demoOnchainConfig(router, chainIds)
-    const documents = Discovery.serializeDocuments(
-      Discovery.buildDocuments({ publicUrl, feedSigner: signer.address, releaseId: catalog.releaseId, onchain })
+    const publisher = yield* Publisher.Publisher
+    const permits = yield* Permits.Permits
+    const metrics = yield* RouteMetrics.RouteMetrics
+    const aggregator = yield* Aggregator.Aggregator
+    const bytes = yield* documentBytes(publicUrl, options.onchain)
+
+    const broadcaster = Broadcaster.make(() => {
+      const current = FastPath.validPublication(publisher)
+      return "publication" in current ? current.publication : undefined
+    }, options.events)
+    yield* Effect.addFinalizer(() => Effect.sync(broadcaster.stop))
+    yield* Effect.forkScoped(feedBroadcaster(publisher, broadcaster))
+
+    const feed = FeedServing.make(metrics, Compression.makeCompressor())
+    const table = Paths.compile()
+    const requestIds = Dispatch.makeRequestIds()
+    const clientAddress = ClientAddress.layer(options.trustedProxies ?? [])
+    const clients = Context.get(yield* Layer.build(clientAddress), ClientAddress.ClientAddress)
+
+    const groups = Layer.mergeAll(
+      DiscoveryHandlers.layer(bytes),
+      DiscoveryHandlers.siteLayer(bytes),
+      FeedHandlers.layer({ publisher, feed, broadcaster }),
+      RoutesHandlers.layer(publisher, metrics),
+      PermitsHandlers.layer(permits),
+      AggregatorHandlers.layer(aggregator)
     )
-    const openapi = new TextEncoder().encode(JSON.stringify(OpenApi.buildOpenApi({ publicUrl })))
-    const docsPage = new TextEncoder().encode(OpenApi.docsHtml(`${publicUrl}/openapi.json`))
-    const services: SolverRoutes.Services = {
-      publisher: yield* Publisher.Publisher,
-      permits: yield* Permits.Permits,
-      metrics: yield* RouteMetrics.RouteMetrics
+    const api = HttpApiBuilder.layer(Api.Api).pipe(
+      Layer.provide(groups),
+      Layer.provide(Layer.mergeAll(Validation.layer(table), Admission.layer(options.aggregator))),
+      Layer.provide(clientAddress),
+      Layer.provide(NodeHttpServer.layerHttpServices)
+    )
+    const router = yield* HttpRouter.toHttpEffect(api).pipe(
+      Effect.provideService(HttpRouter.RouterConfig, { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, caseSensitive: true })
+    )
+    const handler = Dispatch.wrap(table, requestIds, Effect.provideService(router, ClientAddress.ClientAddress, clients))
+
+    const slot = yield* Effect.serviceOption(FastPath.Slot)
+    if (Option.isSome(slot)) {
+      yield* slot.value.install(FastPath.make({ publisher, feed, broadcaster, clients: clients.resolver, requestIds }))
     }
-    const events = yield* Events.make(services.publisher, options.events)
-    const aggregatorService = yield* Aggregator.make({
-      publicUrl,
-      quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
-      rateLimits: options.aggregator?.rateLimits
-    })
-    const aggregator = yield* AggregatorRoutes.make(options.aggregator).pipe(
-      Effect.provideService(Aggregator.Aggregator, aggregatorService)
-    )
-    const table: ReadonlyArray<Router.Route> = [
-      documentRoute("/.well-known/svc-solver.json", documents.solverManifest, Http.CacheControl.manifest),
-      documentRoute("/api/v6/solver-discovery", documents.solverManifest, Http.CacheControl.manifest),
-      documentRoute("/.well-known/svc-onchain-discovery.json", documents.onchainDiscovery, Http.CacheControl.document),
-      documentRoute("/.well-known/svc-standards.json", documents.standards, Http.CacheControl.document),
-      documentRoute("/openapi.json", openapi, Http.CacheControl.document),
-      {
-        method: "GET",
-        path: "/docs",
-        handler: (request) => Effect.succeed(noQuery(request) ?? Http.htmlBytes(docsPage, Http.CacheControl.document))
-      },
-      ...SolverRoutes.make(services),
-      events.route,
-      ...aggregator.routes
-    ]
-    return {
-      handler: Router.dispatch(table, { errorBodies: [aggregator.errorBodies] }),
-      control: AppControl.of({
+
+    return Layer.merge(
+      HttpServer.serve(handler),
+      Layer.succeed(AppControl, AppControl.of({
         publicUrl,
-        closeStreams: events.closeAll,
-        subscribers: events.subscribers
-      })
-    }
+        closeStreams: () => Effect.sync(broadcaster.shutdown),
+        subscribers: broadcaster.size
+      }))
+    )
   })
 
 /**
@@ -159,7 +203,9 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options: AppOptions): Layer.Layer<AppControl | Solver.Services, unknown, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
+export const layer = (
+  options: AppOptions
+): Layer.Layer<AppControl | Solver.Services, unknown, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
@@ -175,13 +221,12 @@ export const layer = (options: AppOptions): Layer.Layer<AppControl | Solver.Serv
         : options.aggregator?.dataDir !== undefined
         ? Aggregator.layerSecretDevelopment(options.aggregator.dataDir).pipe(Layer.provide(NodeServices.layer))
         : Aggregator.layerSecretRandom
-      const app = Layer.unwrap(
-        Effect.map(make({ ...options, publicUrl }), ({ control, handler }) =>
-          Layer.merge(
-            HttpRouter.serve(HttpRouter.add("*", "*", handler), { disableLogger: true, disableListenLog: true }),
-            Layer.succeed(AppControl, control)
-          ))
-      ).pipe(Layer.provide(secret))
+      const aggregator = Aggregator.layer({
+        publicUrl,
+        quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
+        rateLimits: options.aggregator?.rateLimits
+      }).pipe(Layer.provide(secret))
+      const app = Layer.unwrap(make({ ...options, publicUrl })).pipe(Layer.provide(aggregator))
       return Layer.provideMerge(app, engine)
     })
   )

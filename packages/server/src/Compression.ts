@@ -61,30 +61,71 @@ const compress = (coding: "br" | "gzip", body: Uint8Array): Promise<Uint8Array> 
     }
   })
 
-const cache = new WeakMap<Uint8Array, Map<"br" | "gzip", Promise<Uint8Array>>>()
+/**
+ * A body in a coding: the encoded bytes and the coding actually used.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Encoded {
+  readonly body: Uint8Array
+  readonly coding: Coding
+}
 
 /**
- * The body in a coding: the cached variant, computed on first use. Falls back to
- * the identity body if compression fails.
+ * The compressed variants of prepared bodies, computed on first use and kept
+ * with the body (a body that is no longer referenced takes its variants with it).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Compressor {
+  /**
+   * The body in a coding: at once when it is cached (or not worth compressing),
+   * else a promise of it. Falls back to the identity body if compression fails.
+   */
+  readonly encoded: (body: Uint8Array, coding: Coding) => Encoded | Promise<Encoded>
+}
+
+/**
+ * A compressor with its own cache.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeCompressor = (): Compressor => {
+  const variants = new WeakMap<Uint8Array, Map<"br" | "gzip", Encoded | Promise<Encoded>>>()
+  return {
+    encoded: (body, coding) => {
+      if (coding === "identity" || body.length < MIN_BYTES) return { body, coding: "identity" }
+      let byCoding = variants.get(body)
+      if (byCoding === undefined) {
+        byCoding = new Map()
+        variants.set(body, byCoding)
+      }
+      const known = byCoding.get(coding)
+      if (known !== undefined) return known
+      const map = byCoding
+      const pending = compress(coding, body).then(
+        (compressed): Encoded => ({ body: compressed, coding }),
+        (): Encoded => ({ body, coding: "identity" })
+      ).then((done) => {
+        map.set(coding, done)
+        return done
+      })
+      map.set(coding, pending)
+      return pending
+    }
+  }
+}
+
+/**
+ * The body in a coding, as an Effect.
  *
  * @category compression
  * @since 0.1.0
  */
-export const encoded = (body: Uint8Array, coding: Coding): Effect.Effect<{ readonly body: Uint8Array; readonly coding: Coding }> => {
-  if (coding === "identity" || body.length < MIN_BYTES) return Effect.succeed({ body, coding: "identity" })
-  let variants = cache.get(body)
-  if (variants === undefined) {
-    variants = new Map()
-    cache.set(body, variants)
-  }
-  let pending = variants.get(coding)
-  if (pending === undefined) {
-    pending = compress(coding, body)
-    variants.set(coding, pending)
-  }
-  const promise = pending
-  return Effect.tryPromise(() => promise).pipe(
-    Effect.map((compressed) => ({ body: compressed, coding })),
-    Effect.orElseSucceed(() => ({ body, coding: "identity" as const }))
-  )
+export const encodedEffect = (compressor: Compressor, body: Uint8Array, coding: Coding): Effect.Effect<Encoded> => {
+  const result = compressor.encoded(body, coding)
+  return result instanceof Promise ? Effect.promise(() => result) : Effect.succeed(result)
 }

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { CACHE_CONTROL } from "@svc/protocol/Api"
 import type { SolverErrorCode } from "@svc/protocol/ErrorCodes"
 import { HttpServerResponse } from "effect/http"
 import { failure, type SolverFailure, statusOf } from "./SolverErrors.ts"
@@ -13,21 +14,13 @@ import { failure, type SolverFailure, statusOf } from "./SolverErrors.ts"
 export const JSON_TYPE = "application/json; charset=utf-8"
 
 /**
- * Cache-Control values (decisions.md "HTTP behaviour").
+ * Cache-Control values of the caching classes the contract declares
+ * (`@svc/protocol` Api `CACHE_CONTROL`).
  *
  * @category headers
  * @since 0.1.0
  */
-export const CacheControl = {
-  /** feed, chains, tokens: revalidate with the ETag */
-  revalidate: "no-cache",
-  /** route, permit, status, stream and errors */
-  noStore: "no-store",
-  /** solver manifest and solver-discovery */
-  manifest: "public, max-age=60",
-  /** fingerprint, standards, openapi */
-  document: "public, max-age=300, stale-while-revalidate=3600"
-} as const
+export const CacheControl = CACHE_CONTROL
 
 /**
  * CORS headers sent on every response.

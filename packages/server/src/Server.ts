@@ -11,11 +11,11 @@ import { SolanaConnector } from "@svc/connector-solana"
 import { Catalog, type Connector, Signer } from "@svc/core"
 import { StoreConfig } from "@svc/store"
 import { Context, Data, Effect, FileSystem, Layer, Logger, Option, Redacted, References, Result, Schema } from "effect"
-import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
-import * as Discovery from "./Discovery.ts"
+import * as Documents from "./documents/index.ts"
+import * as FastPath from "./FastPath.ts"
 import * as ServerConfig from "./ServerConfig.ts"
 
 /**
@@ -112,7 +112,7 @@ export const connectorsOf = (
  * @category layers
  * @since 0.1.0
  */
-export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, onchain?: Discovery.OnchainConfig) => {
+export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, onchain?: Documents.OnchainConfig) => {
   const store = StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const signer = Option.match(config.signerKey, {
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
@@ -120,17 +120,19 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
   })
   // idle keep-alive connections outlive common clients' own idle timeouts (4-60 s), so that a client
   // never reuses a connection the server is closing
-  const http = NodeHttpServer.layer(() => {
-    const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 })
-    // a connection with no progress for three heartbeats is destroyed: an event-stream subscriber
-    // that stopped reading (its writes never drain) is disconnected and its memory released
-    server.setTimeout(3 * config.sseHeartbeatMs)
-    return server
-  }, {
-    port: config.port,
-    host: config.host,
-    gracefulShutdownTimeout: "10 seconds"
-  })
+  // the fast path (feed and event stream) runs in front of the Effect application on this server
+  const server = FastPath.makeServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 })
+  // a connection with no progress for three heartbeats is destroyed: an event-stream subscriber
+  // that stopped reading (its writes never drain) is disconnected and its memory released
+  server.setTimeout(3 * config.sseHeartbeatMs)
+  const http = Layer.merge(
+    NodeHttpServer.layer(() => server, {
+      port: config.port,
+      host: config.host,
+      gracefulShutdownTimeout: "10 seconds"
+    }),
+    FastPath.layerSlot(server)
+  )
   const connectors = connectorsOf(config, catalog)
   const connectorCheck: Layer.Layer<never, StartupError> = Result.isFailure(connectors) ? Layer.effectDiscard(Effect.fail(connectors.failure)) : Layer.empty
   return App.layer({
@@ -179,10 +181,9 @@ const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {
   const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
   const onchain = Option.isSome(config.onchainPath)
     ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
-      Effect.try({
-        try: () => Discovery.parseOnchainConfig(document),
-        catch: (e) => new StartupError({ message: `SVC_ONCHAIN: ${oneLine(e)}` })
-      }))
+      Effect.fromResult(Documents.decodeOnchainConfig(document)).pipe(
+        Effect.mapError((e) => new StartupError({ message: `SVC_ONCHAIN: ${e.message}` }))
+      ))
     : undefined
   yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(

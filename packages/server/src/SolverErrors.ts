@@ -9,6 +9,9 @@
 import type { PermitError, Publisher } from "@svc/core"
 import { type CodeTable, type PermitErrorReason, REASON_CODES } from "@svc/core/PermitError"
 import { SOLVER_ERRORS, type SolverErrorCode } from "@svc/protocol/ErrorCodes"
+import { describeSchemaError } from "@svc/protocol/schema/index"
+import type { Schema } from "effect"
+import type { BodyRefusal } from "./RequestBody.ts"
 
 /**
  * A refusal as the wire carries it: `{ ok: false, error: code, reasonCodes?,
@@ -190,3 +193,27 @@ export const fromPublicationUnavailable = (e: Publisher.PublicationUnavailable):
   e.closed
     ? failure("PUBLICATION_CLOSED", ["PUBLICATION_CLOSED"], { detail: e.reason, retryAfterSeconds: 30 })
     : failure("AUTHORITY_UNAVAILABLE", ["PUBLICATION_UNAVAILABLE"], { detail: e.reason, retryAfterSeconds: 5 })
+
+/**
+ * The failure of a refused body: 413 (the connection is closed after it) or 400.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const bodyRefused = (refusal: BodyRefusal): SolverFailure =>
+  refusal === "BODY_TOO_LARGE" ? failure("BODY_TOO_LARGE", ["BODY_TOO_LARGE"]) : failure("INVALID_REQUEST", [refusal])
+
+/**
+ * The failure of a body that fails its schema: one reason code per issue kind,
+ * and the first 20 issues as diagnostics.
+ *
+ * @category mapping
+ * @since 0.1.0
+ */
+export const schemaFailure = (error: Schema.SchemaError): SolverFailure => {
+  const issues = describeSchemaError(error)
+  const codes = [...new Set(issues.map((i) => i.code))]
+  return failure("INVALID_REQUEST", codes.length > 0 ? codes : ["BODY_INVALID"], {
+    diagnostics: { issues: issues.slice(0, 20).map((i) => ({ path: i.path, message: i.message })) }
+  })
+}

@@ -35,7 +35,7 @@ export const PACKAGE_ROOT: URL = new URL("../../", import.meta.url)
  * @since 0.1.0
  */
 export const CONTRACTS = [
-  { name: "SvcRouterV6", description: "The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`." },
+  { name: "SvcMainnetRouterV6", description: "The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`." },
   { name: "SvcVaultV6", description: "The solver's vault: holds source fills and pays out on the destination chain, once per fillId (`payout`)." },
   { name: "SvcMainnetRegistryV6", description: "The route registry: routes, their execution generation and status, and local asset addresses." },
   { name: "SvcSolverDiscoveryV6", description: "The on-chain discovery facade: `discoveryURI`, `isLive`, `systemState` and the registry's routes." },

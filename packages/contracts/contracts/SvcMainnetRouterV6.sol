@@ -8,7 +8,7 @@ import {SvcPermitHash} from "./SvcPermitHash.sol";
 import {SvcSignature} from "./SvcSignature.sol";
 import {SvcTransfer} from "./SvcTransfer.sol";
 
-/// @title SvcRouterV6
+/// @title SvcMainnetRouterV6
 /// @notice Source-chain entry point of svc V6. A payer executes an ExecutionPermit,
 /// signed (EIP-712) by the solver's authority key, with one `fillDirect` call: the
 /// router checks the permit, moves `amountInRaw` of the source asset from the payer
@@ -16,7 +16,7 @@ import {SvcTransfer} from "./SvcTransfer.sol";
 /// with a payout on the destination chain. Each fillId can be used once.
 /// @dev No immutables: every setting lives in storage, so the runtime code (and its
 /// hash) is the same for every deployment and equals the compiled deployedBytecode.
-contract SvcRouterV6 is ISvcRouterV6, SvcOwned {
+contract SvcMainnetRouterV6 is ISvcRouterV6, SvcOwned {
     /// @notice Source intake is switched off by the owner.
     error SourceIntakeDisabled();
     /// @notice The permit names another release.

@@ -1,0 +1,237 @@
+/**
+ * `openapi.json`: the OpenAPI 3.1.0 document of the contract (`Api`), as Effect's
+ * `OpenApi.fromApi` derives it from the declarations, completed with what each
+ * declaration's {@link Api.Docs} annotation says (parameter descriptions, the
+ * error codes of each status, response headers, the spec section) and with the
+ * document-level facts (JSON Schema dialect, server URL, shared headers).
+ *
+ * Nothing here is written per operation: adding an operation to `Api` adds it here.
+ *
+ * @since 0.1.0
+ */
+import { Context } from "effect"
+import { HttpApi, type HttpApiEndpoint, OpenApi } from "effect/http-api"
+import * as Api from "./Api.ts"
+import { AGGREGATOR_ERRORS, SOLVER_ERRORS } from "./ErrorCodes.ts"
+
+type JsonRecord = Record<string, unknown>
+
+/**
+ * The titles of the spec's parts, referenced by each operation's `x-svc-spec`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SPEC_PARTS = {
+  "1": "What the service does",
+  "2": "Resources and their fields",
+  "3": "States and transitions",
+  "4": "Endpoints",
+  "5": "Authentication",
+  "6": "Events",
+  "7": "Errors",
+  "8": "Limits",
+  "9": "Versioning"
+} as const
+
+/**
+ * The response headers the document names (`components.headers`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const HEADERS = {
+  ETag: {
+    description: "Weak entity tag of the representation. For the feed: " +
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-<hash of the normalised filter>\"; for /v1/chains " +
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-chains\" and for /v1/tokens " +
+      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-tokens-<chainId or all>\".",
+    schema: { type: "string" }
+  },
+  "Cache-Control": { description: "Caching directives of the response.", schema: { type: "string" } },
+  Vary: { description: "Request headers the representation varies on (Accept-Encoding).", schema: { type: "string" } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
+  RateLimit: { description: "Current rate-limit state (IETF draft RateLimit header).", schema: { type: "string" } },
+  "RateLimit-Policy": { description: "Rate-limit policy (IETF draft RateLimit-Policy header).", schema: { type: "string" } }
+} as const
+
+const STATUS_MEANING = {
+  solver: {
+    400: "Invalid request or filter.",
+    404: "Resource not found.",
+    409: "Idempotency, capacity or inventory conflict.",
+    410: "The quote is no longer open or has expired.",
+    413: "The request body exceeds 32 KiB.",
+    429: "Permit request rate limited.",
+    500: "Internal runtime error.",
+    503: "Publication surface closed or required authority unavailable."
+  },
+  aggregator: {
+    400: "Invalid request, unsupported chain or token, amount outside the published limits, or invalid signature.",
+    403: "The browser Origin is not allowed (only with a configured Origin allow-list).",
+    404: "No route, quote, fill or path.",
+    405: "Method not allowed for this path (see the Allow header).",
+    409: "The quote changed, capacity is short, or the idempotency key conflicts.",
+    410: "The quote expired or the route closed: obtain a new quote.",
+    413: "The request body exceeds 32 KiB.",
+    429: "Rate limited: retry after Retry-After seconds.",
+    503: "Publication closed or pricing, signer or store unavailable."
+  }
+} as const satisfies Record<"solver" | "aggregator", Record<number, string>>
+
+const INFO_DESCRIPTION = [
+  "The svc V6 solver interface (discovery documents, signed route feed, server-sent event stream, route detail,",
+  "execution permits) and the aggregator interface (quote, build, status, chains, tokens, health).",
+  "",
+  "- The signed payload of the feed (`signedPayload`) is the only cryptographic authority: verify `feedHash`,",
+  "  `feedSigner` and `validUntil` before routes reach selection logic. A discovery or feed object never",
+  "  authorizes a fill; only an execution permit does.",
+  "- Execution-relevant integers are base-10 strings (UintStr) and must stay strings.",
+  "- Every object rejects properties it does not list (`additionalProperties: false`).",
+  "- Solver errors are `ErrorResponse` (`ok: false`, `error` code, optional `reasonCodes`, `diagnostics`);",
+  "  aggregator errors are `AggregatorError` (`ok: false`, `error`, `message`, `retryable`, `action`).",
+  "  Clients handle codes, never message text.",
+  "- Direct execution is exactly 1 + 1 transactions: one source `fillDirect` call and one payout.",
+  "",
+  "This document is generated from the declarations the server routes and validates with."
+].join("\n")
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+/** The error codes of a family at a status, with their meaning. */
+const errorCodesAt = (family: "solver" | "aggregator", status: number, only?: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (family === "solver") {
+    const codes = only ?? Object.keys(SOLVER_ERRORS).filter((c) => SOLVER_ERRORS[c as keyof typeof SOLVER_ERRORS].status === status)
+    return codes.map((c) => `- \`${c}\`: ${SOLVER_ERRORS[c as keyof typeof SOLVER_ERRORS].meaning}`)
+  }
+  const codes = only ??
+    Object.keys(AGGREGATOR_ERRORS).filter((c) => AGGREGATOR_ERRORS[c as keyof typeof AGGREGATOR_ERRORS].status === status)
+  return codes.map((c) => {
+    const entry = AGGREGATOR_ERRORS[c as keyof typeof AGGREGATOR_ERRORS]
+    return `- \`${c}\`: ${entry.meaning} (action ${entry.action}, retryable ${entry.retryable})`
+  })
+}
+
+/** The OpenAPI path of an endpoint path (`:routeId` -> `{routeId}`). */
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
+
+const decorateOperation = (
+  op: JsonRecord,
+  endpoint: HttpApiEndpoint.Top,
+  family: "solver" | "aggregator"
+) => {
+  const docs = Context.getOrUndefined(endpoint.annotations, Api.Docs)
+  if (docs === undefined) return
+  const descriptions = docs.parameters ?? {}
+  const byLowerName = new Map(Object.keys(descriptions).map((name) => [name.toLowerCase(), name]))
+  for (const parameter of (op.parameters as Array<JsonRecord> | undefined) ?? []) {
+    const canonical = byLowerName.get(String(parameter.name).toLowerCase())
+    if (canonical === undefined) continue
+    parameter.name = canonical
+    parameter.description = descriptions[canonical]
+    const schema = docs.parameterSchemas?.[canonical]
+    if (schema !== undefined) parameter.schema = schema
+  }
+  if (docs.requestBody !== undefined && typeof op.requestBody === "object" && op.requestBody !== null) {
+    op.requestBody = { description: docs.requestBody, ...(op.requestBody as JsonRecord) }
+  }
+  const responses = op.responses as Record<string, JsonRecord>
+  for (const [code, response] of Object.entries(responses)) {
+    const status = Number(code)
+    if (status < 400) {
+      const description = docs.responses?.[status]
+      if (description !== undefined) response.description = description
+      const headers = docs.responseHeaders?.[status]
+      if (headers !== undefined) response.headers = Object.fromEntries(headers.map((h) => [h, headerRef(h)]))
+      if (status === 200 && docs.responseExtensions !== undefined) Object.assign(response, docs.responseExtensions)
+      continue
+    }
+    const meaning = (STATUS_MEANING[family] as Record<number, string>)[status] ?? "Error."
+    const what = family === "solver" ? "Error codes (`error`)" : "Error codes (`error`, with `action` and `retryable`)"
+    response.description = `${meaning} ${what}:\n\n${errorCodesAt(family, status, docs.errorCodes?.[status]).join("\n")}`
+    response.headers = status === 429
+      ? Object.fromEntries(["Retry-After", "RateLimit", "RateLimit-Policy", "Cache-Control"].map((h) => [h, headerRef(h)]))
+      : { "Cache-Control": headerRef("Cache-Control") }
+  }
+  op["x-svc-spec"] = { parts: [...docs.spec.parts], section: docs.spec.section }
+}
+
+/**
+ * Every `$ref` of a document (JSON pointers into the document itself).
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const collectRefs = (node: unknown, out: Array<string> = []): Array<string> => {
+  if (Array.isArray(node)) for (const item of node) collectRefs(item, out)
+  else if (typeof node === "object" && node !== null) {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string") out.push(value)
+      else collectRefs(value, out)
+    }
+  }
+  return out
+}
+
+/**
+ * Resolves a local JSON pointer (`#/components/schemas/X`) in a document.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const resolvePointer = (document: unknown, ref: string): unknown => {
+  if (!ref.startsWith("#/")) return undefined
+  let node: unknown = document
+  for (const raw of ref.slice(2).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return undefined
+    node = (node as JsonRecord)[key]
+  }
+  return node
+}
+
+/**
+ * Options of {@link make}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The public base URL of the deployment; trailing slashes are ignored. */
+  readonly publicUrl: string
+}
+
+/**
+ * The OpenAPI 3.1.0 document of the contract.
+ *
+ * @throws {Error} if a `$ref` of the document does not resolve.
+ * @category builders
+ * @since 0.1.0
+ */
+export const make = (options: Options): JsonRecord => {
+  const document = OpenApi.fromApi(Api.Api) as unknown as JsonRecord
+  const paths = document.paths as Record<string, Record<string, JsonRecord>>
+  HttpApi.reflect(Api.Api, {
+    onGroup() {},
+    onEndpoint({ endpoint, mergedAnnotations }) {
+      if (Context.get(mergedAnnotations, OpenApi.Exclude)) return
+      const op = paths[openApiPath(endpoint.path)]?.[endpoint.method.toLowerCase()]
+      if (op === undefined) return
+      decorateOperation(op, endpoint, Context.getOrElse(mergedAnnotations, Api.ErrorFamily, () => "solver" as const))
+    }
+  })
+  const ordered: JsonRecord = {
+    openapi: document.openapi,
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: { ...(document.info as JsonRecord), description: INFO_DESCRIPTION },
+    servers: [{ url: options.publicUrl.replace(/\/+$/, "") }],
+    tags: document.tags,
+    paths: document.paths,
+    components: { ...(document.components as JsonRecord), headers: HEADERS },
+    "x-svc-spec-parts": SPEC_PARTS
+  }
+  for (const ref of collectRefs(ordered)) {
+    if (resolvePointer(ordered, ref) === undefined) throw new Error(`svc openapi: unresolved reference ${ref}`)
+  }
+  return ordered
+}

@@ -1,0 +1,240 @@
+/**
+ * The event stream's fan-out: one broadcaster per server writes each confirmed
+ * publication, framed and encoded once, to every subscriber, whatever carries the
+ * subscriber (a `node:http` response on the fast path, an Effect stream
+ * otherwise). The stream's rules live here, once:
+ *
+ * - on connect: `retry: <ms>`, then the current `feed` event (id = dataVersion),
+ *   unless Last-Event-ID equals the current dataVersion; an older, newer or
+ *   invalid Last-Event-ID gets the current event; no history is replayed;
+ * - every later publication is a `feed` event; a subscriber never gets one
+ *   dataVersion twice, nor an older one;
+ * - an operator pause or a shutdown sends `publication-closed` and ends every
+ *   stream; an internal failure sends `error` and ends them;
+ * - a comment heartbeat every `heartbeatMillis` (one timer for all subscribers);
+ * - bounded memory: at most `maxSubscribers` streams (503 beyond), at most
+ *   `maxPerClient` per client address, and a subscriber whose unsent bytes exceed
+ *   `max(2 × the current frame, minBacklogBytes)` is disconnected (it reconnects
+ *   with Last-Event-ID and gets the current state); a stream older than
+ *   `maxLifetimeMillis` is ended (when set) so that its client reconnects.
+ *
+ * @since 0.1.0
+ */
+import type { Publisher } from "@svc/core"
+import { UINT } from "@svc/protocol/Patterns"
+
+/**
+ * Where a subscriber's bytes go.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Sink {
+  /** The client address (per-client caps). */
+  readonly client: string
+  /** Writes bytes (never blocks; the sink buffers). */
+  readonly write: (bytes: Uint8Array) => void
+  /** Bytes written but not yet handed to the network. */
+  readonly buffered: () => number
+  /** Writes the last bytes (if any) and ends the stream. */
+  readonly end: (bytes?: Uint8Array) => void
+  /** Drops the stream at once (a subscriber that fell behind). */
+  readonly destroy: () => void
+}
+
+/**
+ * Options of a broadcaster.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface BroadcasterOptions {
+  /** Comment heartbeat period, ms. Default 15000. */
+  readonly heartbeatMillis?: number | undefined
+  /** `retry:` sent on connect, ms. Default 3000. */
+  readonly retryMillis?: number | undefined
+  /** Most concurrent subscribers (503 beyond). Default 10000. */
+  readonly maxSubscribers?: number | undefined
+  /** Most concurrent subscribers of one client address. Default: `maxSubscribers`. */
+  readonly maxPerClient?: number | undefined
+  /** Floor of the per-subscriber backlog, bytes. Default 64 KiB. */
+  readonly minBacklogBytes?: number | undefined
+  /** Longest stream, ms; 0 (the default) for no limit. */
+  readonly maxLifetimeMillis?: number | undefined
+}
+
+/**
+ * Why a new subscriber is refused.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Refusal = "CLOSING" | "TOO_MANY_SUBSCRIBERS" | "TOO_MANY_CLIENT_SUBSCRIBERS"
+
+const encoder = new TextEncoder()
+
+/** `publication-closed` with its SseErrorEvent data. */
+const CLOSED_FRAME = encoder.encode(`event: publication-closed\ndata: ${JSON.stringify({ error: "PUBLICATION_CLOSED" })}\n\n`)
+/** `error` with its SseErrorEvent data. */
+const ERROR_FRAME = encoder.encode(`event: error\ndata: ${JSON.stringify({ error: "INTERNAL_ERROR" })}\n\n`)
+const HEARTBEAT_FRAME = encoder.encode(": keep-alive\n\n")
+
+/**
+ * The `feed` event frame of a publication:
+ * `id: <dataVersion>\nevent: feed\ndata: <SignedFeed>\n\n`.
+ *
+ * @category frames
+ * @since 0.1.0
+ */
+export const feedFrame = (publication: Publisher.Publication): Uint8Array => {
+  // the full view's body is {"ok":true,"feed":<SignedFeed>}: the SignedFeed is its inner bytes
+  const body = publication.fullView.body
+  const prefix = encoder.encode(`id: ${publication.dataVersion}\nevent: feed\ndata: `)
+  const suffix = encoder.encode("\n\n")
+  const inner = body.subarray(18, body.length - 1)
+  const frame = new Uint8Array(prefix.length + inner.length + suffix.length)
+  frame.set(prefix, 0)
+  frame.set(inner, prefix.length)
+  frame.set(suffix, prefix.length + inner.length)
+  return frame
+}
+
+interface Subscriber {
+  readonly sink: Sink
+  readonly connectedAt: number
+  lastVersion: bigint
+}
+
+/**
+ * A broadcaster.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Broadcaster {
+  /** Whether a new subscriber of a client would be accepted now. */
+  readonly admit: (client: string) => Refusal | undefined
+  /**
+   * Adds a subscriber (after {@link admit}): writes `retry:` and the initial event
+   * per the Last-Event-ID rules; returns the function that removes it.
+   */
+  readonly subscribe: (sink: Sink, lastEventId: string | undefined) => () => void
+  /** Sends a confirmed publication to every subscriber that does not have it. */
+  readonly publish: (publication: Publisher.Publication) => void
+  /** Sends `publication-closed` to every subscriber and ends the streams (publication paused). */
+  readonly closeAll: () => void
+  /** Like {@link closeAll}, and refuses new subscribers for good (shutdown). */
+  readonly shutdown: () => void
+  /** Sends `error` to every subscriber and ends the streams. */
+  readonly failAll: () => void
+  /** The number of open streams. */
+  readonly size: () => number
+  /** Stops the timers. */
+  readonly stop: () => void
+}
+
+/**
+ * A broadcaster over the current publication (`current` is read at every connect).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  current: () => Publisher.Publication | undefined,
+  options?: BroadcasterOptions
+): Broadcaster => {
+  const heartbeatMillis = Math.max(10, options?.heartbeatMillis ?? 15_000)
+  const retryFrame = encoder.encode(`retry: ${Math.max(0, options?.retryMillis ?? 3000)}\n\n`)
+  const maxSubscribers = Math.max(1, options?.maxSubscribers ?? 10_000)
+  const maxPerClient = Math.max(1, options?.maxPerClient ?? maxSubscribers)
+  const minBacklog = Math.max(1024, options?.minBacklogBytes ?? 64 * 1024)
+  const maxLifetime = Math.max(0, options?.maxLifetimeMillis ?? 0)
+  const subscribers = new Set<Subscriber>()
+  const perClient = new Map<string, number>()
+  const frames = new WeakMap<Publisher.Publication, Uint8Array>()
+  let shuttingDown = false
+
+  const frameOf = (publication: Publisher.Publication) => {
+    let frame = frames.get(publication)
+    if (frame === undefined) {
+      frame = feedFrame(publication)
+      frames.set(publication, frame)
+    }
+    return frame
+  }
+
+  const remove = (s: Subscriber) => {
+    if (!subscribers.delete(s)) return
+    const n = (perClient.get(s.sink.client) ?? 1) - 1
+    if (n <= 0) perClient.delete(s.sink.client)
+    else perClient.set(s.sink.client, n)
+  }
+
+  const endAll = (frame: Uint8Array) => {
+    for (const s of [...subscribers]) {
+      remove(s)
+      s.sink.end(frame)
+    }
+  }
+
+  const heartbeat = setInterval(() => {
+    const now = Date.now()
+    for (const s of subscribers) {
+      if (maxLifetime > 0 && now - s.connectedAt >= maxLifetime) {
+        remove(s)
+        s.sink.end()
+        continue
+      }
+      s.sink.write(HEARTBEAT_FRAME)
+    }
+  }, heartbeatMillis)
+  heartbeat.unref()
+
+  return {
+    admit: (client) =>
+      shuttingDown
+        ? "CLOSING"
+        : subscribers.size >= maxSubscribers
+        ? "TOO_MANY_SUBSCRIBERS"
+        : (perClient.get(client) ?? 0) >= maxPerClient
+        ? "TOO_MANY_CLIENT_SUBSCRIBERS"
+        : undefined,
+    subscribe: (sink, lastEventId) => {
+      const publication = current()
+      sink.write(retryFrame)
+      if (publication === undefined) {
+        sink.end(CLOSED_FRAME)
+        return () => {}
+      }
+      const s: Subscriber = { sink, connectedAt: Date.now(), lastVersion: publication.dataVersion }
+      const known = lastEventId !== undefined && UINT.test(lastEventId) ? lastEventId : undefined
+      if (known !== publication.dataVersion.toString()) sink.write(frameOf(publication))
+      subscribers.add(s)
+      perClient.set(sink.client, (perClient.get(sink.client) ?? 0) + 1)
+      return () => remove(s)
+    },
+    publish: (publication) => {
+      const frame = frameOf(publication)
+      const limit = Math.max(2 * frame.length, minBacklog)
+      for (const s of subscribers) {
+        if (publication.dataVersion <= s.lastVersion) continue
+        if (s.sink.buffered() > limit) {
+          // too slow: drop it; the client reconnects and gets the current state
+          remove(s)
+          s.sink.destroy()
+          continue
+        }
+        s.lastVersion = publication.dataVersion
+        s.sink.write(frame)
+      }
+    },
+    closeAll: () => endAll(CLOSED_FRAME),
+    shutdown: () => {
+      shuttingDown = true
+      endAll(CLOSED_FRAME)
+    },
+    failAll: () => endAll(ERROR_FRAME),
+    size: () => subscribers.size,
+    stop: () => clearInterval(heartbeat)
+  }
+}

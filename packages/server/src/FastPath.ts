@@ -1,0 +1,265 @@
+/**
+ * The `node:http` fast path: the two operations that carry almost all of a
+ * solver's traffic are answered before a request enters the Effect runtime.
+ *
+ * - `GET`/`HEAD /api/v6/solver-feed`: the prepared bytes of the filtered view (or
+ *   its cached compressed form), or a 304 after a header comparison.
+ * - `GET`/`HEAD /api/v6/solver-feed/events`: the stream is handed to the
+ *   server's broadcaster, which writes each publication's one frame to the socket
+ *   (no fiber, no queue per subscriber).
+ *
+ * Why: the generic request path (router, schema decoding of parameters,
+ * middleware, one fiber per request) costs several times the CPU of `node:http`
+ * for a response whose bytes are already prepared, and a fiber and a queue per
+ * idle subscriber cost more memory than the socket. Both operations stay
+ * declared in the contract (`@svc/protocol` Api, annotated `FastPath`) and keep
+ * their Effect handlers: a request the fast path does not take (an unknown or
+ * repeated query parameter, an invalid filter, a query on the stream) goes to
+ * them, and the answers of both paths are built by the same functions
+ * (`FeedServing`, `Broadcaster`, `Http`), so they are identical.
+ *
+ * The fast path is installed through {@link Slot}: a server built with
+ * {@link makeServer} runs it; an app served by another `HttpServer` simply has no
+ * fast path.
+ *
+ * @since 0.1.0
+ */
+import { Publisher } from "@svc/core"
+import * as Api from "@svc/protocol/Api"
+import { Context, Effect, Layer, Result, type Scope } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { HttpApi } from "effect/http-api"
+import { type IncomingMessage, Server, type ServerOptions, type ServerResponse } from "node:http"
+import type * as Broadcaster from "./Broadcaster.ts"
+import type * as ClientAddress from "./ClientAddress.ts"
+import type { RequestIds } from "./Dispatch.ts"
+import type * as FeedServing from "./FeedServing.ts"
+import * as FeedHandlers from "./handlers/Feed.ts"
+import * as Http from "./Http.ts"
+import * as SolverErrors from "./SolverErrors.ts"
+
+/**
+ * A fast path: answers a request and returns true, or returns false to let the
+ * Effect application answer it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Front = (request: IncomingMessage, response: ServerResponse) => boolean
+
+/**
+ * A `node:http` server whose requests go through an installed fast path first.
+ *
+ * @category servers
+ * @since 0.1.0
+ */
+export class FrontServer extends Server {
+  /** The installed fast path, if any. */
+  front: Front | undefined = undefined
+  override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (event === "request" && this.front !== undefined && this.front(args[0] as IncomingMessage, args[1] as ServerResponse)) {
+      return true
+    }
+    return super.emit(event as string, ...args)
+  }
+}
+
+/**
+ * A server that runs a fast path once one is installed through its slot.
+ *
+ * @category servers
+ * @since 0.1.0
+ */
+export const makeServer = (options: ServerOptions): FrontServer => new FrontServer(options)
+
+/**
+ * Where an app installs its fast path: the server it is served by.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Slot extends Context.Service<Slot, {
+  readonly install: (front: Front) => Effect.Effect<void, never, Scope.Scope>
+}>()("@svc/server/FastPath/Slot") {}
+
+/**
+ * The slot of a {@link FrontServer}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerSlot = (server: FrontServer): Layer.Layer<Slot> =>
+  Layer.succeed(Slot, Slot.of({
+    install: (front) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          server.front = front
+        }),
+        () =>
+          Effect.sync(() => {
+            server.front = undefined
+          })
+      )
+  }))
+
+const pathOfOperation = (name: string): string => {
+  let path: string | undefined
+  HttpApi.reflect(Api.Api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      if (endpoint.identifier === name) path = endpoint.path
+    }
+  })
+  if (path === undefined) throw new Error(`the contract has no operation ${name}`)
+  return path
+}
+
+/**
+ * Writes an `HttpServerResponse` built by the shared response helpers to a
+ * `node:http` response (prepared bytes or no body).
+ *
+ * @category writing
+ * @since 0.1.0
+ */
+export const writeResponse = (
+  request: IncomingMessage,
+  res: ServerResponse,
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+): void => {
+  const headers: Record<string, string> = { ...(response.headers as Record<string, string>), "x-request-id": requestId }
+  const body = response.body
+  if (body._tag === "Uint8Array") {
+    headers["content-type"] = body.contentType
+    headers["content-length"] = String(body.body.length)
+    res.writeHead(response.status, headers)
+    res.end(request.method === "HEAD" ? undefined : body.body)
+    return
+  }
+  res.writeHead(response.status, headers)
+  res.end()
+}
+
+/**
+ * What the fast path works with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FastPathContext {
+  readonly publisher: Publisher.Publisher["Service"]
+  readonly feed: FeedServing.FeedServing
+  readonly broadcaster: Broadcaster.Broadcaster
+  readonly clients: ClientAddress.Resolver
+  readonly requestIds: RequestIds
+}
+
+const FEED_PARAMETERS = new Set(["sourceChainId", "sourceNetworkId"])
+
+/** The filter of a feed query the fast path takes, or undefined to leave the request to the handler. */
+const feedFilter = (query: string): Publisher.FeedFilter | undefined => {
+  if (query.length === 0) return {}
+  const filter: { sourceChainId?: string; sourceNetworkId?: string } = {}
+  for (const [key, value] of new URLSearchParams(query)) {
+    if (!FEED_PARAMETERS.has(key) || filter[key as "sourceChainId"] !== undefined) return undefined
+    filter[key as "sourceChainId"] = value
+  }
+  return filter
+}
+
+const headerOf = (value: string | Array<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.join(", ")
+
+/**
+ * The current publication, when one is valid now.
+ *
+ * @category publications
+ * @since 0.1.0
+ */
+export const validPublication = (
+  publisher: Publisher.Publisher["Service"]
+): { readonly publication: Publisher.Publication } | { readonly unavailable: Publisher.PublicationUnavailable } => {
+  const state = publisher.peek()
+  if (state._tag === "Open" && state.publication.validUntil > Math.floor(Date.now() / 1000)) {
+    return { publication: state.publication }
+  }
+  // the same refusal as the Effect path (Publisher.current)
+  const reason = state._tag === "Open" ? "the current publication has expired" : state.reason
+  return { unavailable: new Publisher.PublicationUnavailable({ closed: state._tag === "Closed", reason }) }
+}
+
+/**
+ * The fast path of a server.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (context: FastPathContext): Front => {
+  const feedPath = pathOfOperation("getSolverFeed")
+  const eventsPath = pathOfOperation("streamSolverFeed")
+
+  const serveFeed = (req: IncomingMessage, res: ServerResponse, query: string): boolean => {
+    const filter = feedFilter(query)
+    if (filter === undefined || (query.length > 0 && Publisher.filterIssues(filter).length > 0)) return false
+    const requestId = context.requestIds.of(req.headers["x-request-id"])
+    const current = validPublication(context.publisher)
+    if ("unavailable" in current) {
+      writeResponse(req, res, Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable)), requestId)
+      return true
+    }
+    const answer = context.feed.respond(
+      current.publication,
+      filter,
+      headerOf(req.headers["if-none-match"]),
+      headerOf(req.headers["accept-encoding"])
+    )
+    if (answer instanceof Promise) answer.then((response) => writeResponse(req, res, response, requestId), () => res.destroy())
+    else writeResponse(req, res, answer, requestId)
+    return true
+  }
+
+  const serveEvents = (req: IncomingMessage, res: ServerResponse, query: string): boolean => {
+    if (query.length > 0) return false
+    const requestId = context.requestIds.of(req.headers["x-request-id"])
+    const client = context.clients.resolve(req.socket.remoteAddress, {
+      forwarded: headerOf(req.headers["forwarded"]),
+      xForwardedFor: headerOf(req.headers["x-forwarded-for"])
+    })
+    const current = validPublication(context.publisher)
+    const refused = FeedHandlers.streamRefusal(
+      { publisher: context.publisher, feed: context.feed, broadcaster: context.broadcaster },
+      "unavailable" in current ? Result.fail(current.unavailable) : Result.succeed(current.publication),
+      client
+    )
+    if (refused !== undefined) {
+      writeResponse(req, res, Http.errorResponse(refused), requestId)
+      return true
+    }
+    res.writeHead(200, { ...FeedHandlers.STREAM_HEADERS, "content-type": FeedHandlers.STREAM_CONTENT_TYPE, "x-request-id": requestId })
+    if (req.method === "HEAD") {
+      res.end()
+      return true
+    }
+    const unsubscribe = context.broadcaster.subscribe({
+      client,
+      write: (bytes) => void res.write(bytes),
+      buffered: () => res.writableLength,
+      end: (bytes) => void (bytes === undefined ? res.end() : res.end(bytes)),
+      destroy: () => void res.destroy()
+    }, headerOf(req.headers["last-event-id"]))
+    res.on("close", unsubscribe)
+    return true
+  }
+
+  return (req, res) => {
+    const method = req.method
+    if (method !== "GET" && method !== "HEAD") return false
+    const url = req.url ?? "/"
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    const query = q === -1 ? "" : url.slice(q + 1)
+    if (path === feedPath) return serveFeed(req, res, query)
+    if (path === eventsPath) return serveEvents(req, res, query)
+    return false
+  }
+}

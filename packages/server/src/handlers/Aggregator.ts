@@ -1,0 +1,107 @@
+/**
+ * Handlers of the contract's Aggregator group (`/v1` and the aggregator
+ * manifest), over the core's `Aggregator` service. Admission (Origin allow-list,
+ * rate limits) and request validation run before them (`Admission`,
+ * `Validation`); bodies are read here (32 KiB before parsing) and decoded
+ * strictly. Every refusal is an `AggregatorError` (`AggregatorErrors`).
+ *
+ * Chains and tokens carry a weak ETag (`W/"<dataVersion>-<first 16 hex of
+ * feedHash>-chains"`, `...-tokens-<chainId|all>`), `Cache-Control: no-cache`, and
+ * answer 304 on a matching If-None-Match.
+ *
+ * @since 0.1.0
+ */
+import { Aggregator } from "@svc/core"
+import * as Api from "@svc/protocol/Api"
+import { AggregatorBuildRequest, AggregatorQuoteRequest } from "@svc/protocol/schema/Aggregator"
+import { strictParseOptions } from "@svc/protocol/schema/index"
+import { Effect, Result, Schema } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import * as AggregatorErrors from "../AggregatorErrors.ts"
+import * as Http from "../Http.ts"
+import * as RequestBody from "../RequestBody.ts"
+
+const decodeQuote = Schema.decodeUnknownResult(AggregatorQuoteRequest)
+const decodeBuild = Schema.decodeUnknownResult(AggregatorBuildRequest)
+const encoder = new TextEncoder()
+
+const body = <A>(
+  request: HttpServerRequest.HttpServerRequest,
+  decode: (input: unknown) => Result.Result<A, Schema.SchemaError>
+): Effect.Effect<Result.Result<A, HttpServerResponse.HttpServerResponse>> =>
+  Effect.map(RequestBody.readJson(request), (raw) => {
+    if (Result.isFailure(raw)) return Result.fail(AggregatorErrors.bodyRefused(raw.failure))
+    const decoded = decode(raw.success)
+    return Result.isFailure(decoded) ? Result.fail(AggregatorErrors.schemaFailure(decoded.failure)) : Result.succeed(decoded.success)
+  })
+
+const answer = <A>(effect: Effect.Effect<A, Aggregator.AggregatorFailure>) =>
+  Effect.map(Effect.result(effect), (r) => Result.isFailure(r) ? AggregatorErrors.response(r.failure) : Http.json(200, r.success))
+
+/** Prepared bodies with their ETag, for the current data version; 304 on a match. */
+const makeRevalidation = () => {
+  let version = ""
+  const cache = new Map<string, { readonly etag: string; readonly body: Uint8Array }>()
+  return (ifNoneMatch: string | undefined, dataVersion: string, key: string, value: () => unknown) => {
+    if (dataVersion !== version) {
+      cache.clear()
+      version = dataVersion
+    }
+    let entry = cache.get(key)
+    if (entry === undefined) {
+      entry = { etag: `W/"${dataVersion}-${key}"`, body: encoder.encode(JSON.stringify(value())) }
+      cache.set(key, entry)
+    }
+    return Http.ifNoneMatch(ifNoneMatch, entry.etag)
+      ? Http.empty(304, { etag: entry.etag, "cache-control": Http.CacheControl.revalidate })
+      : Http.jsonBytes(200, entry.body, { etag: entry.etag }, Http.CacheControl.revalidate)
+  }
+}
+
+/**
+ * The Aggregator group's handlers.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (aggregator: Aggregator.Aggregator["Service"]) => {
+  const manifest = encoder.encode(JSON.stringify(aggregator.manifest))
+  const revalidated = makeRevalidation()
+  return HttpApiBuilder.group(Api.Api, "Aggregator", (handlers) =>
+    Effect.succeed(
+      handlers
+        .handleRaw("aggregator_manifest", ({ endpoint }) =>
+          Effect.succeed(
+            Http.jsonBytes(200, manifest, { link: `<${endpoint.path}>; rel="canonical"` }, Http.CacheControl.manifest)
+          ))
+        .handleRaw("aggregator_quote", ({ request }) =>
+          Effect.flatMap(body(request, (u) => decodeQuote(u, strictParseOptions)), (decoded) =>
+            Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.quote(decoded.success))))
+        .handleRaw("aggregator_build", ({ request }) =>
+          Effect.flatMap(body(request, (u) => decodeBuild(u, strictParseOptions)), (decoded) =>
+            Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.build(decoded.success))))
+        .handleRaw("aggregator_status", ({ query }) => {
+          const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Record<string, string>
+          const lookup = Aggregator.statusLookupOf(given)
+          return Result.isFailure(lookup) ? Effect.succeed(AggregatorErrors.response(lookup.failure)) : answer(aggregator.status(lookup.success))
+        })
+        .handleRaw("aggregator_chains", ({ headers }) =>
+          Effect.map(Effect.result(aggregator.chains), (chains) =>
+            Result.isFailure(chains)
+              ? AggregatorErrors.response(chains.failure)
+              : revalidated(headers["if-none-match"], chains.success.version, "chains", () => chains.success.value)))
+        .handleRaw("aggregator_tokens", ({ headers, query }) => {
+          const raw = query.chainId
+          if (raw !== undefined && !Number.isSafeInteger(Number(raw))) {
+            return Effect.succeed(AggregatorErrors.fail("INVALID_REQUEST", ["CHAIN_ID_INVALID"], { detail: "chainId: an integer >= 1" }))
+          }
+          const chainId = raw === undefined ? undefined : Number(raw)
+          return Effect.map(Effect.result(aggregator.tokens(chainId)), (tokens) =>
+            Result.isFailure(tokens)
+              ? AggregatorErrors.response(tokens.failure)
+              : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () => tokens.success.value))
+        })
+        .handleRaw("aggregator_health", () => Effect.map(aggregator.health, (health) => Http.json(200, health)))
+    ))
+}
