@@ -18,7 +18,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { DatabaseSync } from "node:sqlite"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Catalog, Permits, Publisher, Signer, Solver } from "../../packages/core/src/index.ts"
+import { EvmConnector } from "../../packages/connector-evm/src/index.ts"
+import { Catalog, Connector, Permits, Publisher, Signer, Solver } from "../../packages/core/src/index.ts"
 import {
   CanonicalJson,
   FeedSignature,
@@ -88,7 +89,7 @@ export const runCore = async (options: CoreOptions) => {
     const document = generateCatalog(options.routes)
     const resolveTimes: Array<number> = []
     for (let i = 0; i < 3; i++) {
-      const t = await timed(() => Catalog.fromUnknown(document))
+      const t = await timed(() => Catalog.fromUnknown(document, { registry: Connector.makeRegistry([EvmConnector.make()]) }))
       if (Result.isFailure(t.value)) throw new Error(`generated catalog is invalid: ${t.value.failure.message}`)
       resolveTimes.push(t.ms)
     }
@@ -103,7 +104,8 @@ export const runCore = async (options: CoreOptions) => {
       publisher: { routeDetailTemplate: "http://127.0.0.1/api/v6/routes/{routeId}", tickMillis: 3_600_000, feedTtlSeconds: 3600 },
       settlement: { sweepMillis: 0 },
       routeMetrics: { flushMillis: 3_600_000 },
-      permits: { permitTtlSeconds: 600 }
+      permits: { permitTtlSeconds: 600 },
+      connectors: [EvmConnector.make()]
     }).pipe(
       Layer.provideMerge(Layer.merge(
         SqliteStore.layer({ filename: join(dir, "svc.sqlite") }),

@@ -18,8 +18,6 @@ import {
   type Capabilities,
   type Connector,
   ConnectorRegistry,
-  evmEoaConnector,
-  makeRegistry,
   networkIdOf
 } from "./Connector.ts"
 import * as Ids from "@svc/protocol/Ids"
@@ -329,16 +327,14 @@ export const policyHashOf = (policy: {
  * @since 0.1.0
  */
 export interface ResolveOptions {
-  /** The connectors that resolve networks, assets and vaults (default: the offline EVM connector). */
-  readonly registry?: ConnectorRegistry["Service"] | undefined
+  /** The connectors that resolve networks, assets and vaults. */
+  readonly registry: ConnectorRegistry["Service"]
   /** Overrides the document's profile. */
   readonly profile?: Profile | undefined
 }
 
 const isAddress = (u: unknown): u is string => typeof u === "string" && /^0x[0-9a-fA-F]{40}$/.test(u)
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const defaultRegistry = makeRegistry([evmEoaConnector])
 
 const familyConnector = (registry: ConnectorRegistry["Service"], vmType: Hex): Connector | undefined =>
   Option.getOrUndefined(registry.get(vmType)) ?? registry.all.find((c) => c.vmType === vmType)
@@ -355,14 +351,14 @@ const familyConnector = (registry: ConnectorRegistry["Service"], vmType: Hex): C
  * @category constructors
  * @since 0.1.0
  */
-export const resolve = (config: CatalogConfig, options?: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> =>
+export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> =>
   Result.try({
     try: () => {
       const fail = (message: string): never => {
         throw new CatalogInvalid({ message })
       }
-      const registry = options?.registry ?? defaultRegistry
-      const profile: Profile = options?.profile ?? config.profile ?? "production"
+      const registry = options.registry
+      const profile: Profile = options.profile ?? config.profile ?? "production"
       const releaseId = (config.releaseId ?? Ids.DEFAULT_RELEASE_ID).toLowerCase() as Hex
       const networks = new Map<string, Network>()
       const connectorOf = new Map<string, Connector | undefined>()
@@ -581,7 +577,7 @@ const decodeConfig = Schema.decodeUnknownResult(CatalogConfig)
  * @category constructors
  * @since 0.1.0
  */
-export const fromUnknown = (input: unknown, options?: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> => {
+export const fromUnknown = (input: unknown, options: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> => {
   const decoded = decodeConfig(input, strictParseOptions)
   if (Result.isFailure(decoded)) {
     return Result.fail(new CatalogInvalid({ message: decoded.failure.message.replace(/\s*\n\s*/g, " ") }))

@@ -10,6 +10,9 @@
  * network, asset and vault through it, and the permit service resolves every
  * payer and recipient identity and verifies every ownership proof through it.
  *
+ * A connector package's default export is a {@link Plugin}: the server loads the
+ * packages its configuration names (`SVC_CONNECTORS`) and registers what they return.
+ *
  * Invariants every connector keeps (docs/connectors.md; checked by the testkit
  * `@svc/core/testing/ConnectorTestkit`):
  *
@@ -32,13 +35,10 @@
  * @since 0.1.0
  */
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
-import { getAddress } from "viem"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import type { Hex } from "@svc/protocol/Bytes"
 import type { Locator } from "@svc/protocol/schema/Primitives"
-import * as Signature from "@svc/protocol/Signature"
-import { ADDRESS, isPlainObject, UINT } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -381,93 +381,86 @@ export const registryFromLayers = <E, R>(
   )
 
 // ---------------------------------------------------------------------------
-// The EVM externally-owned-account connector (offline)
+// Plug-ins: connector packages loaded by configuration
 // ---------------------------------------------------------------------------
 
-
-const invalid = (code: string, message: string) => Result.fail(new ConnectorError({ code, message }))
-
 /**
- * The EVM locator of an address: `{"native": "0x<lowercase address>"}`.
+ * What a connector plug-in is told about the deployment when it registers: the
+ * networks of the catalog (key, family, native reference), so that it can map its
+ * own settings (for example RPC URLs by network key) to them.
  *
- * @category evm
+ * @category plugins
  * @since 0.1.0
  */
-export const evmLocator = (address: string): Locator => ({ native: address.toLowerCase() })
-
-const parseEvmAddress = (value: unknown): Result.Result<string, ConnectorError> => {
-  if (typeof value !== "string" || !ADDRESS.test(value)) {
-    return invalid("LOCATOR_INVALID", "an EVM locator is {\"native\": \"0x<40 hex>\"}")
-  }
-  const body = value.slice(2)
-  if (body !== body.toLowerCase() && body !== body.toUpperCase() && getAddress(value.toLowerCase()) !== value) {
-    return invalid("LOCATOR_CHECKSUM_INVALID", "mixed-case address with a wrong EIP-55 checksum")
-  }
-  return Result.succeed(value.toLowerCase())
+export interface PluginContext {
+  readonly networks: ReadonlyArray<{
+    readonly key: string
+    /** The family name (`vm`) of the network, e.g. "EVM". */
+    readonly vm: string
+    /** The native network reference (an EVM chain id, a Solana genesis hash, ...). */
+    readonly native: string | null
+  }>
 }
 
 /**
- * The offline EVM connector: address locators (`{"native": "0x..."}`, or the
- * address string), EIP-191 `personal_sign` proofs by externally owned accounts,
- * recovered without any RPC. The default connector of the core engine; servers
- * register `@svc/connector-evm`, which adds smart-contract accounts (ERC-1271 /
- * ERC-6492) over RPC.
+ * A connector plug-in could not register (a setting it reads is invalid, for
+ * example). The message names the setting; it is shown as a one-line start-up
+ * error and never carries secret values.
  *
- * @category evm
+ * @category plugins
  * @since 0.1.0
  */
-export const evmEoaConnector: Connector = make({
-  family: "EVM",
-  capabilities: { payer: true, recipient: true, payout: true },
-  proofSchemes: ["EIP191_PERSONAL_SIGN"],
-  networkReference: (native) =>
-    typeof native === "string" && UINT.test(native) && native !== "0" && BigInt(native) < 1n << 256n
-      ? Result.succeed(`0x${BigInt(native).toString(16).padStart(64, "0")}` as Hex)
-      : invalid("NETWORK_REFERENCE_INVALID", "an EVM network reference is its chain id, a positive integer"),
-  parseAsset: (input, network) => {
-    const token = typeof input === "string" ? input : isPlainObject(input) ? input.token : undefined
-    if (isPlainObject(input)) {
-      if (Object.keys(input).some((k) => k !== "chainId" && k !== "token")) {
-        return invalid("ASSET_INVALID", "an EVM asset locator is {\"chainId\", \"token\"}")
-      }
-      if (input.chainId !== network.native) return invalid("ASSET_NETWORK_MISMATCH", "the asset's chainId is not the network's")
-    }
-    const address = parseEvmAddress(token)
-    if (Result.isFailure(address)) return invalid("ASSET_INVALID", "an EVM asset is a token address (the zero address is the native coin)")
-    return Result.succeed({
-      locator: { chainId: network.native, token: address.success },
-      reference: Ids.evmReference(address.success),
-      address: getAddress(address.success) as Hex
-    })
-  },
-  parseLocator: (input) => {
-    if (isPlainObject(input) && Object.keys(input).some((k) => k !== "native")) {
-      return invalid("LOCATOR_INVALID", "an EVM locator has only the key native")
-    }
-    const value = typeof input === "string" ? input : isPlainObject(input) ? input.native : undefined
-    return Result.map(parseEvmAddress(value), evmLocator)
-  },
-  renderLocator: (locator) => getAddress(String(locator.native)),
-  accountReference: (locator) =>
-    typeof locator.native === "string" && ADDRESS.test(locator.native)
-      ? Result.succeed(Ids.evmReference(locator.native))
-      : invalid("LOCATOR_INVALID", "not an EVM locator"),
-  evmAddress: (locator) =>
-    typeof locator.native === "string" && ADDRESS.test(locator.native) ? getAddress(locator.native) as Hex : null,
-  verifyOwnership: (claim) =>
-    Effect.suspend(() => {
-      const address = String(claim.locator.native).toLowerCase()
-      const recovered = Signature.recoverPersonalMessageSigner(claim.message, claim.proof)
-      if (Result.isFailure(recovered)) {
-        return Effect.fail(
-          new ConnectorError({ code: `SIGNATURE_${recovered.failure.problem}`, message: recovered.failure.detail })
-        )
-      }
-      if (recovered.success.toLowerCase() !== address) {
-        return Effect.fail(
-          new ConnectorError({ code: "SIGNER_MISMATCH", message: "the signature was not made by the payer" })
-        )
-      }
-      return Effect.void
-    })
-})
+export class PluginError extends Data.TaggedError("ConnectorPluginError")<{ readonly message: string }> {}
+
+/**
+ * A connector package's default export: its name and how it registers, reading
+ * its own settings through Effect `Config` (the server's environment and
+ * configuration file).
+ *
+ * ```ts
+ * import { Connector } from "@svc/core"
+ * import { Effect } from "effect"
+ *
+ * export default Connector.plugin("@acme/svc-connector-zeta", () => Effect.succeed(ZetaConnector.make()))
+ * ```
+ *
+ * @category plugins
+ * @since 0.1.0
+ */
+export interface Plugin {
+  readonly _tag: "ConnectorPlugin"
+  readonly name: string
+  readonly register: (
+    context: PluginContext
+  ) => Effect.Effect<Registration | ReadonlyArray<Registration>, PluginError>
+}
+
+/**
+ * Declares a plug-in.
+ *
+ * @category plugins
+ * @since 0.1.0
+ */
+export const plugin = (name: string, register: Plugin["register"]): Plugin => ({ _tag: "ConnectorPlugin", name, register })
+
+/**
+ * Whether a value (a package's default export) is a plug-in.
+ *
+ * @category plugins
+ * @since 0.1.0
+ */
+export const isPlugin = (u: unknown): u is Plugin =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "ConnectorPlugin" &&
+  typeof (u as { register?: unknown }).register === "function" && typeof (u as { name?: unknown }).name === "string"
+
+/**
+ * The registrations of a plug-in.
+ *
+ * @category plugins
+ * @since 0.1.0
+ */
+export const registrationsOf = (
+  p: Plugin,
+  context: PluginContext
+): Effect.Effect<ReadonlyArray<Registration>, PluginError> =>
+  Effect.map(p.register(context), (r) => (Array.isArray(r) ? r : [r as Registration]))

@@ -1,14 +1,17 @@
 /**
  * The solver engine assembled from its parts: catalog, pricing, inventory,
- * publisher, permits, settlement, route metrics, rate limiting and connectors.
- * It needs a `Store` and a `Signer`; every part can be replaced by passing a
- * layer of your own in {@link SolverParts}.
+ * economics, publisher, permits, settlement, route metrics, rate limiting and
+ * the connector registry. It needs a `Store` and a `Signer`; every part can be
+ * replaced by a layer of your own in {@link SolverParts}, and the engine's error
+ * type is the union of what the parts you use can fail with.
  *
  * ```ts
- * import { Catalog, Pricing, Solver } from "@svc/core"
+ * import { Pricing, Solver } from "@svc/core"
+ * import { EvmConnector } from "@svc/connector-evm"
  *
  * const Engine = Solver.layer({
  *   catalog: myCatalogDocument,
+ *   connectors: [EvmConnector.make()],
  *   publisher: { routeDetailTemplate: "https://solver.example/api/v6/routes/{routeId}" }
  * }, { pricing: MyPricingLayer })
  * ```
@@ -45,28 +48,14 @@ export interface SolverOptions {
   readonly rateLimit?: RateLimit.RateLimitOptions | undefined
   readonly routeMetrics?: { readonly flushMillis?: number | undefined } | undefined
   /**
-   * Connectors to register, by family or for single networks (default: the
-   * offline EVM connector). The catalog resolves networks, assets and vaults and
-   * the permit service resolves identities and proofs through them.
+   * Connectors to register, by family or for single networks (none by default:
+   * a route whose networks have no connector publishes permitAvailable false).
+   * The catalog resolves networks, assets and vaults and the permit service
+   * resolves identities and proofs through them.
    */
   readonly connectors?: ReadonlyArray<Connector.Registration> | undefined
   /** Deployment profile; overrides the catalog document's (see {@link Catalog.Profile}). */
   readonly profile?: Catalog.Profile | undefined
-}
-
-/**
- * Replacement layers for parts of the engine.
- *
- * @category models
- * @since 0.1.0
- */
-export interface SolverParts {
-  readonly catalog?: Layer.Layer<Catalog.Catalog, unknown, Connector.ConnectorRegistry> | undefined
-  readonly pricing?: Layer.Layer<Pricing.Pricing, unknown> | undefined
-  readonly inventory?: Layer.Layer<Inventory.Inventory, unknown, Store | Catalog.Catalog> | undefined
-  readonly economics?: Layer.Layer<Economics.Economics, unknown> | undefined
-  readonly rateLimiter?: Layer.Layer<RateLimit.PermitRateLimiter, unknown> | undefined
-  readonly connectors?: Layer.Layer<Connector.ConnectorRegistry, unknown> | undefined
 }
 
 /**
@@ -75,7 +64,7 @@ export interface SolverParts {
  * @category models
  * @since 0.1.0
  */
-export type Services =
+export type Engine =
   | Catalog.Catalog
   | Pricing.Pricing
   | Inventory.Inventory
@@ -88,29 +77,89 @@ export type Services =
   | Connector.ConnectorRegistry
 
 /**
+ * What a replacement part may use: the other parts of the engine, the store and
+ * the signer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PartContext = Engine | Store | Signer
+
+/**
+ * Replacement layers for parts of the engine, failing with `E` at most.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SolverParts<E = never> {
+  readonly catalog?: Layer.Layer<Catalog.Catalog, E, Connector.ConnectorRegistry> | undefined
+  readonly pricing?: Layer.Layer<Pricing.Pricing, E, Catalog.Catalog | Store | Signer> | undefined
+  readonly inventory?: Layer.Layer<Inventory.Inventory, E, Store | Catalog.Catalog> | undefined
+  readonly economics?: Layer.Layer<Economics.Economics, E, Catalog.Catalog | Store> | undefined
+  readonly rateLimiter?: Layer.Layer<RateLimit.PermitRateLimiter, E> | undefined
+  readonly connectors?: Layer.Layer<Connector.ConnectorRegistry, E> | undefined
+  readonly routeMetrics?: Layer.Layer<RouteMetrics.RouteMetrics, E, Store> | undefined
+  readonly settlement?: Layer.Layer<Settlement.SettlementObserver, E, Store> | undefined
+  readonly publisher?:
+    | Layer.Layer<Publisher.Publisher, E, Catalog.Catalog | Pricing.Pricing | Inventory.Inventory | Store | Signer | Economics.Economics>
+    | undefined
+  readonly permits?:
+    | Layer.Layer<
+      Permits.Permits,
+      E,
+      | Catalog.Catalog
+      | Publisher.Publisher
+      | Pricing.Pricing
+      | Inventory.Inventory
+      | Store
+      | Signer
+      | Connector.ConnectorRegistry
+      | RateLimit.PermitRateLimiter
+      | RouteMetrics.RouteMetrics
+    >
+    | undefined
+}
+
+/**
+ * What building the default engine can fail with: an invalid catalog document,
+ * or the store while reading the inventory.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type EngineError = Catalog.CatalogInvalid | StoreError
+
+/**
  * The engine layer.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (
+export const layer = <E = never>(
   options: SolverOptions,
-  parts?: SolverParts
-): Layer.Layer<Services, Catalog.CatalogInvalid | StoreError | unknown, Store | Signer> => {
-  const connectors = parts?.connectors ??
-    Connector.registryLayer(options.connectors ?? [Connector.evmEoaConnector])
-  const catalog = (parts?.catalog ?? Catalog.layer(options.catalog, { profile: options.profile })).pipe(
+  parts: SolverParts<E> = {}
+): Layer.Layer<Engine, EngineError | E, Store | Signer> => {
+  const connectors = part(parts.connectors, () => Connector.registryLayer(options.connectors ?? []))
+  const catalog = part(parts.catalog, () => Catalog.layer(options.catalog, { profile: options.profile })).pipe(
     Layer.provideMerge(connectors)
   )
-  const pricing = parts?.pricing ?? Pricing.layerStatic(options.pricing)
-  const economics = parts?.economics ?? Economics.layerNone
-  const rateLimiter = parts?.rateLimiter ?? RateLimit.layerMemory(options.rateLimit)
-  const inventory = (parts?.inventory ?? Inventory.layerFromCatalog).pipe(Layer.provide(catalog))
+  const pricing = part(parts.pricing, () => Pricing.layerStatic(options.pricing)).pipe(Layer.provide(catalog))
+  const economics = part(parts.economics, () => Economics.layerNone).pipe(Layer.provide(catalog))
+  const rateLimiter = part(parts.rateLimiter, () => RateLimit.layerMemory(options.rateLimit))
+  const inventory = part(parts.inventory, () => Inventory.layerFromCatalog).pipe(Layer.provide(catalog))
   const base = Layer.mergeAll(catalog, pricing, economics, rateLimiter, inventory)
-  const publisher = Publisher.layer(options.publisher).pipe(Layer.provide(base))
+  const publisher = part(parts.publisher, () => Publisher.layer(options.publisher)).pipe(Layer.provide(base))
   const withPublisher = Layer.merge(base, publisher)
-  const metrics = RouteMetrics.layer(options.routeMetrics)
-  const permits = Permits.layer(options.permits).pipe(Layer.provide(Layer.merge(withPublisher, metrics)))
-  const settlement = Settlement.layer(options.settlement)
+  const metrics = part(parts.routeMetrics, () => RouteMetrics.layer(options.routeMetrics))
+  const permits = part(parts.permits, () => Permits.layer(options.permits)).pipe(
+    Layer.provide(Layer.merge(withPublisher, metrics))
+  )
+  const settlement = part(parts.settlement, () => Settlement.layer(options.settlement))
   return Layer.mergeAll(withPublisher, permits, settlement, metrics)
 }
+
+/** The given replacement, or the default part, typed with the union of both error channels. */
+const part = <A, E1, E2, R>(
+  given: Layer.Layer<A, E1, R> | undefined,
+  fallback: () => Layer.Layer<A, E2, R>
+): Layer.Layer<A, E1 | E2, R> => given ?? fallback()

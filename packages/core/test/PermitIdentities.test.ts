@@ -16,7 +16,7 @@ import type { PermitCreateRequest } from "@svc/protocol/schema/Permit"
 import type { Locator } from "@svc/protocol/schema/Primitives"
 import * as Signature from "@svc/protocol/Signature"
 import { Store } from "../src/Store.ts"
-import { demoCatalog, makeEngine, PAYER_KEY } from "./support/engine.ts"
+import { demoCatalog, evm, makeEngine, PAYER_KEY } from "./support/engine.ts"
 
 const payer = Signature.addressOf(PAYER_KEY)
 const recipient = "0x2222222222222222222222222222222222222222"
@@ -123,7 +123,7 @@ describe("permit identities through the connector registry", () => {
       assert.isUndefined(yield* (yield* Store).findByIdempotencyKey(`address:${payer.toLowerCase()}`, "unavailable-1"))
     }).pipe(Effect.provide(makeEngine({
       connectors: [{
-        ...Connector.evmEoaConnector,
+        ...evm,
         verifyOwnership: () => Effect.fail(new Connector.ConnectorUnavailable({ code: "RPC_UNAVAILABLE", message: "down" }))
       }]
     }).layer)))
@@ -146,7 +146,7 @@ describe("catalog profiles and connectors", () => {
   })
 
   it("a destination that cannot pay out: permitAvailable false in production, true with a notice in demo and test", () => {
-    const registry = Connector.makeRegistry([Connector.evmEoaConnector, payoutless])
+    const registry = Connector.makeRegistry([evm, payoutless])
     const production = Catalog.fromUnknown(demoCatalog, { registry, profile: "production" })
     assert.strictEqual(production._tag, "Success")
     if (production._tag !== "Success") return
@@ -169,13 +169,13 @@ describe("catalog profiles and connectors", () => {
   })
 
   it("explicit references must agree with the registered connector", () => {
-    const registry = Connector.makeRegistry([Connector.evmEoaConnector, payoutless])
+    const registry = Connector.makeRegistry([evm, payoutless])
     const doc = JSON.parse(JSON.stringify(demoCatalog))
     doc.assets.find((a: { key: string }) => a.key === "usdc.solana").reference = `0x${"22".repeat(32)}`
     const refused = Catalog.fromUnknown(doc, { registry })
     assert.isTrue(refused._tag === "Failure" && refused.failure.message.includes("usdc.solana.reference"))
     // without a connector the explicit reference is the asset's
-    const plain = Catalog.fromUnknown(doc)
+    const plain = Catalog.fromUnknown(doc, { registry: Connector.makeRegistry([]) })
     assert.isTrue(plain._tag === "Success")
   })
 })

@@ -14,7 +14,9 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Aggregator, Catalog, Connector, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import { EvmConnector } from "@svc/connector-evm"
+import { SolanaConnector } from "@svc/connector-solana"
+import { Aggregator, Catalog, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
 import { Context, Effect, Layer, Option, PubSub, type Redacted } from "effect"
@@ -205,7 +207,7 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
  */
 export const layer = (
   options: AppOptions
-): Layer.Layer<AppControl | Solver.Services, unknown, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
+): Layer.Layer<AppControl | Solver.Engine, unknown, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
@@ -214,7 +216,7 @@ export const layer = (
         ...options.engine,
         catalog: options.catalog,
         publisher: { ...options.engine?.publisher, routeDetailTemplate: `${publicUrl}/api/v6/routes/{routeId}` },
-        connectors: options.engine?.connectors ?? [Connector.evmEoaConnector]
+        connectors: options.engine?.connectors ?? [EvmConnector.make(), SolanaConnector.make()]
       }, options.parts)
       const secret = options.aggregator?.serverSecret !== undefined
         ? Aggregator.layerSecret(options.aggregator.serverSecret)

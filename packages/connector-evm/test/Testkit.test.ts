@@ -2,15 +2,24 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Result } from "effect"
 import fc from "fast-check"
 import { getAddress } from "viem"
-import * as Connector from "../src/Connector.ts"
+/**
+ * The connector testkit of the core, run against deliberately broken variants of
+ * the EVM connector: each defect must fail the checks that name it. And the core's
+ * connector registry, with the EVM connector registered.
+ */
+import { Connector } from "@svc/core"
+import { checks, suite, type SuiteOptions, type TestName } from "@svc/core/testing/ConnectorTestkit"
 import * as Ids from "@svc/protocol/Ids"
 import * as Signature from "@svc/protocol/Signature"
-import { checks, suite, type SuiteOptions, type TestName } from "../src/testing/ConnectorTestkit.ts"
-import { address, addressLower, privateKey } from "../../protocol/test/arbitraries.ts"
+import * as EvmConnector from "../src/EvmConnector.ts"
+import * as EvmLocator from "../src/EvmLocator.ts"
+import { address, addressLower, privateKey } from "./utils.ts"
+
+const evmLocator = (a: string) => Result.getOrThrow(EvmLocator.parse(a))
 
 const evmOptions: SuiteOptions = {
   networks: ["8453", "56", "999"],
-  account: fc.oneof(addressLower, address, addressLower.map(Connector.evmLocator)),
+  account: fc.oneof(addressLower, address, addressLower.map(evmLocator)),
   asset: fc.oneof(addressLower, address),
   signer: privateKey.map((key) => ({
     account: Signature.addressOf(key),
@@ -20,11 +29,10 @@ const evmOptions: SuiteOptions = {
   malformedProofs: [Signature.highSTwin(Signature.signPersonalMessage("x", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"))]
 }
 
-// The offline EVM connector of the core passes the connector testkit.
-suite("evm-eoa (core)", Connector.layer(Connector.evmEoaConnector), evmOptions)
+const evmEoaConnector: Connector.Connector = EvmConnector.make()
 
 describe("ConnectorTestkit catches broken connectors", () => {
-  const eoa = Connector.evmEoaConnector
+  const eoa = evmEoaConnector
   const run = (connector: Connector.Connector, name: TestName) =>
     checks({ ...evmOptions, numRuns: 20 }).find((c) => c.name === name)!.run(connector)
   const broken: ReadonlyArray<readonly [string, Connector.Connector, ReadonlyArray<TestName>]> = [
@@ -96,16 +104,16 @@ describe("ConnectorTestkit catches broken connectors", () => {
 
 describe("Connector registry", () => {
   const other = Connector.make({
-    ...Connector.evmEoaConnector,
+    ...evmEoaConnector,
     capabilities: { payer: false, recipient: true, payout: false, payoutNote: "test" }
   })
   const base = Ids.evmNetworkId(8453)
 
   it("finds a family's connector and lets a network registration win", () => {
-    const registry = Connector.makeRegistry([Connector.evmEoaConnector, { connector: other, networkId: base }])
-    assert.strictEqual(Option.getOrThrow(registry.get(Ids.EVM_VM_TYPE)), Connector.evmEoaConnector)
+    const registry = Connector.makeRegistry([evmEoaConnector, { connector: other, networkId: base }])
+    assert.strictEqual(Option.getOrThrow(registry.get(Ids.EVM_VM_TYPE)), evmEoaConnector)
     assert.strictEqual(Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: base.toUpperCase().replace("0X", "0x") })), other)
-    assert.strictEqual(Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: Ids.evmNetworkId(56) })), Connector.evmEoaConnector)
+    assert.strictEqual(Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: Ids.evmNetworkId(56) })), evmEoaConnector)
     assert.isTrue(Option.isNone(registry.forNetwork({ vmType: Ids.SOLANA_VM_TYPE, networkId: Ids.solanaNetworkId() })))
     assert.strictEqual(registry.all.length, 2)
   })
@@ -113,11 +121,11 @@ describe("Connector registry", () => {
   it.effect("registryFromLayers registers the Connector each layer provides", () =>
     Effect.gen(function*() {
       const registry = yield* Connector.ConnectorRegistry
-      assert.strictEqual(Option.getOrThrow(registry.get(Ids.EVM_VM_TYPE)), Connector.evmEoaConnector)
-    }).pipe(Effect.provide(Connector.registryFromLayers([Connector.layer(Connector.evmEoaConnector)]))))
+      assert.strictEqual(Option.getOrThrow(registry.get(Ids.EVM_VM_TYPE)), evmEoaConnector)
+    }).pipe(Effect.provide(Connector.registryFromLayers([Connector.layer(evmEoaConnector)]))))
 
   it("make refuses a family name that is not a catalog vm name", () => {
-    assert.throws(() => Connector.make({ ...Connector.evmEoaConnector, family: "evm" }))
+    assert.throws(() => Connector.make({ ...evmEoaConnector, family: "evm" }))
   })
 
   it.effect("make refuses a claim whose networkId is not its native reference's", () =>
@@ -125,15 +133,15 @@ describe("Connector registry", () => {
       const key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
       const claim = {
         network: { networkId: Ids.evmNetworkId(56), native: "8453" },
-        locator: Connector.evmLocator(Signature.addressOf(key)),
+        locator: evmLocator(Signature.addressOf(key)),
         message: "m",
         proof: Signature.signPersonalMessage("m", key)
       }
-      const exit = yield* Effect.exit(Connector.evmEoaConnector.verifyOwnership(claim))
+      const exit = yield* Effect.exit(evmEoaConnector.verifyOwnership(claim))
       assert.isTrue(Exit.isFailure(exit))
-      const ok = yield* Effect.exit(Connector.evmEoaConnector.verifyOwnership({ ...claim, network: { networkId: base, native: "8453" } }))
+      const ok = yield* Effect.exit(evmEoaConnector.verifyOwnership({ ...claim, network: { networkId: base, native: "8453" } }))
       assert.isTrue(Exit.isSuccess(ok))
-      const upper = yield* Effect.exit(Connector.evmEoaConnector.verifyOwnership({
+      const upper = yield* Effect.exit(evmEoaConnector.verifyOwnership({
         ...claim,
         network: { networkId: base, native: "8453" },
         locator: { native: getAddress(Signature.addressOf(key)) }
@@ -144,13 +152,13 @@ describe("Connector registry", () => {
   it("the EVM asset locator is {chainId, token} and its chainId must be the network's", () => {
     const network = { networkId: base, native: "8453" }
     const usdc = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-    const asset = Connector.assetOf(Connector.evmEoaConnector, usdc, network)
+    const asset = Connector.assetOf(evmEoaConnector, usdc, network)
     assert.isTrue(Result.isSuccess(asset))
     if (Result.isSuccess(asset)) {
       assert.deepStrictEqual(asset.success.locator, { chainId: "8453", token: usdc.toLowerCase() })
       assert.strictEqual(asset.success.assetId, Ids.evmAssetId(base, usdc))
       assert.strictEqual(asset.success.address, usdc)
     }
-    assert.isTrue(Result.isFailure(Connector.evmEoaConnector.parseAsset({ chainId: "56", token: usdc }, network)))
+    assert.isTrue(Result.isFailure(evmEoaConnector.parseAsset({ chainId: "56", token: usdc }, network)))
   })
 })
