@@ -45,7 +45,7 @@ ${reasonRows.join("\n")}
 
 ## Order of checks of permit creation
 
-The first failing check answers (decisions.md; docs/protocol.md has the details):
+The first failing check answers (the details are in docs/protocol.md, Permit checks and lifecycle):
 
 1. 413 \`BODY_TOO_LARGE\` (before parsing)
 2. 400 \`INVALID_REQUEST\` (schema, unknown fields)

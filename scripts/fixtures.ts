@@ -404,7 +404,7 @@ const buildCanonical = (): string => {
     cases.push({ ...specFields(spec), error: { path: result.failure.path, reasonIncludes } })
   }
   return document(
-    "Canonical JSON (upstream-interop.md 1.1): recursively sorted keys by UTF-16 code units, compact, " +
+    "Canonical JSON (docs/protocol.md, Canonical JSON): recursively sorted keys by UTF-16 code units, compact, " +
       "JSON.stringify escaping, integers within ±(2^53 - 1), bigints as quoted decimals. Cases with `output` are " +
       "positive (canonical text of the input); cases with `error` are negative (no canonical form: `path` is " +
       "exact, `reasonIncludes` is a substring of the reason). `inputJs` names a JavaScript value JSON text cannot " +
@@ -873,7 +873,7 @@ const buildFeed = (): string => {
     }
   ]
   return document(
-    "Signed feed (upstream-interop.md 1.2-1.4): preimage = \"SVC_MAINNET_V6_SIGNED_FEED_V1\" + LF + canonical JSON " +
+    "Signed feed (docs/protocol.md, Feed hash and signature): preimage = \"SVC_MAINNET_V6_SIGNED_FEED_V1\" + LF + canonical JSON " +
       "of signedPayload; feedHash = keccak256(UTF-8 preimage); feedSignature = secp256k1 over feedHash itself (no " +
       "EIP-191 prefix), RFC 6979, low-s, v = 27/28. Keys (public test material, never fund): keccak256(\"" + KEY1_LABEL +
       "\") = " + KEY1 + " (" + ADDR1 + ") and keccak256(\"" + KEY2_LABEL + "\") = " + KEY2 + " (" + ADDR2 + "). " +
@@ -974,12 +974,12 @@ const SOLANA_RECIPIENT_ACCOUNT = Ids.accountId(SOLANA.networkId, SOLANA_RECIPIEN
 const messagePositive: ReadonlyArray<MessageSpec> = [
   {
     id: "evm-appendix-a",
-    description: "EVM form (Appendix A.2): 7 lines, 297 bytes; payer given in EIP-55, written lowercase; standard ERC-7683.",
+    description: "EVM form (Appendix A permitRequestEvm): 7 lines, 297 bytes; payer given in EIP-55, written lowercase; standard ERC-7683.",
     request: evm()
   },
   {
     id: "locator-appendix-a",
-    description: "Account/locator form (Appendix A.3): 9 lines; standard omitted -> DIRECT; string locator -> {\"native\": ...}; object locator keys sorted.",
+    description: "Account/locator form (Appendix A permitRequestLocator): 9 lines; standard omitted -> DIRECT; string locator -> {\"native\": ...}; object locator keys sorted.",
     request: locatorForm()
   },
   {
@@ -1217,7 +1217,7 @@ const messageNegative: ReadonlyArray<MessageSpec> = [
 const buildMessages = (): string => {
   const cases = [...messagePositive.map(buildMessageCase), ...messageNegative.map(buildMessageNegative)]
   return document(
-    "Permit request message (upstream-interop.md 2.1-2.3): the normalized request and the exact UTF-8 message " +
+    "Permit request message (docs/protocol.md, Permit request message): the normalized request and the exact UTF-8 message " +
       "(LF-separated, no trailing LF), its EIP-191 personal_sign digest and the requestSignature by signingKey " +
       "(RFC 6979, low-s, v = 27/28; the test keys of feed/vectors.json). Cases with `message` are positive; " +
       "`httpBodyValid` says whether the request is also a valid PermitRequest HTTP body (string locators, number " +
@@ -1481,7 +1481,7 @@ const buildDigest = (): string => {
     negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", { ...first, sourceRouter: "0x1234" }, "sourceRouter is not an address")
   )
   return document(
-    "permitDigest (svc's decision, decisions.md): EIP-712 hash with primaryType ExecutionPermit (31 tuple fields " +
+    "permitDigest (svc's decision, docs/protocol.md, permitDigest and permitSignature): EIP-712 hash with primaryType ExecutionPermit (31 tuple fields " +
       "in ABI order) under the domain {name \"Svc V6 Router\", version \"6\", chainId = sourceChainId, " +
       "verifyingContract = sourceRouter}; digest = keccak256(0x1901 || domainSeparator || structHash), structHash = " +
       "keccak256(typehash || the 31 ABI words). permitSignature = secp256k1 over permitDigest by the authority (the " +
@@ -1551,7 +1551,7 @@ const buildAbi = (): string => {
     decodeNegative("truncated-payload", "Negative: a payload cut to 33 words (tuple, offset and length, but no signature bytes) does not decode.", "decodePayload", `0x${calldata.slice(10, 10 + 64 * 33)}`)
   )
   return document(
-    "ExecutionPermit ABI (upstream-interop.md 3.1-3.3): the 31-field static tuple in ABI order, the standard " +
+    "ExecutionPermit ABI (docs/protocol.md, ExecutionPermit encoding): the 31-field static tuple in ABI order, the standard " +
       "payload abi.encode(ExecutionPermit, bytes) and fillDirect(permit, signature) calldata = selector 0xeeff9007 " +
       "+ payload, for the permits of permit-digest/vectors.json with their real permitSignature. Negative cases " +
       "carry `operation` and `error.reasonIncludes` (PermitAbiError).",
@@ -1818,7 +1818,7 @@ const buildIds = (): string => {
     { id: "quote-policy-invalid", description: "quoteId with a policyHash of 63 hex digits.", function: "quoteId", input: { ...quoteInput, policyHash: `0x${"1".repeat(63)}` } }
   ]
   return document(
-    "Identifiers (svc's decisions, decisions.md \"Identifiers\"): vmType = keccak256(name); EVM networkId = " +
+    "Identifiers (svc's decisions, docs/protocol.md, Identifiers): vmType = keccak256(name); EVM networkId = " +
       "keccak256(abi.encode(bytes32 vmType, uint256 chainId)); Solana networkId = keccak256(abi.encode(bytes32 " +
       "vmType, bytes32 keccak256(utf8(genesisHash)))); accountId / assetId = keccak256(abi.encode(bytes32 networkId, " +
       "bytes32 nativeReference)), EVM references are the address left-padded to 32 bytes (zero address = native " +
@@ -1852,7 +1852,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     negative: hasError,
     intro: [
       "Canonical JSON is the byte format of the feed hash and of the locators in the permit request message",
-      "(upstream-interop.md 1.1): object keys sorted by UTF-16 code units (JavaScript `sort()`), compact, strings",
+      "(docs/protocol.md, Canonical JSON): object keys sorted by UTF-16 code units (JavaScript `sort()`), compact, strings",
       "escaped exactly like `JSON.stringify` (only `\"`, `\\`, U+0000..U+001F and lone surrogates; everything else raw,",
       "then UTF-8), integers only within ±(2^53 - 1), bigints as quoted decimal strings.",
       "",
@@ -1873,7 +1873,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     build: buildFeed,
     negative: (c) => c.failureCode !== null,
     intro: [
-      "Feed hash and signature (upstream-interop.md 1.2-1.4): `preimage` = `SVC_MAINNET_V6_SIGNED_FEED_V1` + LF +",
+      "Feed hash and signature (docs/protocol.md, Feed hash and signature): `preimage` = `SVC_MAINNET_V6_SIGNED_FEED_V1` + LF +",
       "`canonicalPayload`; `feedHash` = keccak256(UTF-8 preimage); `feedSignature` = 65-byte secp256k1 `r || s || v`",
       "over feedHash itself (no EIP-191 prefix), RFC 6979, low-s, v = 27/28.",
       "",
@@ -1895,7 +1895,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     build: buildMessages,
     negative: hasError,
     intro: [
-      "The permit request message (upstream-interop.md 2.1-2.3): 7 to 9 lines joined by LF, no trailing LF, UTF-8;",
+      "The permit request message (docs/protocol.md, Permit request message): 7 to 9 lines joined by LF, no trailing LF, UTF-8;",
       "requestSignature = EIP-191 personal_sign over the message bytes.",
       "",
       "Positive cases: `request` (as a client gives it), `normalized` (the library's normalized request in upstream",
@@ -1917,7 +1917,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     build: buildDigest,
     negative: (c) => hasError(c) || c.valid === false,
     intro: [
-      "permitDigest is svc's decision (decisions.md; upstream publishes none): EIP-712 with primaryType",
+      "permitDigest is svc's decision (docs/protocol.md, permitDigest and permitSignature; upstream publishes none): EIP-712 with primaryType",
       "`ExecutionPermit` (the 31 tuple fields in ABI order with their Solidity types) under the domain",
       "`{name: \"Svc V6 Router\", version: \"6\", chainId: sourceChainId, verifyingContract: sourceRouter}`.",
       "permitSignature is the authority's (feed signer's) 65-byte signature of permitDigest; here the authority is",
@@ -1935,7 +1935,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     build: buildAbi,
     negative: hasError,
     intro: [
-      "The on-chain form of the permits of `../permit-digest/` (upstream-interop.md 3.1-3.3): `encodeTuple` (31",
+      "The on-chain form of the permits of `../permit-digest/` (docs/protocol.md, ExecutionPermit encoding): `encodeTuple` (31",
       "static words), the standard `payload` = abi.encode(ExecutionPermit, bytes) (1152 bytes for a 65-byte",
       "signature), its `payloadKeccak256`, `fillDirectCalldata` = 0xeeff9007 + payload,",
       "`previewFillDirectCalldata` = 0xff5da6a9 + payload, and `decoded` = decoding the payload back (addresses",
@@ -1951,7 +1951,7 @@ const FOLDERS: ReadonlyArray<Folder> = [
     build: buildIds,
     negative: hasError,
     intro: [
-      "Identifier derivations (decisions.md \"Identifiers\"; svc's own, they do not equal the upstream deployment's",
+      "Identifier derivations (docs/protocol.md, Identifiers; svc's own, they do not equal the upstream deployment's",
       "published network ids). Each case names the library `function` (Ids module) and its named `input`, a",
       "`derivation` in Solidity terms where useful, and the `output`; Solana references carry their base58 form in",
       "`nativeReferenceBase58`. Negative cases give `error` `{field, reasonIncludes}` (IdInputInvalid)."

@@ -144,7 +144,7 @@ export interface CheckDefinition<R> {
   readonly group: Group
   /** What the check verifies, in one line. */
   readonly title: string
-  /** Where the rule comes from: `spec §4 ...` or `decisions: ...`. */
+  /** Where the rule comes from: `spec §4 ...` (the V6 interface specification) or a section of svc's docs (`docs/protocol.md, Identifiers`). */
   readonly reference: string
   /** True when the check sends a request that can create a permit (skipped by --read-only). */
   readonly createsPermit?: boolean | undefined

@@ -35,7 +35,7 @@ import fc from "fast-check"
 import { type Env, type Json, nowSeconds, pathOf, sameAddress, sameJson } from "./common.ts"
 import { badAddress, badBytes32, notAString, property, type Verdict } from "./negative.ts"
 
-/** What the aggregator quotes (decisions: only open L1 routes), between EVM networks with a router. */
+/** What the aggregator quotes (docs/aggregator.md, Quotes: only open L1 routes), between EVM networks with a router. */
 const isQuotable = (r: Route) =>
   r.publicationLane === "L1" && r.open === true && r.sourceChainId !== null && r.destinationChainId !== null &&
   r.sourceAsset !== null && r.destinationAsset !== null && r.sourceRouter !== null

@@ -121,7 +121,7 @@ const statuses = Check.make<Env>({
       if (!interfacePath(path) || status === 429) continue
       const op = Operations.find(e.request.method, path)
       const allowed = op !== undefined ? [...op.statuses, ...op.extraStatuses] : Operations.knownPath(path) ? [405] : [404]
-      // decisions: unknown or repeated query parameters -> 400, for every operation
+      // unknown or repeated query parameters -> 400, for every operation (docs/operations.md, HTTP rules of the solver interface)
       if (op !== undefined && status === 400 && new URL(e.request.url).search.length > 0) continue
       if (!allowed.includes(status)) {
         const name = op?.operationId ?? `${e.request.method} ${path}`

@@ -7,7 +7,7 @@
  * one of `AGGREGATOR_ERRORS` (the server maps it to its status and an
  * `AggregatorError` body).
  *
- * Decisions (decisions.md "Aggregator bodies", plus the ones marked here):
+ * Decisions (docs/aggregator.md, "Decisions svc made where the spec is silent", plus the ones marked here):
  *
  * - quote: only open L1 routes of the pair whose published limits contain
  *   amountIn are priced (fresh, amount-bound, through `Pricing`); the best is the

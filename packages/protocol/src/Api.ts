@@ -52,10 +52,11 @@ import { Address, Bytes32 } from "./schema/Primitives.ts"
 // ---------------------------------------------------------------------------
 
 /**
- * The caching classes of responses (decisions on caching): `revalidate` for the
- * feed, chains and tokens (`no-cache`, revalidate with the ETag), `noStore` for
- * route, permit, status, stream and errors, `manifest` for the solver manifest and
- * solver-discovery, `document` for the fingerprint, standards and openapi.
+ * The caching classes of responses (docs/operations.md, HTTP rules of the solver
+ * interface, Caching): `revalidate` for the feed, chains and tokens (`no-cache`,
+ * revalidate with the ETag), `noStore` for route, permit, status, stream and
+ * errors, `manifest` for the solver manifest and solver-discovery, `document` for
+ * the fingerprint, standards and openapi.
  *
  * @category caching
  * @since 0.1.0

@@ -9,7 +9,7 @@ import { executionPermit, executionPermitEnvelope, TEST_ADDRESS, TEST_KEY } from
 type Hex = `0x${string}`
 type AbiPermit = PermitAbi.AbiPermit
 
-/** The encodeType, written out by hand from upstream-interop.md section 3.1 (ABI order). */
+/** The encodeType, written out by hand from docs/protocol.md, ExecutionPermit encoding (the on-chain tuple, ABI order). */
 const ENCODE_TYPE_BY_HAND = "ExecutionPermit(" +
   [
     "bytes32 releaseId",

@@ -65,7 +65,7 @@ const intentArb: fc.Arbitrary<Intent> = fc.record({
   idempotencyKey: idempotencyKeyArb
 })
 
-/** The message of an intent, written out from upstream-interop.md section 2.1. */
+/** The message of an intent, written out from docs/protocol.md, Permit request message (Lines). */
 const expectedMessage = (intent: Intent): string => {
   const side = (name: string, s: Side) =>
     s.form === "address"

@@ -389,7 +389,7 @@ describe("fixtures: feed", () => {
 // (b) permit request message
 // ---------------------------------------------------------------------------
 
-/** The message of a normalized request, written out again from upstream-interop.md 2.1. */
+/** The message of a normalized request, written out again from docs/protocol.md, Permit request message (Lines). */
 const independentMessage = (n: Any): string => {
   const lines = [
     "SVC_MAINNET_V6_EXECUTION_PERMIT_REQUEST_V1",
@@ -678,7 +678,7 @@ const callId = (fn: string, input: Any): string => {
 
 const padAddress = (address: string): string => word(BigInt(address))
 
-/** The derivations of decisions.md "Identifiers", written out again. */
+/** The derivations of docs/protocol.md, Identifiers, written out again. */
 const independentId = (fn: string, input: Any): string => {
   const EVM = keccakText("EVM")
   switch (fn) {

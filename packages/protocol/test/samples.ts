@@ -523,7 +523,7 @@ const hintContract = (name: string, role: string, address: Hex, codeHash: Hex) =
   sameAddressAcrossChains: true as const
 })
 
-/** Scanner hints with exactly the nine probe steps of upstream-interop.md section 5.1. */
+/** Scanner hints with exactly the nine probe steps of docs/protocol.md, Discovery documents (Scanner hints). */
 export const scannerHints: S.ScannerHints = deepFreeze({
   schema: "SVC_MAINNET_V6_SCANNER_HINTS_V1",
   generatedFrom: "CANONICAL_ONCHAIN_DISCOVERY_FINGERPRINT",

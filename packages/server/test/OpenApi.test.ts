@@ -152,7 +152,7 @@ describe("OpenAPI operations", () => {
     const lastEventId = stream.parameters.find((p: Node) => p.name === "Last-Event-ID")
     assert.strictEqual(lastEventId.in, "header")
     assert.strictEqual(lastEventId.schema.pattern, "^(?:0|[1-9][0-9]*)$")
-    // 400: unknown query parameters are refused (decisions.md)
+    // 400: unknown query parameters are refused (docs/operations.md, HTTP rules of the solver interface)
     assert.sameMembers(Object.keys(stream.responses), ["200", "400", "500", "503"])
   })
 

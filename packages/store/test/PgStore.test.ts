@@ -84,7 +84,7 @@ if (!up) {
     })
   } else {
     console.warn(`[svc/store] SKIPPING the PostgreSQL store tests: ${reason}. Start it, or set DATABASE_URL.`)
-    // a visible, conditional skip (decisions.md: PostgreSQL tests skip when no server answers, fail when CI=true)
+    // a visible, conditional skip (README.md, Development: PostgreSQL tests skip when no server answers, fail when CI=true)
     describe.skipIf(reason.length > 0)(`PgStore (skipped: ${reason})`, () => {
       it("contract suite", () => {})
     })

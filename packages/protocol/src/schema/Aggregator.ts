@@ -2,8 +2,8 @@
  * The aggregator interface (`/v1/*` and `/.well-known/svc-aggregator.json`): the
  * bodies a wallet, router or application exchanges with svc to quote, build,
  * submit and track one direct fill. The spec leaves these field lists open; they
- * follow the upstream aggregator guide where it speaks (upstream-interop.md
- * section 7) and decisions.md "Aggregator bodies" for the rest.
+ * follow the upstream deployment's public aggregator guide where it speaks, and
+ * svc's own decisions for the rest (docs/aggregator.md).
  *
  * Design, for developers who know LI.FI, Relay or Across:
  *

@@ -2,8 +2,9 @@
  * Discovery documents: SolverDiscovery, OnchainDiscoveryFingerprint (with
  * ScannerHints), StandardsManifest and StandardPayloadEncoding. The spec gives
  * ScannerHints, StandardPayloadEncoding and the required names of the standards
- * manifest; the other fields follow the upstream public material
- * (upstream-interop.md section 4), so that existing clients read svc documents.
+ * manifest; the other fields follow the documents the upstream deployment
+ * publishes, so that existing clients read svc documents (docs/protocol.md,
+ * Discovery documents).
  *
  * @since 0.1.0
  */
