@@ -57,7 +57,7 @@ export interface Operation {
   readonly aggregator: boolean
   /** Statuses the spec lists for the operation. */
   readonly statuses: ReadonlyArray<number>
-  /** Further statuses svc's decisions give the operation (304 of an ETag'd aggregator read). */
+  /** Further statuses svc gives the operation (304 of an ETag'd aggregator read). */
   readonly extraStatuses: ReadonlyArray<number>
   /** Body rule per success status; every other status carries the error body of the interface. */
   readonly bodies: Readonly<Record<number, BodyRule>>

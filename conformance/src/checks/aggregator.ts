@@ -72,7 +72,7 @@ const health = Check.make<Env>({
   name: "aggregator_health",
   group: "aggregator",
   title: "GET /v1/health answers a strict AggregatorHealth consistent with the signed feed",
-  reference: "spec §4 aggregator_health; decisions: Aggregator bodies (health)",
+  reference: "spec §4 aggregator_health; docs/aggregator.md, Chains, tokens, health and the manifest (health)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { exchange, value } = yield* strictGet("/v1/health", AggregatorHealth)
@@ -96,7 +96,7 @@ const manifest = Check.make<Env>({
   name: "aggregator_manifest",
   group: "aggregator",
   title: "/.well-known/svc-aggregator.json is a strict AggregatorManifest: the six operations' URLs, the authority as feedSigner, the limits",
-  reference: "spec §4 aggregator_manifest; decisions: Aggregator bodies (manifest)",
+  reference: "spec §4 aggregator_manifest; docs/aggregator.md, Chains, tokens, health and the manifest (manifest)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { exchange, value } = yield* strictGet("/.well-known/svc-aggregator.json", AggregatorManifest)
@@ -121,7 +121,7 @@ const chainsTokens = Check.make<Env>({
   name: "aggregator_chains_tokens",
   group: "aggregator",
   title: "chains and tokens are strict, agree with the signed feed (open routes, limits per route, asset ids), filter by chainId and revalidate with their ETag",
-  reference: "spec §4 aggregator_chains, aggregator_tokens; decisions: Aggregator bodies (chains, tokens, ETag)",
+  reference: "spec §4 aggregator_chains, aggregator_tokens; docs/aggregator.md, Chains, tokens, health and the manifest (chains, tokens, ETag)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const chains = yield* strictGet("/v1/chains", AggregatorChains)
@@ -214,7 +214,7 @@ const quote = Check.make<Env>({
   name: "aggregator_quote",
   group: "aggregator",
   title: "POST /v1/quote for minimumFillInRaw of an open route answers a strict AggregatorQuote bound to that signed route",
-  reference: "spec §4 aggregator_quote; decisions: Aggregator bodies (quote)",
+  reference: "spec §4 aggregator_quote; docs/aggregator.md, Quotes",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { entry, exchange, request } = yield* quoteFor
@@ -248,7 +248,7 @@ const stage1 = Check.make<Env>({
   name: "aggregator_build_signature_required",
   group: "aggregator",
   title: "build without requestSignature answers the solver's permit request message (standard DIRECT) for the quoted amount, byte for byte",
-  reference: "spec §4 aggregator_build (two stages); decisions: Aggregator bodies (build stage 1)",
+  reference: "spec §4 aggregator_build (two stages); docs/aggregator.md, Build (stage 1)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const fixtures = yield* Fixtures
@@ -276,7 +276,7 @@ const stage2 = Check.make<Env>({
   name: "aggregator_build_transaction",
   group: "aggregator",
   title: "build with the EIP-191 signature answers the fillDirect transaction of a permit signed by the authority, for the quoted amounts; status by fillId follows",
-  reference: "spec §4 aggregator_build, aggregator_status; decisions: Aggregator bodies (build stage 2, status)",
+  reference: "spec §4 aggregator_build, aggregator_status; docs/aggregator.md, Build (stage 2); Status",
   createsPermit: true,
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -337,7 +337,7 @@ const statusLookups = Check.make<Env>({
   name: "aggregator_status_lookups",
   group: "aggregator",
   title: "status by quoteToken answers validity; an unknown fillId 404; no or two lookups 400; each error a strict AggregatorError with its table status and action",
-  reference: "spec §4 aggregator_status; decisions: Aggregator bodies (status: exactly one lookup)",
+  reference: "spec §4 aggregator_status; docs/aggregator.md, Status (exactly one lookup)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const c = Check.collector()
@@ -401,7 +401,7 @@ const quoteErrors = Check.make<Env>({
   name: "aggregator_quote_errors",
   group: "aggregator",
   title: "generated malformed quote requests get a documented aggregator 4xx whose AggregatorError follows the code table (status, action, retryable)",
-  reference: "spec §4, §7 (AggregatorError); decisions: Aggregator bodies (errors); at most 6 inputs (quotes count against the quote rate limit)",
+  reference: "spec §4, §7 (AggregatorError); docs/aggregator.md, Errors; at most 6 inputs (quotes count against the quote rate limit)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { entry } = yield* quoteFor
@@ -438,7 +438,7 @@ const statusQueries = Check.make<Env>({
   name: "aggregator_negative_status_query",
   group: "aggregator",
   title: "generated malformed status queries (no lookup, two lookups, unknown parameters, malformed values) get a documented 4xx AggregatorError",
-  reference: "spec §4 aggregator_status; decisions: Aggregator bodies (status: exactly one lookup parameter)",
+  reference: "spec §4 aggregator_status; docs/aggregator.md, Status (exactly one lookup parameter)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const lookups = ["fillId", "sourceTxHash", "quoteId", "userAddress", "quoteToken"] as const

@@ -96,7 +96,7 @@ const solverDiscoveryIdentical = Check.make<Env>({
   name: "discovery_solver_discovery_identical",
   group: "discovery",
   title: "GET /api/v6/solver-discovery answers the same SolverDiscovery as the well-known manifest",
-  reference: "spec §4 (getSolverDiscovery: 200 SolverDiscovery); decisions: identical bodies",
+  reference: "spec §4 (getSolverDiscovery: 200 SolverDiscovery); docs/protocol.md, Discovery documents (the same bytes at both paths)",
   run: Effect.gen(function*() {
     const twin = yield* strictDocument(SOLVER_DISCOVERY, SolverDiscovery)
     const manifest = yield* document(MANIFEST)
@@ -161,7 +161,7 @@ const endpointUrls = Check.make<Env>({
   name: "discovery_endpoint_urls",
   group: "discovery",
   title: "the manifest's endpoint URLs have the documented paths, one origin, agree with the fingerprint, and resolve",
-  reference: "spec §4 (paths); upstream-interop §4 (SolverDiscovery.endpoints)",
+  reference: "spec §4 (paths); docs/protocol.md, Discovery documents (the solver manifest: endpoints)",
   run: Effect.gen(function*() {
     const manifest = yield* document(MANIFEST)
     const fingerprint = yield* document(ONCHAIN)
@@ -210,7 +210,7 @@ const scannerSelectors = Check.make<Env>({
   name: "discovery_scanner_selectors",
   group: "discovery",
   title: "every selector equals the first 4 bytes of keccak256 of its signature (hints, fingerprint, standards)",
-  reference: "spec §2 ScannerHints (Selector4); upstream-interop §5",
+  reference: "spec §2 ScannerHints (Selector4); docs/protocol.md, Discovery documents (on-chain values: selectors)",
   run: Effect.gen(function*() {
     const fingerprint = yield* document(ONCHAIN)
     const standards = yield* document(STANDARDS)
@@ -298,7 +298,7 @@ const scannerCreate2 = Check.make<Env>({
   name: "discovery_scanner_create2",
   group: "discovery",
   title: "the facade address is the CREATE2 address of factory, salt and initCodeHash, everywhere it appears",
-  reference: "spec §2 ScannerHints.deterministicDeployment; upstream-interop §5.3",
+  reference: "spec §2 ScannerHints.deterministicDeployment; docs/protocol.md, Discovery documents (on-chain values: facade address)",
   run: Effect.gen(function*() {
     const fingerprint = yield* document(ONCHAIN)
     const manifest = yield* document(MANIFEST)
@@ -387,7 +387,7 @@ const interfaceIds = Check.make<Env>({
   name: "discovery_interface_ids",
   group: "discovery",
   title: "ERC-165 ids, the module interface id (standardId() xor resolveExecution(bytes)), standard ids and compatibility level ids agree and are derived",
-  reference: "upstream-interop §5 (0x8d60d6f9 = standardId() ^ resolveExecution(bytes); compatibilityLevel = keccak256(name))",
+  reference: "docs/protocol.md, Discovery documents (on-chain values: 0x8d60d6f9 = standardId() ^ resolveExecution(bytes); standard ids and compatibility level = keccak256(name))",
   run: Effect.gen(function*() {
     const fingerprint = yield* document(ONCHAIN)
     const standards = yield* document(STANDARDS)

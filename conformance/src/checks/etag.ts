@@ -19,7 +19,7 @@ const present = Check.make<Env>({
   name: "etag_weak_present",
   group: "etag",
   title: "the feed carries a weak ETag W/\"<dataVersion>-<16 hex of feedHash>-<filter>\", Cache-Control no-cache and Vary Accept-Encoding",
-  reference: "spec §4 getSolverFeed (If-None-Match: weak ETag); decisions: HTTP behaviour (feed ETag, Cache-Control)",
+  reference: "spec §4 getSolverFeed (If-None-Match: weak ETag); docs/protocol.md, Publication facts a verifier needs (ETag); docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
     const snapshot = yield* Effect.flatMap(Effect.service(Fixtures), (f) => f.feed)
     const h = snapshot.exchange.response.headers
@@ -41,7 +41,7 @@ const notModified = Check.make<Env>({
   name: "etag_304",
   group: "etag",
   title: "If-None-Match with the current ETag (as is, strong form, in a list, or *) answers 304 without a body, repeating ETag, Cache-Control and Vary",
-  reference: "spec §4 getSolverFeed (304 no body when unchanged); decisions: weak comparison, lists and *",
+  reference: "spec §4 getSolverFeed (304 no body when unchanged); docs/protocol.md, Publication facts a verifier needs (weak comparison, lists and *)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const c = Check.collector()

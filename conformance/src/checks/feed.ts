@@ -66,7 +66,7 @@ const feedHash = Check.make<Env>({
   name: "feed_hash",
   group: "feed",
   title: "feedHash = keccak256(\"SVC_MAINNET_V6_SIGNED_FEED_V1\\n\" + canonical JSON of signedPayload)",
-  reference: "spec §5.5; decisions: byte formats (canonical JSON, feed preimage)",
+  reference: "spec §5.5; docs/protocol.md, Canonical JSON; Feed hash and signature (feedHash)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const canonical = CanonicalJson.stringifyResult(snapshot.payload)
@@ -89,7 +89,7 @@ const feedSignature = Check.make<Env>({
   name: "feed_signature",
   group: "feed",
   title: "feedSignature recovers (raw digest, low-s, v 27/28) to feedSigner, which is the manifest's feedSigner (or --signer)",
-  reference: "spec §5.5; decisions: byte formats, permitDigest and permitSignature (one authority)",
+  reference: "spec §5.5; docs/protocol.md, Feed hash and signature; permitSignature (one authority)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const fixtures = yield* Fixtures
@@ -187,7 +187,7 @@ const views = Check.make<Env>({
   name: "feed_views_subset",
   group: "feed",
   title: "unfiltered, routes equals signedPayload.routes and openRoutes its open routes, in order, each identical to the signed route",
-  reference: "spec §2 SignedFeed (routes, openRoutes: convenience views); decisions: openRoutes keeps signedPayload order",
+  reference: "spec §2 SignedFeed (routes, openRoutes: convenience views); docs/protocol.md, Publication facts a verifier needs (openRoutes keeps signedPayload order)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const problems = viewProblems(snapshot.feed, snapshot.routes, () => true)
@@ -201,7 +201,7 @@ const filters = Check.make<Env>({
   name: "feed_filters_signed_payload",
   group: "feed",
   title: "filters (sourceChainId, sourceNetworkId, both, none matching) reduce only the views and counts; signedPayload, feedHash and feedSignature never change",
-  reference: "spec §4 getSolverFeed rules 1-2; §5.5 (filters never relax verification); decisions: a filter matching nothing -> 200 empty views",
+  reference: "spec §4 getSolverFeed rules 1-2; §5.5 (filters never relax verification); docs/protocol.md, Publication facts a verifier needs (a filter matching nothing -> 200 empty views)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const chains = [...new Set(snapshot.routes.flatMap((r) => (r.sourceChainId === null ? [] : [String(r.sourceChainId)])))]
@@ -251,7 +251,7 @@ const invalidFilters = Check.make<Env>({
   name: "feed_invalid_filter_400",
   group: "feed",
   title: "a malformed filter, an unknown or repeated query parameter answers 400 with an ErrorResponse",
-  reference: "spec §4 getSolverFeed (400 invalid request or filter); decisions: unknown or repeated query parameters -> 400",
+  reference: "spec §4 getSolverFeed (400 invalid request or filter); docs/operations.md, HTTP rules of the solver interface (unknown or repeated query parameters -> 400)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     for (const query of ["sourceChainId=08453", "sourceChainId=abc", "sourceChainId=0", "sourceNetworkId=0x1234", "foo=bar", "sourceChainId=8453&sourceChainId=56"]) {
@@ -268,7 +268,7 @@ const actionable = Check.make<Env>({
   name: "feed_actionable_routes",
   group: "feed",
   title: "actionableRoutes has at most 10 entries, each resolving to a signed route (routeId, quoteId, pricingReferenceId), ordered by edge then routeId",
-  reference: "spec §2 SignedFeed.actionableRoutes (at most 10; resolve against signedPayload.routes); decisions: order",
+  reference: "spec §2 SignedFeed.actionableRoutes (at most 10; resolve against signedPayload.routes); docs/protocol.md, Publication facts a verifier needs (actionableRoutes order)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const list = snapshot.feed.actionableRoutes
@@ -316,7 +316,7 @@ const identifiers = Check.make<Env>({
   name: "feed_identifiers",
   group: "feed",
   title: "every routeId, quoteId, EVM networkId and assetId of signedPayload is recomputed from its inputs",
-  reference: "decisions: Identifiers (routeId, quoteId, EVM networkId, assetId)",
+  reference: "docs/protocol.md, Identifiers (routeId, quoteId, EVM networkId, assetId)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const c = Check.collector()
@@ -352,7 +352,7 @@ const order = Check.make<Env>({
   name: "feed_route_order_and_open",
   group: "feed",
   title: "signedPayload.routes is ordered by (publicationLane, publicationRank, routeId) and each open flag follows the open rule at generatedAt",
-  reference: "decisions: Routes, quotes and open",
+  reference: "docs/protocol.md, Publication facts a verifier needs (route order, the open rule)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const c = Check.collector()
@@ -401,7 +401,7 @@ const compression = Check.make<Env>({
   name: "feed_compression",
   group: "feed",
   title: "a compressed feed (Accept-Encoding gzip or br) decodes to the same bytes as the identity response and varies on Accept-Encoding",
-  reference: "decisions: HTTP behaviour (Vary: Accept-Encoding), performance (gzip/brotli variants)",
+  reference: "docs/operations.md, HTTP rules of the solver interface (caching: compressed variants once per view, Vary: Accept-Encoding)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
     const c = Check.collector()

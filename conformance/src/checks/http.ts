@@ -14,7 +14,7 @@ const unknownPath = Check.make<Env>({
   name: "http_unknown_path_404",
   group: "http",
   title: "an unknown path answers 404 with a strict ErrorResponse",
-  reference: "spec §7 (404); decisions: Errors (unknown path -> 404)",
+  reference: "spec §7 (404); docs/operations.md, HTTP rules of the solver interface (unknown path -> 404)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     for (const path of ["/api/v6/no-such-operation", "/.well-known/svc-no-such-document.json"]) {
@@ -34,7 +34,7 @@ const wrongMethod = Check.make<Env>({
   name: "http_method_not_allowed_405",
   group: "http",
   title: "a known path with another method answers 405 with Allow naming the method it serves",
-  reference: "decisions: Errors (wrong method -> 405 with Allow)",
+  reference: "docs/operations.md, HTTP rules of the solver interface (wrong method -> 405 with Allow)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     for (const [method, path, allowed] of [
@@ -59,7 +59,7 @@ const cors = Check.make<Env>({
   name: "http_cors",
   group: "http",
   title: "responses allow any origin and expose ETag and Retry-After; the preflight answers 204 with the permitted methods and headers",
-  reference: "decisions: HTTP behaviour (CORS)",
+  reference: "docs/operations.md, HTTP behaviour worth knowing behind a proxy (CORS)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     const fixtures = yield* Fixtures
@@ -102,7 +102,7 @@ const documentCache = Check.make<Env>({
   name: "http_document_cache_headers",
   group: "http",
   title: "the static documents carry their Cache-Control (manifest 60 s; fingerprint, standards, openapi 300 s + stale-while-revalidate)",
-  reference: "spec §4 (static documents may be cached per their headers); decisions: HTTP behaviour (Cache-Control)",
+  reference: "spec §4 (static documents may be cached per their headers); docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const c = Check.collector()
@@ -119,7 +119,7 @@ const notJson = Check.make<Env>({
   name: "http_body_not_json_400",
   group: "http",
   title: "a POST body that is not JSON answers 400 with an ErrorResponse (never 5xx)",
-  reference: "decisions: Errors (a non-JSON body -> 400); spec §7 (400)",
+  reference: "docs/operations.md, HTTP rules of the solver interface (a non-JSON body -> 400); spec §7 (400)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     for (const body of ["not json", "{\"quoteId\":", ""]) {

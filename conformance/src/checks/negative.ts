@@ -321,7 +321,7 @@ const requestMessageBodies = Check.make<Env>({
   name: "negative_request_message_body",
   group: "negative",
   title: "generated malformed request-message bodies get a documented 4xx (400, 409, 410, 413) with an ErrorResponse",
-  reference: "spec §2 PermitRequest (rules), §4 buildPermitRequestMessage, §7; decisions: strict bodies, no input produces a 500",
+  reference: "spec §2 PermitRequest (rules), §4 buildPermitRequestMessage, §7; docs/operations.md, HTTP rules of the solver interface (strict bodies; no input produces a 500)",
   run: bodyProperty("negative_request_message_body", "/api/v6/execution-permits/request-message", false, [400, 409, 410, 413])
 })
 
@@ -329,7 +329,7 @@ const createBodies = Check.make<Env>({
   name: "negative_create_body",
   group: "negative",
   title: "generated malformed permit creations (fields, identities, signatures, keys) get a documented 4xx with an ErrorResponse",
-  reference: "spec §2 PermitRequest, §4 createExecutionPermit, §5.3, §7; decisions: failed signature -> 400",
+  reference: "spec §2 PermitRequest, §4 createExecutionPermit, §5.3, §7; docs/operations.md, HTTP rules of the solver interface (a failed signature -> 400)",
   createsPermit: true,
   run: bodyProperty("negative_create_body", "/api/v6/execution-permits", true, [400, 409, 410, 413, 429])
 })
@@ -338,7 +338,7 @@ const feedQuery = Check.make<Env>({
   name: "negative_feed_query",
   group: "negative",
   title: "generated malformed feed queries (bad filters, unknown or repeated parameters) get 400 with an ErrorResponse",
-  reference: "spec §4 getSolverFeed (400); decisions: unknown or repeated query parameters -> 400",
+  reference: "spec §4 getSolverFeed (400); docs/operations.md, HTTP rules of the solver interface (unknown or repeated query parameters -> 400)",
   run: property(
     "negative_feed_query",
     fc.oneof(
@@ -367,7 +367,7 @@ const routePath = Check.make<Env>({
   name: "negative_route_path",
   group: "negative",
   title: "generated unknown or malformed routeIds get 404 with an ErrorResponse",
-  reference: "spec §4 getRouteDetail (404); decisions: malformed id -> the same 404",
+  reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const feed = yield* fixtures.feed
@@ -386,7 +386,7 @@ const fillPath = Check.make<Env>({
   name: "negative_fill_path",
   group: "negative",
   title: "generated unknown or malformed fillIds get 404 with an ErrorResponse",
-  reference: "spec §4 getExecutionPermit (404); decisions: malformed id -> the same 404",
+  reference: "spec §4 getExecutionPermit (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   run: property(
     "negative_fill_path",
     segment,
@@ -400,7 +400,7 @@ const unsafeIntegers = Check.make<Env>({
   name: "negative_unsafe_integers",
   group: "negative",
   title: "execution integers sent as JSON numbers (also beyond 2^53) are refused with 400: they must be base-10 strings",
-  reference: "spec Conventions (execution integers are base-10 strings and must stay strings); decisions: strict bodies, never coerced",
+  reference: "spec Conventions (execution integers are base-10 strings and must stay strings); docs/operations.md, HTTP rules of the solver interface (strict bodies, never coerced)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const route = yield* fixtures.openRoute
@@ -420,7 +420,7 @@ const eventsQuery = Check.make<Env>({
   name: "negative_events_query",
   group: "negative",
   title: "the event stream with an unknown query parameter answers 400 with an ErrorResponse (not a stream)",
-  reference: "spec §4 streamSolverFeed (no query parameters); decisions: unknown query parameters -> 400",
+  reference: "spec §4 streamSolverFeed (no query parameters); docs/operations.md, HTTP rules of the solver interface (unknown query parameters -> 400)",
   run: Effect.scoped(Effect.gen(function*() {
     const transport = yield* Transport
     const handle = yield* transport.stream({ path: "/api/v6/solver-feed/events?since=0" }).pipe(

@@ -19,7 +19,7 @@ const valid31 = Check.make<Env>({
   name: "openapi_valid_3_1",
   group: "openapi",
   title: "openapi.json is a valid OpenAPI 3.1.0 document (JSON Schema dialect 2020-12, version 1.0.0)",
-  reference: "spec §9.2; decisions: HTTP behaviour (openapi.json)",
+  reference: "spec §9.2; docs/operations.md, HTTP rules of the solver interface (openapi.json)",
   run: Effect.gen(function*() {
     const { exchange, value } = yield* document(PATH)
     const c = Check.collector()
@@ -46,7 +46,7 @@ const operationsPresent = Check.make<Env>({
   name: "openapi_operations_present",
   group: "openapi",
   title: "every operation of the spec is in openapi.json with its path, method, operationId and documented statuses",
-  reference: "spec §4 (operation ids); decisions: every solver and aggregator operation with its operationId",
+  reference: "spec §4 (operation ids); docs/operations.md, HTTP rules of the solver interface (openapi.json: every solver and aggregator operation with its operationId)",
   run: Effect.gen(function*() {
     const { exchange, value } = yield* document(PATH)
     const paths = obj(value.paths)

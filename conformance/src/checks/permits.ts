@@ -63,7 +63,7 @@ const requestMessage = Check.make<Env>({
   name: "permit_request_message_bytes",
   group: "permits",
   title: "request-message answers 200 with a message equal, byte for byte, to the locally built message (also for non-normalized input)",
-  reference: "spec §4 buildPermitRequestMessage; §5.3; decisions: byte formats (permit request message)",
+  reference: "spec §4 buildPermitRequestMessage; §5.3; docs/protocol.md, Permit request message",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const route = yield* fixtures.openRoute
@@ -140,7 +140,7 @@ const conflict = Check.make<Env>({
   name: "permit_key_conflict_409",
   group: "permits",
   title: "the same idempotency key with another request body answers 409 (create and request-message)",
-  reference: "spec §7 (409 idempotency conflict); §4 rule 2; decisions: IDEMPOTENCY_CONFLICT",
+  reference: "spec §7 (409 idempotency conflict); §4 rule 2; docs/protocol.md, Permit checks and lifecycle (step 5); docs/errors.md (IDEMPOTENCY_CONFLICT)",
   createsPermit: true,
   run: Effect.gen(function*() {
     const p = yield* issued
@@ -178,7 +178,7 @@ const wrongSigner = Check.make<Env>({
   name: "permit_wrong_signer_4xx",
   group: "permits",
   title: "a request signed by another key than the payer's answers 4xx, and persists nothing (the key then still works)",
-  reference: "spec §5.3; decisions: failed requestSignature -> 400, nothing persisted",
+  reference: "spec §5.3; docs/operations.md, HTTP rules of the solver interface (a failed requestSignature -> 400, nothing stored)",
   createsPermit: true,
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
@@ -203,7 +203,7 @@ const bodyLimit = Check.make<Env>({
   name: "permit_body_limit_413",
   group: "permits",
   title: "a body of 32,769 bytes answers 413; one of 32,768 bytes does not (request-message and create)",
-  reference: "spec §7 (413 above 32 KiB); §8 Limits; decisions: body limit on every POST, 413 before parsing",
+  reference: "spec §7 (413 above 32 KiB); §8 Limits; docs/operations.md, HTTP rules of the solver interface (every POST: 413 before parsing)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const route = yield* fixtures.openRoute
@@ -250,7 +250,7 @@ const amountBounds = Check.make<Env>({
   name: "permit_amount_bounds",
   group: "permits",
   title: "amount 0 and below minimumFillInRaw answer 400; above maxAvailableInRaw answers 409 (request-message)",
-  reference: "decisions: Permit requests (0 -> 400, below minimum -> 400 AMOUNT_TOO_LOW, above max -> 409 INSUFFICIENT_CAPACITY)",
+  reference: "docs/protocol.md, Permit checks and lifecycle (0 -> 400, below minimum -> 400 AMOUNT_TOO_LOW, above max -> 409 INSUFFICIENT_CAPACITY)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const route = yield* fixtures.openRoute
@@ -273,7 +273,7 @@ const digestSignature = Check.make<Env>({
   name: "permit_digest_signature",
   group: "permits",
   title: "permitDigest is the recomputed EIP-712 digest and permitSignature recovers (low-s) to the authority (feedSigner)",
-  reference: "decisions: permitDigest and permitSignature; spec §5.4",
+  reference: "docs/protocol.md, permitDigest and permitSignature; spec §5.4",
   createsPermit: true,
   run: Effect.gen(function*() {
     const p = yield* issued
@@ -304,7 +304,7 @@ const payload = Check.make<Env>({
   name: "permit_payload_roundtrip",
   group: "permits",
   title: "abi.encode(permit, permitSignature) decodes back to the same 31 fields and signature; fillDirect calldata likewise",
-  reference: "spec §2 StandardPayloadEncoding; §5.4; decisions: byte formats (ExecutionPermit tuple, fillDirect)",
+  reference: "spec §2 StandardPayloadEncoding; §5.4; docs/protocol.md, ExecutionPermit encoding (the on-chain tuple, fillDirect)",
   createsPermit: true,
   run: Effect.gen(function*() {
     const p = yield* issued
@@ -361,7 +361,7 @@ const binds = Check.make<Env>({
   name: "permit_binds_request",
   group: "permits",
   title: "the permit binds the request and the route: quote, amount in, payer, recipient (account ids), route terms, window, one fillDirect on the router",
-  reference: "spec §1.5-1.6; §2 ExecutionPermit, ExecutionPermitEnvelope, DirectExecution; decisions: Identifiers, Permit requests",
+  reference: "spec §1.5-1.6; §2 ExecutionPermit, ExecutionPermitEnvelope, DirectExecution; docs/protocol.md, Identifiers; Permit checks and lifecycle",
   createsPermit: true,
   run: Effect.gen(function*() {
     const p = yield* issued
@@ -414,7 +414,7 @@ const status = Check.make<Env>({
   name: "permit_status_by_fill_id",
   group: "permits",
   title: "GET /api/v6/execution-permits/{fillId} answers the issued permit (strict, no-store); unknown and malformed fillIds answer 404",
-  reference: "spec §4 getExecutionPermit; decisions: malformed id -> the same 404",
+  reference: "spec §4 getExecutionPermit; docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   createsPermit: true,
   run: Effect.gen(function*() {
     const p = yield* issued

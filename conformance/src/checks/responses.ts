@@ -52,7 +52,7 @@ const noUnknownFields = Check.make<Env>({
   name: "no_unknown_fields",
   group: "responses",
   title: "every JSON response of the run decodes strictly against the schema of its operation and status (no unknown fields, JSON content type)",
-  reference: "spec §2 (all objects reject properties not listed); §7 ErrorResponse; upstream AggregatorError",
+  reference: "spec §2 (all objects reject properties not listed); §7 ErrorResponse; docs/aggregator.md, Errors (AggregatorError)",
   run: Effect.gen(function*() {
     const exchanges = (yield* recorded).filter((e) => interfacePath(pathOf(e)) && e.stream === undefined)
     const c = distinct()
@@ -85,7 +85,7 @@ const integers = Check.make<Env>({
   name: "integers_as_strings",
   group: "responses",
   title: "no JSON body or event of the run has a number literal beyond 2^53 - 1 (execution integers are strings) or a duplicate key",
-  reference: "spec Conventions (execution integers are base-10 strings and must be preserved); decisions: |n| <= 2^53 - 1 in signed objects",
+  reference: "spec Conventions (execution integers are base-10 strings and must be preserved); docs/protocol.md, Conventions (Integers: |n| <= 2^53 - 1 in signed objects)",
   run: Effect.gen(function*() {
     const c = distinct()
     for (const e of yield* recorded) {
@@ -112,7 +112,7 @@ const statuses = Check.make<Env>({
   name: "status_code_conformance",
   group: "responses",
   title: "every status of the run is one the spec documents for the operation (404 for unknown paths, 405 for other methods, 400 for query parameters it does not take)",
-  reference: "spec §4 (responses per operation), §7; decisions: Errors",
+  reference: "spec §4 (responses per operation), §7; docs/operations.md, HTTP rules of the solver interface",
   run: Effect.gen(function*() {
     const c = distinct()
     for (const e of yield* recorded) {
@@ -136,7 +136,7 @@ const serverErrors = Check.make<Env>({
   name: "no_server_errors",
   group: "responses",
   title: "no request of the run was answered 500 (503 means unavailable: inconclusive)",
-  reference: "decisions: Errors (no input produces a 500); spec §7 (500 internal runtime error, 503 closed or unavailable)",
+  reference: "docs/operations.md, HTTP rules of the solver interface (no input produces a 500); spec §7 (500 internal runtime error, 503 closed or unavailable)",
   run: Effect.gen(function*() {
     const exchanges = yield* recorded
     const c = distinct()
@@ -155,7 +155,7 @@ const dynamicCaching = Check.make<Env>({
   name: "dynamic_cache_headers",
   group: "responses",
   title: "dynamic data is never cached as a static document: feed no-cache; route, permit, status, stream and errors no-store",
-  reference: "spec §8 Caching; decisions: HTTP behaviour (Cache-Control)",
+  reference: "spec §8 Caching; docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
     const c = distinct()
     for (const e of yield* recorded) {

@@ -56,7 +56,7 @@ const schema = Check.make<Env>({
   name: "route_detail_schema",
   group: "route",
   title: "route detail is a strict RouteDetailResponse (no unknown fields) with Cache-Control no-store",
-  reference: "spec §2 RouteDetailResponse, RouteMetrics; decisions: HTTP behaviour (route: no-store)",
+  reference: "spec §2 RouteDetailResponse, RouteMetrics; docs/operations.md, HTTP rules of the solver interface (caching: route no-store)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const snapshot = yield* fixtures.feed
@@ -75,7 +75,7 @@ const notFound = Check.make<Env>({
   name: "route_detail_not_found",
   group: "route",
   title: "an unknown routeId and a malformed one answer 404 ErrorResponse; the routeId's hex case does not matter",
-  reference: "spec §4 getRouteDetail (404); decisions: malformed id -> the same 404, hex case-insensitive",
+  reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404, hex case-insensitive)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const snapshot = yield* fixtures.feed

@@ -128,7 +128,7 @@ const contentType = Check.make<Env>({
   name: "sse_content_type",
   group: "sse",
   title: "the stream answers 200 text/event-stream, not cacheable (Cache-Control no-store)",
-  reference: "spec §4 streamSolverFeed (200 text/event-stream); §8 Caching; decisions: stream no-store",
+  reference: "spec §4 streamSolverFeed (200 text/event-stream); §8 Caching; docs/operations.md, HTTP rules of the solver interface (event stream: no-store)",
   run: Effect.scoped(Effect.gen(function*() {
     const handle = yield* open()
     const h = handle.exchange.response.headers
@@ -194,7 +194,7 @@ const newer = Check.make<Env>({
   name: "sse_last_event_id_newer",
   group: "sse",
   title: "a Last-Event-ID newer than the current dataVersion gets the current feed event",
-  reference: "decisions: HTTP behaviour (a Last-Event-ID other than the current dataVersion gets the current feed)",
+  reference: "docs/operations.md, HTTP rules of the solver interface (event stream: a Last-Event-ID other than the current dataVersion gets the current feed)",
   run: Effect.gen(function*() {
     const http = yield* currentVersion
     yield* expectCurrentFeed((BigInt(http.dataVersion) + 1000n).toString(), "Last-Event-ID newer than current: no feed event")

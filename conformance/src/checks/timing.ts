@@ -114,7 +114,7 @@ const quoteExpiry = Check.make<Env>({
   name: "timing_quote_expired_410",
   group: "timing",
   title: "once a route's validUntil has passed, a permit request for its quoteId answers 410",
-  reference: "spec §3 (a quote that has expired -> 410); decisions: Routes, quotes and open",
+  reference: "spec §3 (a quote that has expired -> 410); docs/protocol.md, Publication facts a verifier needs (the open rule, validity windows)",
   run: Effect.gen(function*() {
     const fixtures = yield* Fixtures
     const options = yield* Options

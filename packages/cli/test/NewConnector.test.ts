@@ -4,12 +4,13 @@
  * docs/connectors.md walkthrough written into it, it compiles and passes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { NodeServices } from "@effect/platform-node"
+import { Ids } from "@svc/protocol"
 import { Effect, Exit } from "effect"
 import { pascalCase, render, write } from "../src/NewConnector.ts"
 
@@ -33,6 +34,43 @@ const walkthroughFiles = (): ReadonlyArray<{ path: string; content: string }> =>
   const doc = readFileSync(join(ROOT, "docs/connectors.md"), "utf8")
   return [...doc.matchAll(/```ts file=(\S+)\n([\s\S]*?)\n```/g)].map((m) => ({ path: m[1]!, content: `${m[2]}\n` }))
 }
+
+/** The demo catalog with a Zeta network, asset and route (usdc.base -> uzeta.zeta). */
+const zetaCatalog = () => {
+  const doc = JSON.parse(readFileSync(join(ROOT, "fixtures/catalog/demo.json"), "utf8"))
+  doc.networks.push({ key: "zeta", name: "Zeta", vm: "ZETA", native: "zeta-1", vault: { native: `zeta1${"ab".repeat(32)}` }, finalityBlocks: 1 })
+  doc.assets.push({ key: "uzeta.zeta", network: "zeta", symbol: "ZETA", decimals: 6, locator: { denom: "uzeta" }, inventoryRaw: "2000000000000" })
+  const template = doc.routes.find((r: { destination: string }) => r.destination === "usdc.solana")
+  doc.routes.push({ ...template, destination: "uzeta.zeta", publicationRank: template.publicationRank + 100 })
+  return doc
+}
+
+/** Runs `svc serve` in `cwd` until it listens (then reads the feed's routes and stops it) or exits. */
+const serve = (cwd: string, env: Record<string, string>) =>
+  new Promise<{ url?: string; routes: ReadonlyArray<any>; code: number | null; output: string }>((resolve) => {
+    const child = spawn(NODE, [BIN, "serve"], {
+      cwd,
+      env: { ...childEnv(), PORT: "0", SVC_DATA_DIR: join(cwd, "data"), SVC_LOG_LEVEL: "warning", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    let done = false
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.stderr.on("data", (d) => (output += d))
+    child.stdout.on("data", async (d) => {
+      output += d
+      const m = /svc listening on (\S+)/.exec(output)
+      if (m === null || done) return
+      done = true
+      const feed = await (await fetch(`${m[1]}/api/v6/solver-feed`)).json() as any
+      child.once("exit", (code) => resolve({ url: m[1]!, routes: feed.feed.routes, code, output }))
+      child.kill("SIGTERM")
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      if (!done) resolve({ routes: [], code, output })
+    })
+  })
 
 describe("svc new-connector", () => {
   it("renders the connector package layout with the names filled in", () => {
@@ -76,7 +114,7 @@ describe("svc new-connector", () => {
       rmSync(dirname(dir), { recursive: true, force: true })
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it("generates a package that compiles and fails the testkit; the walkthrough's code makes it pass", () => {
+  it("generates a package that compiles and fails the testkit; the walkthrough's code makes it pass; svc serve loads it", async () => {
     const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-new-connector-")))
     try {
       // the dependencies an installed package would have, linked from this workspace
@@ -126,6 +164,22 @@ describe("svc new-connector", () => {
       assert.strictEqual(of(filled).length, 19)
       const failing = of(filled).filter((a) => a.status !== "passed")
       assert.deepStrictEqual(failing.map((a) => `${a.title}: ${a.failureMessages.join(" ").slice(0, 300)}`), [], "the walkthrough passes the testkit")
+
+      // `svc serve` loads the package from configuration: installed next to the catalog, named in SVC_CONNECTORS
+      link("@svc/connector-zeta", filled)
+      const catalog = join(base, "catalog.json")
+      writeFileSync(catalog, JSON.stringify(zetaCatalog()))
+      const withZeta = await serve(base, { SVC_CATALOG: catalog, SVC_CONNECTORS: "@svc/connector-evm,@svc/connector-solana,@svc/connector-zeta" })
+      assert.isDefined(withZeta.url, withZeta.output)
+      const zetaNetwork = Ids.networkId(Ids.vmType("ZETA"), Ids.label("zeta-1"))
+      const route = withZeta.routes.find((r: { destinationNetworkId: string }) => r.destinationNetworkId === zetaNetwork)
+      assert.isDefined(route, "the route to the Zeta network is published")
+      assert.strictEqual(route.permitAvailable, true, "open in the demo profile (Zeta cannot pay out)")
+      // without the package the catalog's Zeta network cannot be resolved: a one-line start-up error
+      const withoutZeta = await serve(base, { SVC_CATALOG: catalog, SVC_CONNECTORS: "@svc/connector-evm,@svc/connector-solana" })
+      assert.isUndefined(withoutZeta.url)
+      assert.notStrictEqual(withoutZeta.code, 0)
+      assert.include(withoutZeta.output, "no connector is registered for ZETA networks")
     } finally {
       rmSync(base, { recursive: true, force: true })
     }

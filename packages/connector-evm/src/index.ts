@@ -12,3 +12,12 @@ export * as EvmConnector from "./EvmConnector.ts"
 export * as EvmLocator from "./EvmLocator.ts"
 /** @since 0.1.0 */
 export * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
+/** @since 0.1.0 */
+export * as EvmPlugin from "./EvmPlugin.ts"
+
+/**
+ * The plug-in `svc serve` loads when `SVC_CONNECTORS` names this package.
+ *
+ * @since 0.1.0
+ */
+export { default } from "./EvmPlugin.ts"

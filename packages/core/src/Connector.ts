@@ -463,4 +463,4 @@ export const registrationsOf = (
   p: Plugin,
   context: PluginContext
 ): Effect.Effect<ReadonlyArray<Registration>, PluginError> =>
-  Effect.map(p.register(context), (r) => (Array.isArray(r) ? r : [r as Registration]))
+  Effect.map(Effect.suspend(() => p.register(context)), (r) => (Array.isArray(r) ? r : [r as Registration]))

@@ -6,14 +6,13 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { EvmConnector } from "@svc/connector-evm"
-import { SolanaConnector } from "@svc/connector-solana"
 import { Catalog, type Connector, Signer } from "@svc/core"
 import { StoreConfig } from "@svc/store"
-import { Context, Data, Effect, FileSystem, Layer, Logger, Option, Redacted, References, Result, Schema } from "effect"
+import { ConfigProvider, Context, Data, Effect, FileSystem, Layer, Logger, Option, References, Result, Schema } from "effect"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
+import * as ConnectorLoader from "./ConnectorLoader.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
 import * as ServerConfig from "./ServerConfig.ts"
@@ -67,43 +66,37 @@ const logLayer = (level: ServerConfig.ServerConfig["logLevel"]) =>
 const decodeCatalog = Schema.decodeUnknownResult(Catalog.CatalogConfig)
 
 /**
- * The network connectors of the server: the EVM connector (EOA proofs offline;
- * ERC-1271 / ERC-6492 smart accounts over RPC on the networks that SVC_RPC_URLS
- * names by catalog network key) and the Solana connector.
+ * What connector plug-ins are told about the catalog: its networks (empty when
+ * the document does not decode; the catalog layer then reports why).
  *
  * @category connectors
  * @since 0.1.0
  */
-export const connectorsOf = (
-  config: ServerConfig.ServerConfig,
-  catalog: unknown
-): Result.Result<ReadonlyArray<Connector.Registration>, StartupError> => {
-  const rpcUrls: Record<string, Redacted.Redacted<string>> = {}
-  if (config.rpcUrls !== undefined) {
-    const fail = (message: string) => Result.fail(new StartupError({ message: `SVC_RPC_URLS: ${message} (values not shown)` }))
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(Redacted.value(config.rpcUrls))
-    } catch {
-      return fail("must be a JSON object: catalog network key -> http(s) URL")
-    }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return fail("must be a JSON object: catalog network key -> http(s) URL")
-    }
-    const decoded = decodeCatalog(catalog)
-    const networks = Result.isSuccess(decoded) ? decoded.success.networks : []
-    for (const [key, url] of Object.entries(parsed)) {
-      const network = networks.find((n) => n.key === key)
-      if (network === undefined) return fail(`no network ${key} in the catalog`)
-      if (network.vm !== "EVM" || network.chainId === undefined) return fail(`${key} is not an EVM network (only EVM connectors use an RPC URL)`)
-      if (typeof url !== "string" || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-        return fail(`${key} must be an http(s) URL`)
-      }
-      rpcUrls[network.chainId] = Redacted.make(url)
-    }
+export const pluginContext = (catalog: unknown): Connector.PluginContext => {
+  const decoded = decodeCatalog(catalog)
+  const networks = Result.isSuccess(decoded) ? decoded.success.networks : []
+  return {
+    networks: networks.map((n) => ({ key: n.key, vm: n.vm, native: n.chainId ?? n.genesisHash ?? n.native ?? null }))
   }
-  return Result.succeed([EvmConnector.make({ rpcUrls }), SolanaConnector.make()])
 }
+
+/**
+ * The connectors of the server: the packages `SVC_CONNECTORS` names (default
+ * the EVM and Solana connectors), loaded from the working directory, each
+ * reading its own settings from the configuration in context.
+ *
+ * @category connectors
+ * @since 0.1.0
+ */
+export const connectors = (
+  config: ServerConfig.ServerConfig,
+  catalog: unknown,
+  options?: { readonly cwd?: string | undefined }
+): Effect.Effect<ReadonlyArray<Connector.Registration>, StartupError> =>
+  ConnectorLoader.load(config.connectors ?? ConnectorLoader.DEFAULT_CONNECTORS, {
+    cwd: options?.cwd ?? process.cwd(),
+    context: pluginContext(catalog)
+  }).pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
 
 /**
  * The server layer for a configuration: the application with its store, signer
@@ -112,7 +105,20 @@ export const connectorsOf = (
  * @category layers
  * @since 0.1.0
  */
-export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, onchain?: Documents.OnchainConfig) => {
+export const layer = (
+  config: ServerConfig.ServerConfig,
+  catalog: unknown,
+  onchain?: Documents.OnchainConfig,
+  options?: { readonly cwd?: string | undefined }
+) =>
+  Layer.unwrap(Effect.map(connectors(config, catalog, options), (registrations) => layerWith(config, catalog, registrations, onchain)))
+
+const layerWith = (
+  config: ServerConfig.ServerConfig,
+  catalog: unknown,
+  registrations: ReadonlyArray<Connector.Registration>,
+  onchain: Documents.OnchainConfig | undefined
+) => {
   const store = StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
   const signer = Option.match(config.signerKey, {
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
@@ -133,14 +139,12 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
     }),
     FastPath.layerSlot(server)
   )
-  const connectors = connectorsOf(config, catalog)
-  const connectorCheck: Layer.Layer<never, StartupError> = Result.isFailure(connectors) ? Layer.effectDiscard(Effect.fail(connectors.failure)) : Layer.empty
   return App.layer({
     publicUrl: Option.getOrUndefined(config.publicUrl),
     catalog,
     onchain,
     engine: {
-      connectors: Result.getOrElse(connectors, () => []),
+      connectors: registrations,
       profile: config.profile,
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
       permits: { permitTtlSeconds: config.permitTtlSeconds },
@@ -160,7 +164,6 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
     }
   }).pipe(
     Layer.provideMerge(Layer.mergeAll(store, signer, http)),
-    Layer.provide(connectorCheck),
     Layer.provide(logLayer(config.logLevel))
   )
 }
@@ -173,8 +176,13 @@ export const layer = (config: ServerConfig.ServerConfig, catalog: unknown, oncha
  * @since 0.1.0
  */
 export const run = Effect.gen(function*() {
-  const config = yield* ServerConfig.load.pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
-  return yield* serve(config).pipe(Effect.provide(logLayer(config.logLevel)))
+  const source = yield* ServerConfig.provider.pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
+  const config = yield* ServerConfig.fromProvider(source).pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
+  return yield* serve(config).pipe(
+    Effect.provide(logLayer(config.logLevel)),
+    // connector plug-ins read their settings from the same environment and file
+    Effect.provideService(ConfigProvider.ConfigProvider, source)
+  )
 })
 
 const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {

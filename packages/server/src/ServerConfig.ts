@@ -21,7 +21,7 @@
  * | SVC_SSE_HEARTBEAT_MS | 15000 | event-stream heartbeat period |
  * | SVC_LOG_LEVEL | info | minimum log level (trace, debug, info, warning, error, none) |
  * | SVC_PROFILE | (the catalog's; demo for the embedded demo catalog) | production, demo or test (see docs/connectors.md) |
- * | SVC_RPC_URLS | (none) | JSON object, catalog network key -> JSON-RPC URL (EVM smart-account proofs); value not logged |
+ * | SVC_CONNECTORS | @svc/connector-evm,@svc/connector-solana | comma-separated connector packages to load (the file may give a `connectors` list instead) |
  * | SVC_AGGREGATOR_RATE_LIMIT | 120 | `/v1` requests per client per SVC_AGGREGATOR_RATE_WINDOW_SECONDS |
  * | SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT | 20 | of those, quote and build POSTs (each build stage counts) |
  * | SVC_AGGREGATOR_RATE_WINDOW_SECONDS | 60 | window of the aggregator rate limits |
@@ -31,6 +31,7 @@
  * @since 0.1.0
  */
 import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted } from "effect"
+import { validateNames } from "./ConnectorLoader.ts"
 
 /**
  * A configuration that cannot start the server, with a message naming the key.
@@ -65,8 +66,8 @@ export interface ServerConfig {
   readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "none"
   /** Deployment profile; overrides the catalog document's (SVC_PROFILE). */
   readonly profile?: "production" | "demo" | "test" | undefined
-  /** JSON object, catalog network key -> JSON-RPC URL (SVC_RPC_URLS; redacted: URLs may carry API keys). */
-  readonly rpcUrls?: Redacted.Redacted<string> | undefined
+  /** Connector packages to load, in order (SVC_CONNECTORS; default: the EVM and Solana connectors). */
+  readonly connectors?: ReadonlyArray<string> | undefined
   /** `/v1` requests per client per window (default 120). */
   readonly aggregatorRateLimit?: number | undefined
   /** Quote and build POSTs per client per window (default 20). */
@@ -100,7 +101,12 @@ const serverConfig = Config.all({
   sseHeartbeatMs: Config.Int("SVC_SSE_HEARTBEAT_MS").pipe(Config.withDefault(15_000)),
   logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(Config.map(Option.getOrUndefined)),
-  rpcUrls: Config.option(Config.Redacted("SVC_RPC_URLS")).pipe(Config.map(Option.getOrUndefined)),
+  connectors: Config.option(Config.String("SVC_CONNECTORS")).pipe(
+    Config.map(Option.match({
+      onNone: () => undefined,
+      onSome: (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0)
+    }))
+  ),
   aggregatorRateLimit: Config.Int("SVC_AGGREGATOR_RATE_LIMIT").pipe(Config.withDefault(120)),
   aggregatorQuoteBuildRateLimit: Config.Int("SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT").pipe(Config.withDefault(20)),
   aggregatorRateWindowSeconds: Config.Int("SVC_AGGREGATOR_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
@@ -141,6 +147,10 @@ const validate = (config: ServerConfig) =>
     yield* positive(config.aggregatorQuoteBuildRateLimit, "SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT")
     yield* positive(config.aggregatorRateWindowSeconds, "SVC_AGGREGATOR_RATE_WINDOW_SECONDS")
     yield* positive(config.quoteTtlSeconds, "SVC_QUOTE_TTL_SECONDS")
+    if (config.connectors !== undefined) {
+      const problem = validateNames(config.connectors)
+      yield* check(problem === undefined, `SVC_CONNECTORS: ${problem}`)
+    }
     for (const origin of config.aggregatorOrigins ?? []) {
       yield* check(URL.canParse(origin) && /^https?:$/.test(new URL(origin).protocol), `SVC_AGGREGATOR_ORIGINS: ${origin} is not an http(s) origin`)
     }
@@ -155,19 +165,21 @@ const validate = (config: ServerConfig) =>
   })
 
 /**
- * Loads and validates the configuration: environment first, then the `SVC_CONFIG`
- * file for keys the environment does not set.
+ * The configuration source of the server: the environment first, then the
+ * `SVC_CONFIG` file (a JSON object with the same key names; its `connectors`
+ * list is read as `SVC_CONNECTORS`). Connector plug-ins read their own keys
+ * from it.
  *
  * @category loading
  * @since 0.1.0
  */
-export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.gen(function*() {
-  const env = yield* ConfigProvider.ConfigProvider
-  const configPath = yield* optionalString("SVC_CONFIG").parse(env).pipe(
-    Effect.mapError((e) => new ConfigInvalid({ message: `SVC_CONFIG: ${e.message}` }))
-  )
-  let provider = env
-  if (Option.isSome(configPath)) {
+export const provider: Effect.Effect<ConfigProvider.ConfigProvider, ConfigInvalid, FileSystem.FileSystem> = Effect.gen(
+  function*() {
+    const env = yield* ConfigProvider.ConfigProvider
+    const configPath = yield* optionalString("SVC_CONFIG").parse(env).pipe(
+      Effect.mapError((e) => new ConfigInvalid({ message: `SVC_CONFIG: ${e.message}` }))
+    )
+    if (Option.isNone(configPath)) return env
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(configPath.value).pipe(
       Effect.mapError(() => new ConfigInvalid({ message: `SVC_CONFIG: cannot read ${configPath.value}` }))
@@ -179,13 +191,40 @@ export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSys
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
       return yield* new ConfigInvalid({ message: `SVC_CONFIG: ${configPath.value} must hold a JSON object` })
     }
-    const flat = Object.fromEntries(
-      Object.entries(json as Record<string, unknown>).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])
+    const { connectors, ...rest } = json as Record<string, unknown>
+    const flat: Record<string, string> = Object.fromEntries(
+      Object.entries(rest).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])
     )
-    provider = ConfigProvider.orElse(env, ConfigProvider.fromUnknown(flat))
+    if (connectors !== undefined) {
+      if (!Array.isArray(connectors) || !connectors.every((c) => typeof c === "string")) {
+        return yield* new ConfigInvalid({ message: `SVC_CONFIG: connectors must be a list of package names` })
+      }
+      if (flat.SVC_CONNECTORS !== undefined) {
+        return yield* new ConfigInvalid({ message: `SVC_CONFIG: give connectors or SVC_CONNECTORS, not both` })
+      }
+      flat.SVC_CONNECTORS = connectors.join(",")
+    }
+    return ConfigProvider.orElse(env, ConfigProvider.fromUnknown(flat))
   }
-  const raw = yield* serverConfig.parse(provider).pipe(
-    Effect.mapError((e) => new ConfigInvalid({ message: e.message.split("\n").join("; ") }))
+)
+
+/**
+ * Reads and validates the server's keys from a configuration source.
+ *
+ * @category loading
+ * @since 0.1.0
+ */
+export const fromProvider = (source: ConfigProvider.ConfigProvider): Effect.Effect<ServerConfig, ConfigInvalid> =>
+  serverConfig.parse(source).pipe(
+    Effect.mapError((e) => new ConfigInvalid({ message: e.message.split("\n").join("; ") })),
+    Effect.flatMap(validate)
   )
-  return yield* validate(raw)
-})
+
+/**
+ * Loads and validates the configuration: environment first, then the `SVC_CONFIG`
+ * file for keys the environment does not set.
+ *
+ * @category loading
+ * @since 0.1.0
+ */
+export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.flatMap(provider, fromProvider)
