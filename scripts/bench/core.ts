@@ -30,7 +30,7 @@ import {
 } from "../../packages/protocol/src/index.ts"
 import type { PermitCreateRequest } from "../../packages/protocol/src/schema/Permit.ts"
 import { utf8 } from "../../packages/protocol/src/Bytes.ts"
-import { keccakFast } from "../../packages/core/src/internal/fastKeccak.ts"
+import { makeKeccakFast } from "../../packages/core/src/internal/fastKeccak.ts"
 import { SqliteStore } from "../../packages/store/src/index.ts"
 import { Schema } from "effect"
 import { generateCatalog } from "./catalog.ts"
@@ -126,6 +126,7 @@ export const runCore = async (options: CoreOptions) => {
     const first = await within(publisher.publishNow)
     const feedBytes = first.fullView.body.length
     const payloadBytes = utf8(first.canonicalPayload).length
+    const keccakFast = makeKeccakFast()
     const hashAlone = async (payload: unknown) => {
       const text = CanonicalJson.stringify(payload)
       return run(keccakFast(utf8(`${FeedSignature.FEED_DOMAIN}\n${text}`)))

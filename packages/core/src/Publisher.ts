@@ -22,7 +22,7 @@ import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
 import * as Ids from "@svc/protocol/Ids"
 import { keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
-import { keccakFast } from "./internal/fastKeccak.ts"
+import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
 import { Pricing } from "./Pricing.ts"
 import { type ActionableRoute, FEED_SCHEMA, type Route, Route as RouteSchema, SignedFeedPayload } from "@svc/protocol/schema/Feed"
@@ -318,34 +318,45 @@ const EVENT_BUFFER = 4
 /** Routes checked and serialized between two yields to the event loop. */
 const PUBLICATION_CHUNK = 100
 
-/** Locators with their keys sorted at every depth, computed once per locator object. */
-const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
-const sortKeysDeep = (value: Route["sourceLocator"]): Route["sourceLocator"] => {
-  let sorted = sortedLocators.get(value)
-  if (sorted === undefined) {
-    sorted = JSON.parse(CanonicalJson.stringify(value)) as Route["sourceLocator"]
-    sortedLocators.set(value, sorted)
-  }
-  return sorted
+/**
+ * Memo tables of one publisher: locators with their keys sorted at every depth
+ * (computed once per locator object), and quoteIds by their inputs (a route's
+ * terms change rarely, ticks are frequent).
+ */
+interface Memo {
+  readonly sortKeysDeep: (value: Route["sourceLocator"]) => Route["sourceLocator"]
+  readonly quoteIdOf: (input: Ids.QuoteIdInput) => Hex
 }
 
-/** quoteIds by their inputs: a route's terms change rarely, ticks are frequent. */
-const quoteIds = new Map<string, Hex>()
-const quoteIdOf = (input: Ids.QuoteIdInput): Hex => {
-  const key = `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
-  let id = quoteIds.get(key)
-  if (id === undefined) {
-    if (quoteIds.size > 100_000) quoteIds.clear()
-    id = Ids.quoteId(input)
-    quoteIds.set(key, id)
+const makeMemo = (): Memo => {
+  const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
+  const quoteIds = new Map<string, Hex>()
+  return {
+    sortKeysDeep: (value) => {
+      let sorted = sortedLocators.get(value)
+      if (sorted === undefined) {
+        sorted = JSON.parse(CanonicalJson.stringify(value)) as Route["sourceLocator"]
+        sortedLocators.set(value, sorted)
+      }
+      return sorted
+    },
+    quoteIdOf: (input) => {
+      const key = `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
+      let id = quoteIds.get(key)
+      if (id === undefined) {
+        if (quoteIds.size > 100_000) quoteIds.clear()
+        id = Ids.quoteId(input)
+        quoteIds.set(key, id)
+      }
+      return id
+    }
   }
-  return id
 }
 
 /**
  * Builds the terms of every catalog route at time `now` (seconds).
  */
-const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorState) {
+const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorState, memo: Memo) {
   const catalog = yield* Catalog
   const pricing = yield* Pricing
   const inventory = yield* Inventory
@@ -369,7 +380,7 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
     const dst = route.destination
     const terms: RouteTerms = {
       routeId: route.routeId,
-      quoteId: quoteIdOf({
+      quoteId: memo.quoteIdOf({
         routeId: route.routeId,
         pricingReferenceId: indicative.pricingReferenceId,
         validAfter,
@@ -388,8 +399,8 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
       sourceVault: src.network.vaultAddress,
       destinationVault: dst.network.vaultAddress,
       sourceRouter: src.network.router,
-      sourceLocator: sortKeysDeep(src.locator),
-      destinationLocator: sortKeysDeep(dst.locator),
+      sourceLocator: memo.sortKeysDeep(src.locator),
+      destinationLocator: memo.sortKeysDeep(dst.locator),
       discoveryStatus: "DISCOVERABLE",
       executionStatus,
       permitAvailable,
@@ -466,6 +477,8 @@ export const layer = (
       // subscriber that stopped reading (it never holds more than EVENT_BUFFER publications)
       const events = yield* PubSub.sliding<PublicationEvent>(EVENT_BUFFER)
       const lock = yield* Semaphore.make(1)
+      const memo = makeMemo()
+      const keccakFast = makeKeccakFast()
 
       const lastOf = (s: PublisherState): Option.Option<Publication> => s._tag === "Open" ? Option.some(s.publication) : s.last
 
@@ -569,7 +582,7 @@ export const layer = (
             }
             return yield* Effect.fail(new PublicationUnavailable({ closed: true, reason }))
           }
-          const built = yield* buildTerms(now, operator.success).pipe(
+          const built = yield* buildTerms(now, operator.success, memo).pipe(
             Effect.provide(services),
             Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
           )

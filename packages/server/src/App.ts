@@ -46,7 +46,7 @@ import * as Validation from "./Validation.ts"
  * @category models
  * @since 0.1.0
  */
-export interface AppOptions {
+export interface AppOptions<E = never> {
   /** Public base URL (no trailing slash); defaults to the bound address. */
   readonly publicUrl?: string | undefined
   /** The catalog document. */
@@ -55,8 +55,8 @@ export interface AppOptions {
   readonly engine?: Omit<Solver.SolverOptions, "catalog" | "publisher"> & {
     readonly publisher?: Omit<Publisher.PublisherOptions, "routeDetailTemplate"> | undefined
   } | undefined
-  /** Replacement parts of the engine. */
-  readonly parts?: Solver.SolverParts | undefined
+  /** Replacement parts of the engine, and of the aggregator behind `/v1`. */
+  readonly parts?: AppParts<E> | undefined
   /** The event stream: heartbeat, caps. */
   readonly events?: Broadcaster.BroadcasterOptions | undefined
   /** On-chain discovery configuration; the demo placeholders when absent. */
@@ -66,6 +66,26 @@ export interface AppOptions {
   /** Proxies whose forwarding headers name the client (rate limits, caps); none by default. */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
 }
+
+/**
+ * Replacement parts: the engine's (see `Solver.SolverParts`) and the aggregator,
+ * which may use the engine, the store, the signer and the quote-token secret.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AppParts<E = never> extends Solver.SolverParts<E> {
+  readonly aggregator?: Layer.Layer<Aggregator.Aggregator, E, Solver.PartContext | Aggregator.ServerSecret> | undefined
+}
+
+/**
+ * What building the application can fail with: the engine's errors, invalid
+ * discovery documents (on-chain configuration), an unusable quote-token secret.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type AppError = Solver.EngineError | Documents.DocumentsInvalid | Aggregator.ServerSecretUnavailable
 
 /**
  * Options of the aggregator interface of the application.
@@ -142,7 +162,7 @@ const feedBroadcaster = (publisher: Publisher.Publisher["Service"], broadcaster:
  * @category layers
  * @since 0.1.0
  */
-export const make = (options: AppOptions & { readonly publicUrl: string }) =>
+export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string }) =>
   Effect.gen(function*() {
     const publicUrl = options.publicUrl.replace(/\/+$/, "")
     const publisher = yield* Publisher.Publisher
@@ -205,9 +225,9 @@ export const make = (options: AppOptions & { readonly publicUrl: string }) =>
  * @category layers
  * @since 0.1.0
  */
-export const layer = (
-  options: AppOptions
-): Layer.Layer<AppControl | Solver.Engine, unknown, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
+export const layer = <E = never>(
+  options: AppOptions<E>
+): Layer.Layer<AppControl | Solver.Engine, AppError | E, HttpServer.HttpServer | Store.Store | Signer.Signer> =>
   Layer.unwrap(
     Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
@@ -223,11 +243,11 @@ export const layer = (
         : options.aggregator?.dataDir !== undefined
         ? Aggregator.layerSecretDevelopment(options.aggregator.dataDir).pipe(Layer.provide(NodeServices.layer))
         : Aggregator.layerSecretRandom
-      const aggregator = Aggregator.layer({
+      const aggregator = (options.parts?.aggregator ?? Aggregator.layer({
         publicUrl,
         quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
         rateLimits: options.aggregator?.rateLimits
-      }).pipe(Layer.provide(secret))
+      })).pipe(Layer.provide(secret))
       const app = Layer.unwrap(make({ ...options, publicUrl })).pipe(Layer.provide(aggregator))
       return Layer.provideMerge(app, engine)
     })

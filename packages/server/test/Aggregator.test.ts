@@ -651,3 +651,36 @@ describe("server secret file", () => {
       }))
   })
 })
+
+describe("a replaced aggregator part", () => {
+  // an operator's aggregator: the default one, reporting DEGRADED health (e.g. a planned maintenance)
+  const degraded = Layer.effect(
+    Aggregator.Aggregator,
+    Effect.gen(function*() {
+      const inner = yield* Aggregator.Aggregator
+      return Aggregator.Aggregator.of({ ...inner, health: Effect.map(inner.health, (h) => ({ ...h, status: "DEGRADED" as const })) })
+    })
+  ).pipe(Layer.provide(Aggregator.layer({ publicUrl: "http://127.0.0.1" })))
+  const replaced = App.layer({
+    catalog: demoCatalog,
+    engine: { publisher: { tickMillis: 60_000 } },
+    parts: { aggregator: degraded }
+  }).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      SqliteStore.layer({ filename: ":memory:" }),
+      Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))),
+      NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+    )),
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
+  )
+  layer(replaced, { excludeTestServices: true })((it) => {
+    it.effect("serves /v1 through the replacement", () =>
+      Effect.gen(function*() {
+        const response = yield* get("/v1/health")
+        assert.strictEqual(response.status, 200)
+        const body = yield* json(response)
+        decodes(AggregatorHealth, body)
+        assert.strictEqual(body.status, "DEGRADED")
+      }))
+  })
+})

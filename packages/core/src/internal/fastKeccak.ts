@@ -7,25 +7,26 @@ import { Effect } from "effect"
 import { createKeccak, type IHasher } from "hash-wasm"
 import { keccak, type Hex } from "@svc/protocol/Bytes"
 
-let hasher: IHasher | undefined
-let loading: Promise<IHasher> | undefined
-
-const load = (): Promise<IHasher> => (loading ??= createKeccak(256).then((h) => (hasher = h)))
-
 /** Inputs below this size are hashed in JS (no WebAssembly start-up). */
 const SMALL = 4096
 
 /**
- * Keccak-256 of bytes as lowercase hex; loads the WebAssembly module on first use
- * and falls back to the JS implementation if it cannot be loaded.
+ * A Keccak-256 of bytes as lowercase hex, owning its WebAssembly hasher: loaded
+ * on first use of a large input, falling back to the JS implementation if it
+ * cannot be loaded.
  */
-export const keccakFast = (bytes: Uint8Array): Effect.Effect<Hex> => {
-  if (bytes.length < SMALL) return Effect.sync(() => keccak(bytes))
-  if (hasher !== undefined) return Effect.sync(() => digest(hasher!, bytes))
-  return Effect.tryPromise(load).pipe(
-    Effect.map((h) => digest(h, bytes)),
-    Effect.orElseSucceed(() => keccak(bytes))
-  )
+export const makeKeccakFast = (): (bytes: Uint8Array) => Effect.Effect<Hex> => {
+  let hasher: IHasher | undefined
+  let loading: Promise<IHasher> | undefined
+  const load = (): Promise<IHasher> => (loading ??= createKeccak(256).then((h) => (hasher = h)))
+  return (bytes) => {
+    if (bytes.length < SMALL) return Effect.sync(() => keccak(bytes))
+    if (hasher !== undefined) return Effect.sync(() => digest(hasher!, bytes))
+    return Effect.tryPromise(load).pipe(
+      Effect.map((h) => digest(h, bytes)),
+      Effect.orElseSucceed(() => keccak(bytes))
+    )
+  }
 }
 
 const digest = (h: IHasher, bytes: Uint8Array): Hex => {
