@@ -17,19 +17,19 @@
 import { Data, Effect, Result, Schema } from "effect"
 import { describeSchemaError, strictParseOptions } from "@svc/protocol"
 import type { Exchange } from "./Exchange.ts"
-import type { Fixtures } from "./Fixtures.ts"
+import type { Shared } from "./Shared.ts"
 import type { Observer } from "./Observer.ts"
 import type { Options } from "./RunOptions.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
- * What a check may use: the transport, the run's options, the fixtures and the
+ * What a check may use: the transport, the run's options, the shared values and the
  * publication observer.
  *
  * @category models
  * @since 0.1.0
  */
-export type Services = Transport | Options | Fixtures | Observer
+export type Requirements = Transport | Options | Shared | Observer
 
 /**
  * The groups, in run order.
@@ -157,7 +157,7 @@ export interface CheckDefinition<R> {
  * @category models
  * @since 0.1.0
  */
-export interface Check<R = Services> extends CheckDefinition<R> {
+export interface Check<R = Requirements> extends CheckDefinition<R> {
   readonly createsPermit: boolean
 }
 

@@ -11,7 +11,7 @@
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
 import { type Check, GROUPS, type Group, type Status } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
-import * as Fixtures from "./Fixtures.ts"
+import * as Shared from "./Shared.ts"
 import * as Observer from "./Observer.ts"
 import { type CheckResult, countsOf, type FailureRecord, type Report, type ReportedOptions, type RunEvent } from "./Report.ts"
 import { Options, type RunOptions } from "./RunOptions.ts"
@@ -169,10 +169,10 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
     const options = yield* Options
     const emit = (event: RunEvent) => Effect.forEach(reporters, (r) => r.onEvent(event), { discard: true })
     const entries = plan(checks, options)
-    const fixtures = yield* Fixtures.Fixtures
+    const shared = yield* Shared.Shared
     const observer = yield* Observer.Observer
     const startedAt = yield* Clock.currentTimeMillis
-    const reported = reportedOptions(options, fixtures.wallet.address)
+    const reported = reportedOptions(options, shared.wallet.address)
     const groups = GROUPS.flatMap((group): Array<{ group: Group; checks: number }> => {
       const n = entries.filter((e) => e.check.group === group).length
       return n === 0 ? [] : [{ group, checks: n }]
@@ -222,13 +222,13 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Fixtures.Fixtures | Observer.Observer, never, Transport | Options> = Layer.merge(
-  Fixtures.layer,
+export const layer: Layer.Layer<Shared.Shared | Observer.Observer, never, Transport | Options> = Layer.merge(
+  Shared.layer,
   Observer.layer
 )
 
 /**
- * Runs checks with a fresh set of fixtures (the transport and options in context).
+ * Runs checks with fresh shared values (the transport and options in context).
  *
  * @category running
  * @since 0.1.0

@@ -15,7 +15,7 @@ export * as Curl from "./Curl.ts"
 /** @since 0.1.0 */
 export * as Exchange from "./Exchange.ts"
 /** @since 0.1.0 */
-export * as Fixtures from "./Fixtures.ts"
+export * as Shared from "./Shared.ts"
 /** @since 0.1.0 */
 export * as JsonText from "./JsonText.ts"
 /** @since 0.1.0 */

@@ -30,7 +30,7 @@ import {
 import { Effect, Exit, Result, type Schema } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectStatus, failure, Fixtures, randomHex, send } from "../Fixtures.ts"
+import { asObject, expectStatus, failure, Shared, randomHex, send } from "../Shared.ts"
 import fc from "fast-check"
 import { type Env, type Json, nowSeconds, pathOf, sameAddress, sameJson } from "./common.ts"
 import { badAddress, badBytes32, notAString, property, type Verdict } from "./negative.ts"
@@ -41,8 +41,8 @@ const isQuotable = (r: Route) =>
   r.sourceAsset !== null && r.destinationAsset !== null && r.sourceRouter !== null
 
 const requireAggregator = Effect.gen(function*() {
-  const fixtures = yield* Fixtures
-  const present = yield* fixtures.aggregatorPresent
+  const shared = yield* Shared
+  const present = yield* shared.aggregatorPresent
   if (!present) return yield* new Check.Skip({ reason: "the aggregator is not deployed (/v1/health answered 404)" })
 })
 
@@ -76,8 +76,8 @@ const health = Check.make<Env>({
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { exchange, value } = yield* strictGet("/v1/health", AggregatorHealth)
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.freshFeed
+    const shared = yield* Shared
+    const feed = yield* shared.freshFeed
     const c = Check.collector()
     const quotable = feed.routes.filter(isQuotable).length
     if (value.dataVersion === feed.dataVersion && value.openRouteCount !== quotable) {
@@ -100,8 +100,8 @@ const manifest = Check.make<Env>({
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { exchange, value } = yield* strictGet("/.well-known/svc-aggregator.json", AggregatorManifest)
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     const c = Check.collector()
     if (!sameAddress(value.feedSigner, authority)) c.add(failure(exchange, "the aggregator's feedSigner is not the authority", authority, String(value.feedSigner)))
     const endpoints = asObject(value.endpoints) ?? {}
@@ -126,8 +126,8 @@ const chainsTokens = Check.make<Env>({
     yield* requireAggregator
     const chains = yield* strictGet("/v1/chains", AggregatorChains)
     const tokens = yield* strictGet("/v1/tokens", AggregatorTokens)
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.freshFeed
+    const shared = yield* Shared
+    const feed = yield* shared.freshFeed
     const c = Check.collector()
     if (chains.value.dataVersion === feed.dataVersion) {
       const signed = new Map(feed.routes.map((r) => [String(r.routeId).toLowerCase(), r]))
@@ -186,8 +186,8 @@ interface QuoteExchange {
 }
 
 const quoteFor = Effect.gen(function*() {
-  const fixtures = yield* Fixtures
-  const hit = quotes.get(fixtures)
+  const shared = yield* Shared
+  const hit = quotes.get(shared)
   if (hit !== undefined) return yield* hit
   const exit = yield* Effect.exit(Effect.gen(function*() {
     const chains = yield* send({ path: "/v1/chains" })
@@ -200,13 +200,13 @@ const quoteFor = Effect.gen(function*() {
       fromToken: entry.fromToken,
       toToken: entry.toToken,
       amountIn: entry.minimumFillInRaw,
-      userAddress: fixtures.wallet.address,
+      userAddress: shared.wallet.address,
       routeId: entry.routeId
     }
     const exchange = yield* send({ method: "POST", path: "/v1/quote", json: request })
     return { entry, request, exchange }
   }))
-  quotes.set(fixtures, exit)
+  quotes.set(shared, exit)
   return yield* exit
 })
 
@@ -251,20 +251,20 @@ const stage1 = Check.make<Env>({
   reference: "spec §4 aggregator_build (two stages); docs/aggregator.md, Build (stage 1)",
   run: Effect.gen(function*() {
     yield* requireAggregator
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const { exchange: quoted } = yield* quoteFor
     if (quoted.response.status !== 200) return yield* new Check.Skip({ reason: "no quote (see aggregator_quote)" })
     const q = asObject(Exchange.json(quoted))!
-    const key = fixtures.newKey()
-    const exchange = yield* send({ method: "POST", path: "/v1/build", json: buildBody(q, fixtures.wallet.address, key) })
+    const key = shared.newKey()
+    const exchange = yield* send({ method: "POST", path: "/v1/build", json: buildBody(q, shared.wallet.address, key) })
     yield* expectStatus(exchange, 200, "POST /v1/build (stage 1)")
     const value = (yield* Check.expectSchema(AggregatorBuildSignatureRequired, Exchange.json(exchange), "build stage 1", exchange)) as Json
     const expected = PermitMessage.build({
       quoteId: String(q.quoteId),
       requestedAmountInRaw: String(q.amountIn),
       standard: "DIRECT",
-      payer: fixtures.wallet.address,
-      recipient: fixtures.wallet.address,
+      payer: shared.wallet.address,
+      recipient: shared.wallet.address,
       idempotencyKey: key
     })
     const message = asObject(value.signingPayload)?.message
@@ -280,16 +280,16 @@ const stage2 = Check.make<Env>({
   createsPermit: true,
   run: Effect.gen(function*() {
     yield* requireAggregator
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     const { exchange: quoted } = yield* quoteFor
     if (quoted.response.status !== 200) return yield* new Check.Skip({ reason: "no quote (see aggregator_quote)" })
     const q = asObject(Exchange.json(quoted))!
-    const body = buildBody(q, fixtures.wallet.address, fixtures.newKey())
+    const body = buildBody(q, shared.wallet.address, shared.newKey())
     const first = yield* send({ method: "POST", path: "/v1/build", json: body })
     const message = asObject(asObject(Exchange.json(first))?.signingPayload)?.message
     if (typeof message !== "string") return yield* new Check.Skip({ reason: "build stage 1 gave no message (see aggregator_build_signature_required)" })
-    const exchange = yield* send({ method: "POST", path: "/v1/build", json: { ...body, requestSignature: PermitMessage.sign(message, fixtures.wallet.key) } })
+    const exchange = yield* send({ method: "POST", path: "/v1/build", json: { ...body, requestSignature: PermitMessage.sign(message, shared.wallet.key) } })
     yield* expectStatus(exchange, 200, "POST /v1/build (stage 2)")
     const value = (yield* Check.expectSchema(AggregatorBuildTransaction, Exchange.json(exchange), "build stage 2", exchange)) as Json
     const envelope = asObject(value.permit) ?? {}
@@ -307,8 +307,8 @@ const stage2 = Check.make<Env>({
     }
     if (permit.amountInRaw !== q.amountIn) add("permit.amountInRaw is not the quoted amountIn", q.amountIn, permit.amountInRaw)
     if (permit.amountOutRaw !== q.amountOut) add("permit.amountOutRaw is not the quoted amountOut", q.amountOut, permit.amountOutRaw)
-    if (!sameAddress(value.target, q.sourceRouter) || !sameAddress(value.from, fixtures.wallet.address) || value.chainId !== q.fromChainId) {
-      add("the transaction is not from the user to the source router on the source chain", `${String(q.fromChainId)} ${fixtures.wallet.address} -> ${String(q.sourceRouter)}`, `${String(value.chainId)} ${String(value.from)} -> ${String(value.target)}`)
+    if (!sameAddress(value.target, q.sourceRouter) || !sameAddress(value.from, shared.wallet.address) || value.chainId !== q.fromChainId) {
+      add("the transaction is not from the user to the source router on the source chain", `${String(q.fromChainId)} ${shared.wallet.address} -> ${String(q.sourceRouter)}`, `${String(value.chainId)} ${String(value.from)} -> ${String(value.target)}`)
     }
     if (String(value.fillId).toLowerCase() !== String(permit.fillId).toLowerCase()) add("fillId is not the permit's", permit.fillId, value.fillId)
     const native = /^0x0{40}$/i.test(String(q.fromToken))
@@ -324,7 +324,7 @@ const stage2 = Check.make<Env>({
     } else if (asObject(Exchange.json(status))?.status !== "PERMITTED") {
       c.add(failure(status, "a fresh fill is not PERMITTED", "PERMITTED", String(asObject(Exchange.json(status))?.status)))
     }
-    const byUser = yield* send({ path: `/v1/status?userAddress=${fixtures.wallet.address}` })
+    const byUser = yield* send({ path: `/v1/status?userAddress=${shared.wallet.address}` })
     const list = asObject(Exchange.json(byUser))
     if (Check.schemaIssues(AggregatorStatusList, list).length > 0 || !(list?.transactions as Array<Json> | undefined)?.some((t) => String(t.fillId).toLowerCase() === String(value.fillId).toLowerCase())) {
       c.add(failure(byUser, "status by userAddress does not list the fill", "an AggregatorStatusList with the fill", Exchange.responseSummary(byUser)))

@@ -9,7 +9,7 @@ import { getAddress } from "viem"
 import type * as Check from "../Check.ts"
 import { type CheckFailed, expectSchema, fail, type Inconclusive, type Skip } from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectJson, expectStatus, failure, Fixtures } from "../Fixtures.ts"
+import { asObject, expectJson, expectStatus, failure, Shared } from "../Shared.ts"
 
 /**
  * What every check may use.
@@ -17,7 +17,7 @@ import { asObject, expectJson, expectStatus, failure, Fixtures } from "../Fixtur
  * @category models
  * @since 0.1.0
  */
-export type Env = Check.Services
+export type Env = Check.Requirements
 
 /**
  * A check's effect.
@@ -43,8 +43,8 @@ export type Json = Record<string, unknown>
  */
 export const document = (path: string) =>
   Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const exchange = yield* fixtures.get(path)
+    const shared = yield* Shared
+    const exchange = yield* shared.get(path)
     yield* expectStatus(exchange, 200, `GET ${path}`)
     const body = yield* expectJson(exchange)
     const value = asObject(body)

@@ -11,7 +11,7 @@ import { OnchainDiscoveryFingerprint, SolverDiscovery, StandardsManifest } from 
 import { Effect } from "effect"
 import { getContractAddress, keccak256, stringToBytes, toEventSelector, toFunctionSelector } from "viem"
 import * as Check from "../Check.ts"
-import { asObject, failure, Fixtures, send } from "../Fixtures.ts"
+import { asObject, failure, Shared, send } from "../Shared.ts"
 import { type Env, firstDifference, type Json, pathOf, sameAddress, sameJson, strictDocument, document } from "./common.ts"
 import * as Exchange from "../Exchange.ts"
 
@@ -136,8 +136,8 @@ const releaseConsistency = Check.make<Env>({
     const manifest = yield* document(MANIFEST)
     const fingerprint = yield* document(ONCHAIN)
     const standards = yield* document(STANDARDS)
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.feed
+    const shared = yield* Shared
+    const feed = yield* shared.feed
     const release = manifest.value.releaseId
     const c = Check.collector()
     const compare = (where: string, value: unknown, exchange: Exchange.Exchange) => {

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, failure, Fixtures, send } from "../Fixtures.ts"
+import { asObject, failure, Shared, send } from "../Shared.ts"
 import type { Env } from "./common.ts"
 
 const FEED = "/api/v6/solver-feed"
@@ -21,7 +21,7 @@ const present = Check.make<Env>({
   title: "the feed carries a weak ETag W/\"<dataVersion>-<16 hex of feedHash>-<filter>\", Cache-Control no-cache and Vary Accept-Encoding",
   reference: "spec §4 getSolverFeed (If-None-Match: weak ETag); docs/protocol.md, Publication facts a verifier needs (ETag); docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
-    const snapshot = yield* Effect.flatMap(Effect.service(Fixtures), (f) => f.feed)
+    const snapshot = yield* Effect.flatMap(Effect.service(Shared), (f) => f.feed)
     const h = snapshot.exchange.response.headers
     const c = Check.collector()
     const etag = h.etag
@@ -43,10 +43,10 @@ const notModified = Check.make<Env>({
   title: "If-None-Match with the current ETag (as is, strong form, in a list, or *) answers 304 without a body, repeating ETag, Cache-Control and Vary",
   reference: "spec §4 getSolverFeed (304 no body when unchanged); docs/protocol.md, Publication facts a verifier needs (weak comparison, lists and *)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const c = Check.collector()
     for (let attempt = 0; attempt < 3; attempt++) {
-      const fresh = yield* fixtures.freshFeed
+      const fresh = yield* shared.freshFeed
       const etag = fresh.etag
       if (etag === undefined) return yield* new Check.Skip({ reason: "the feed has no ETag (see etag_weak_present)" })
       const strong = etag.replace(/^W\//, "")
@@ -85,7 +85,7 @@ const filterDistinct = Check.make<Env>({
   title: "each filter view has its own ETag; the ETag of one view does not revalidate another",
   reference: "spec §4 getSolverFeed (304 when the normalized filter view is unchanged)",
   run: Effect.gen(function*() {
-    const snapshot = yield* Effect.flatMap(Effect.service(Fixtures), (f) => f.feed)
+    const snapshot = yield* Effect.flatMap(Effect.service(Shared), (f) => f.feed)
     const chain = snapshot.routes.find((r) => r.sourceChainId !== null)?.sourceChainId
     if (chain === undefined || chain === null) return yield* new Check.Skip({ reason: "no route with an EVM source chain to filter on" })
     const view = yield* send({ path: `${FEED}?sourceChainId=${chain}` })

@@ -18,12 +18,12 @@ import { Effect, Result } from "effect"
 import { keccak256, stringToBytes } from "viem"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectStatus, failure, Fixtures, type FeedSnapshot, send } from "../Fixtures.ts"
+import { asObject, expectStatus, failure, Shared, type FeedSnapshot, send } from "../Shared.ts"
 import { CLOCK_SKEW_SECONDS, document, type Env, firstDifference, type Json, nowSeconds, sameAddress, sameJson } from "./common.ts"
 
 const FEED = "/api/v6/solver-feed"
 
-const feedOf = Effect.flatMap(Effect.service(Fixtures), (f) => f.feed)
+const feedOf = Effect.flatMap(Effect.service(Shared), (f) => f.feed)
 
 /** Reads a filtered view, retrying once when a publication happened in between. */
 const filtered = (query: string, dataVersion: string) =>
@@ -41,8 +41,8 @@ const filtered = (query: string, dataVersion: string) =>
 const unfilteredAt = (snapshot: FeedSnapshot, dataVersion: string) =>
   Effect.gen(function*() {
     if (snapshot.dataVersion === dataVersion) return snapshot
-    const fixtures = yield* Fixtures
-    return yield* fixtures.freshFeed
+    const shared = yield* Shared
+    return yield* shared.freshFeed
   })
 
 const schemaStrict = Check.make<Env>({
@@ -51,8 +51,8 @@ const schemaStrict = Check.make<Env>({
   title: "GET /api/v6/solver-feed answers 200 application/json with a strict FeedResponse (no unknown fields)",
   reference: "spec §2 FeedResponse, SignedFeed, SignedFeedPayload, Route, ActionableRoute",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const exchange = yield* fixtures.get(FEED)
+    const shared = yield* Shared
+    const exchange = yield* shared.get(FEED)
     yield* expectStatus(exchange, 200, "GET /api/v6/solver-feed")
     const type = exchange.response.headers["content-type"] ?? ""
     if (!/^application\/json/i.test(type)) {
@@ -92,8 +92,8 @@ const feedSignature = Check.make<Env>({
   reference: "spec §5.5; docs/protocol.md, Feed hash and signature; permitSignature (one authority)",
   run: Effect.gen(function*() {
     const snapshot = yield* feedOf
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     const canonical = CanonicalJson.stringifyResult(snapshot.payload)
     if (Result.isFailure(canonical)) return yield* new Check.Skip({ reason: "signedPayload has no canonical form (see feed_hash)" })
     const hash = FeedSignature.hashCanonical(canonical.success)

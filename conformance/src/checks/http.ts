@@ -7,7 +7,7 @@ import { ErrorResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { failure, Fixtures, send } from "../Fixtures.ts"
+import { failure, Shared, send } from "../Shared.ts"
 import type { Env } from "./common.ts"
 
 const unknownPath = Check.make<Env>({
@@ -62,8 +62,8 @@ const cors = Check.make<Env>({
   reference: "docs/operations.md, HTTP behaviour worth knowing behind a proxy (CORS)",
   run: Effect.gen(function*() {
     const c = Check.collector()
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.feed
+    const shared = yield* Shared
+    const feed = yield* shared.feed
     const h = feed.exchange.response.headers
     if (h["access-control-allow-origin"] !== "*") c.add(failure(feed.exchange, "the feed does not allow any origin", "Access-Control-Allow-Origin: *", h["access-control-allow-origin"] ?? "absent"))
     const expose = (h["access-control-expose-headers"] ?? "").toLowerCase()
@@ -104,10 +104,10 @@ const documentCache = Check.make<Env>({
   title: "the static documents carry their Cache-Control (manifest 60 s; fingerprint, standards, openapi 300 s + stale-while-revalidate)",
   reference: "spec §4 (static documents may be cached per their headers); docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const c = Check.collector()
     for (const [path, expected] of DOCUMENT_CACHE) {
-      const exchange = yield* fixtures.get(path)
+      const exchange = yield* shared.get(path)
       const actual = exchange.response.headers["cache-control"]
       if (exchange.response.status === 200 && actual !== expected) c.add(failure(exchange, `${path} has another Cache-Control`, expected, actual ?? "absent"))
     }

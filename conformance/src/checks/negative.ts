@@ -13,7 +13,7 @@ import fc from "fast-check"
 import * as Check from "../Check.ts"
 import type { Exchange } from "../Exchange.ts"
 import * as ExchangeModule from "../Exchange.ts"
-import { failure, Fixtures, type PermitBody, permitRequestFor, send, signRequest } from "../Fixtures.ts"
+import { failure, Shared, type PermitBody, permitRequestFor, send, signRequest } from "../Shared.ts"
 import { Options } from "../RunOptions.ts"
 import { type Request, Transport } from "../Transport.ts"
 import type { CheckEffect, Env, Json } from "./common.ts"
@@ -294,13 +294,13 @@ const apply = (
 
 const bodyProperty = (name: string, path: string, forCreate: boolean, statuses: ReadonlyArray<number>): CheckEffect =>
   Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
     return yield* property(
       name,
       mutations(forCreate),
       (m) => {
-        const { body, headers } = apply(m, permitRequestFor(route, fixtures.wallet, fixtures.newKey()), forCreate, fixtures.wallet.key)
+        const { body, headers } = apply(m, permitRequestFor(route, shared.wallet, shared.newKey()), forCreate, shared.wallet.key)
         return {
           method: "POST",
           path,
@@ -369,8 +369,8 @@ const routePath = Check.make<Env>({
   title: "generated unknown or malformed routeIds get 404 with an ErrorResponse",
   reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.feed
+    const shared = yield* Shared
+    const feed = yield* shared.feed
     const known = new Set(feed.routes.map((r) => String(r.routeId).toLowerCase()))
     return yield* property(
       "negative_route_path",
@@ -402,11 +402,11 @@ const unsafeIntegers = Check.make<Env>({
   title: "execution integers sent as JSON numbers (also beyond 2^53) are refused with 400: they must be base-10 strings",
   reference: "spec Conventions (execution integers are base-10 strings and must stay strings); docs/operations.md, HTTP rules of the solver interface (strict bodies, never coerced)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
     const c = Check.collector()
     for (const literal of ["9007199254740993", "18446744073709551617", "1e21", route.minimumFillInRaw]) {
-      const request = permitRequestFor(route, fixtures.wallet, fixtures.newKey())
+      const request = permitRequestFor(route, shared.wallet, shared.newKey())
       const text = JSON.stringify({ ...request, requestedAmountInRaw: "@@" }).replace("\"@@\"", literal)
       const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", body: text, headers: { "content-type": "application/json" } })
       const verdict = judge(exchange, [400])

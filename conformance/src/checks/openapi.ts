@@ -7,7 +7,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
-import { failure } from "../Fixtures.ts"
+import { failure } from "../Shared.ts"
 import { OPERATIONS } from "../Operations.ts"
 import { document, type Env, type Json } from "./common.ts"
 

@@ -25,13 +25,13 @@ import {
   asObject,
   expectStatus,
   failure,
-  Fixtures,
+  Shared,
   type IssuedPermit,
   permitRequestFor,
   randomHex,
   send,
   signRequest
-} from "../Fixtures.ts"
+} from "../Shared.ts"
 import { Options, randomKey } from "../RunOptions.ts"
 import { type Env, firstDifference, type Json, sameAddress, sameJson } from "./common.ts"
 
@@ -44,7 +44,7 @@ const postMessage = (body: unknown, headers?: Record<string, string>) =>
 const postCreate = (body: unknown, headers?: Record<string, string>) =>
   send({ method: "POST", path: CREATE, json: body, ...(headers === undefined ? {} : { headers }) })
 
-const issued = Effect.flatMap(Effect.service(Fixtures), (f) => f.issuedPermit)
+const issued = Effect.flatMap(Effect.service(Shared), (f) => f.issuedPermit)
 
 /** The envelope of an issued permit response, or a skip when no permit was issued. */
 const envelopeOf = (p: IssuedPermit) => {
@@ -65,13 +65,13 @@ const requestMessage = Check.make<Env>({
   title: "request-message answers 200 with a message equal, byte for byte, to the locally built message (also for non-normalized input)",
   reference: "spec §4 buildPermitRequestMessage; §5.3; docs/protocol.md, Permit request message",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
     const c = Check.collector()
-    const plain = permitRequestFor(route, fixtures.wallet, fixtures.newKey())
-    const messy = permitRequestFor(route, fixtures.wallet, fixtures.newKey(), {
+    const plain = permitRequestFor(route, shared.wallet, shared.newKey())
+    const messy = permitRequestFor(route, shared.wallet, shared.newKey(), {
       quoteId: `0x${route.quoteId.slice(2).toUpperCase()}`,
-      payer: fixtures.wallet.address.toLowerCase(),
+      payer: shared.wallet.address.toLowerCase(),
       standard: "direct"
     })
     for (const request of [plain, messy]) {
@@ -145,11 +145,11 @@ const conflict = Check.make<Env>({
   run: Effect.gen(function*() {
     const p = yield* issued
     yield* envelopeOf(p)
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const other = { ...p.request, requestedAmountInRaw: (BigInt(p.request.requestedAmountInRaw as string) + 1n).toString() }
     const { requestSignature: _, ...unsigned } = other
     const c = Check.collector()
-    const created = yield* postCreate(signRequest(unsigned, fixtures.wallet.key))
+    const created = yield* postCreate(signRequest(unsigned, shared.wallet.key))
     if (created.response.status !== 409) c.add(failure(created, "create with a reused key and another body is not refused", "409", Exchange.responseSummary(created)))
     const message = yield* postMessage(unsigned)
     if (message.response.status !== 409) c.add(failure(message, "request-message with a reused key and another body is not refused", "409", Exchange.responseSummary(message)))
@@ -164,10 +164,10 @@ const headerKey = Check.make<Env>({
   reference: "spec §4 createExecutionPermit (Idempotency-Key must equal the body idempotencyKey)",
   createsPermit: true,
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
-    const request = signRequest(permitRequestFor(route, fixtures.wallet, fixtures.newKey()), fixtures.wallet.key)
-    const mismatch = yield* postCreate(request, { "idempotency-key": fixtures.newKey() })
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
+    const request = signRequest(permitRequestFor(route, shared.wallet, shared.newKey()), shared.wallet.key)
+    const mismatch = yield* postCreate(request, { "idempotency-key": shared.newKey() })
     yield* expectStatus(mismatch, 400, "POST /api/v6/execution-permits with a mismatching Idempotency-Key")
     const same = yield* postCreate(request, { "idempotency-key": request.idempotencyKey })
     yield* expectStatus(same, 201, "POST /api/v6/execution-permits with an equal Idempotency-Key")
@@ -181,15 +181,15 @@ const wrongSigner = Check.make<Env>({
   reference: "spec §5.3; docs/operations.md, HTTP rules of the solver interface (a failed requestSignature -> 400, nothing stored)",
   createsPermit: true,
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
-    const request = permitRequestFor(route, fixtures.wallet, fixtures.newKey())
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
+    const request = permitRequestFor(route, shared.wallet, shared.newKey())
     const forged = signRequest(request, randomKey())
     const refused = yield* postCreate(forged)
     if (refused.response.status < 400 || refused.response.status > 499) {
       return yield* Check.fail(failure(refused, "a request signed by someone else was not refused", "4xx (400 SIGNATURE_INVALID)", Exchange.responseSummary(refused)))
     }
-    const honest = yield* postCreate(signRequest(request, fixtures.wallet.key))
+    const honest = yield* postCreate(signRequest(request, shared.wallet.key))
     yield* expectStatus(honest, 201, "the same request correctly signed, after a refused one")
   })
 })
@@ -205,9 +205,9 @@ const bodyLimit = Check.make<Env>({
   title: "a body of 32,769 bytes answers 413; one of 32,768 bytes does not (request-message and create)",
   reference: "spec §7 (413 above 32 KiB); §8 Limits; docs/operations.md, HTTP rules of the solver interface (every POST: 413 before parsing)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
-    const request = permitRequestFor(route, fixtures.wallet, fixtures.newKey())
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
+    const request = permitRequestFor(route, shared.wallet, shared.newKey())
     const c = Check.collector()
     const json = { "content-type": "application/json" }
     const atLimit = yield* send({ method: "POST", path: MESSAGE, body: pad(request, LIMIT), headers: json })
@@ -231,15 +231,15 @@ const unknownQuote = Check.make<Env>({
   title: "a quoteId that no open route has answers 410 (request-message; create too unless --read-only)",
   reference: "spec §3 (a quote no longer open or expired -> 410); §7 (410)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const options = yield* Options
-    const route = yield* fixtures.openRoute
-    const request = permitRequestFor(route, fixtures.wallet, fixtures.newKey(), { quoteId: randomHex(32) })
+    const route = yield* shared.openRoute
+    const request = permitRequestFor(route, shared.wallet, shared.newKey(), { quoteId: randomHex(32) })
     const c = Check.collector()
     const message = yield* postMessage(request)
     if (message.response.status !== 410) c.add(failure(message, "request-message for an unknown quote is not 410", "410", Exchange.responseSummary(message)))
     if (!options.readOnly) {
-      const created = yield* postCreate(signRequest(request, fixtures.wallet.key))
+      const created = yield* postCreate(signRequest(request, shared.wallet.key))
       if (created.response.status !== 410) c.add(failure(created, "create for an unknown quote is not 410", "410", Exchange.responseSummary(created)))
     }
     yield* c.done
@@ -252,15 +252,15 @@ const amountBounds = Check.make<Env>({
   title: "amount 0 and below minimumFillInRaw answer 400; above maxAvailableInRaw answers 409 (request-message)",
   reference: "docs/protocol.md, Permit checks and lifecycle (0 -> 400, below minimum -> 400 AMOUNT_TOO_LOW, above max -> 409 INSUFFICIENT_CAPACITY)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const route = yield* fixtures.openRoute
+    const shared = yield* Shared
+    const route = yield* shared.openRoute
     const min = BigInt(route.minimumFillInRaw)
     const max = BigInt(route.maxAvailableInRaw)
     const cases: Array<[string, number]> = [["0", 400], [(max + 1n).toString(), 409]]
     if (min > 1n) cases.push([(min - 1n).toString(), 400])
     const c = Check.collector()
     for (const [amount, status] of cases) {
-      const exchange = yield* postMessage(permitRequestFor(route, fixtures.wallet, fixtures.newKey(), { requestedAmountInRaw: amount }))
+      const exchange = yield* postMessage(permitRequestFor(route, shared.wallet, shared.newKey(), { requestedAmountInRaw: amount }))
       if (exchange.response.status !== status) {
         c.add(failure(exchange, `requestedAmountInRaw ${amount} (minimum ${min}, maximum ${max}) is not refused with ${status}`, String(status), Exchange.responseSummary(exchange)))
       }
@@ -278,8 +278,8 @@ const digestSignature = Check.make<Env>({
   run: Effect.gen(function*() {
     const p = yield* issued
     const { envelope, permit } = yield* envelopeOf(p)
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     let digest: string
     try {
       digest = PermitDigest.digest(permit as unknown as PermitAbi.AbiPermit)
@@ -366,8 +366,8 @@ const binds = Check.make<Env>({
   run: Effect.gen(function*() {
     const p = yield* issued
     const { envelope, permit } = yield* envelopeOf(p)
-    const fixtures = yield* Fixtures
-    const feed = yield* fixtures.feed
+    const shared = yield* Shared
+    const feed = yield* shared.feed
     const route: Route = p.route
     const c = Check.collector()
     const add = (title: string, expected: unknown, actual: unknown) => c.add(failure(p.exchange, title, String(expected), String(actual)))
@@ -383,12 +383,12 @@ const binds = Check.make<Env>({
       if (!eq(permit[field], expected)) add(`permit.${field} differs from the route`, JSON.stringify(expected), JSON.stringify(permit[field]))
     }
     if (!eq(permit.releaseId, feed.payload.releaseId)) add("permit.releaseId is not the feed's releaseId", feed.payload.releaseId, permit.releaseId)
-    if (!sameAddress(permit.payer, fixtures.wallet.address)) add("permit.payer is not the requesting wallet", fixtures.wallet.address, permit.payer)
-    if (!sameAddress(permit.recipient, fixtures.wallet.address)) add("permit.recipient is not the requested recipient", fixtures.wallet.address, permit.recipient)
+    if (!sameAddress(permit.payer, shared.wallet.address)) add("permit.payer is not the requesting wallet", shared.wallet.address, permit.payer)
+    if (!sameAddress(permit.recipient, shared.wallet.address)) add("permit.recipient is not the requested recipient", shared.wallet.address, permit.recipient)
     try {
-      const payerAccount = Ids.evmAccountId(route.sourceNetworkId, fixtures.wallet.address)
+      const payerAccount = Ids.evmAccountId(route.sourceNetworkId, shared.wallet.address)
       if (!eq(permit.payerAccountId, payerAccount)) add("permit.payerAccountId is not the payer's account id on the source network", payerAccount, permit.payerAccountId)
-      const recipientAccount = Ids.evmAccountId(route.destinationNetworkId, fixtures.wallet.address)
+      const recipientAccount = Ids.evmAccountId(route.destinationNetworkId, shared.wallet.address)
       if (!eq(permit.recipientAccountId, recipientAccount)) add("permit.recipientAccountId is not the recipient's account id on the destination network", recipientAccount, permit.recipientAccountId)
     } catch (e) {
       add("the route's network ids are malformed", "bytes32", String((e as Error).message))

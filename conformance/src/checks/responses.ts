@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { failure, Fixtures } from "../Fixtures.ts"
+import { failure, Shared } from "../Shared.ts"
 import * as JsonText from "../JsonText.ts"
 import * as Operations from "../Operations.ts"
 import { Transport } from "../Transport.ts"
@@ -21,8 +21,8 @@ import type { Env } from "./common.ts"
  */
 const recorded = Effect.gen(function*() {
   const transport = yield* Transport
-  const fixtures = yield* Fixtures
-  const aggregator = yield* fixtures.aggregatorPresent.pipe(Effect.orElseSucceed(() => false))
+  const shared = yield* Shared
+  const aggregator = yield* shared.aggregatorPresent.pipe(Effect.orElseSucceed(() => false))
   return (yield* transport.exchanges).filter((e) =>
     e.response.status > 0 && e.request.method !== "OPTIONS" &&
     (aggregator || !(pathOf(e).startsWith("/v1/") || pathOf(e) === "/.well-known/svc-aggregator.json"))

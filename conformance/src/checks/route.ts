@@ -9,7 +9,7 @@ import { RouteDetailResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectStatus, failure, Fixtures, send } from "../Fixtures.ts"
+import { asObject, expectStatus, failure, Shared, send } from "../Shared.ts"
 import { type Env, firstDifference, sameJson } from "./common.ts"
 
 /** At most this many routes are fetched one by one. */
@@ -24,8 +24,8 @@ const equalsSigned = Check.make<Env>({
   title: "for each signed route, route detail answers 200 with the identical route (canonical JSON) and RouteMetrics",
   reference: "spec §4 getRouteDetail (the exact canonical active signed-feed route plus separate metrics)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const snapshot = yield* fixtures.feed
+    const shared = yield* Shared
+    const snapshot = yield* shared.feed
     if (snapshot.routes.length === 0) return yield* new Check.Skip({ reason: "the feed has no routes" })
     const c = Check.collector()
     for (const route of snapshot.routes.slice(0, MAX_ROUTES)) {
@@ -35,7 +35,7 @@ const equalsSigned = Check.make<Env>({
       const detail = asObject(body?.route)
       if (detail !== undefined && String(detail.dataVersion) !== snapshot.dataVersion) {
         // a publication happened: compare with the feed of the same version
-        const fresh = yield* fixtures.freshFeed
+        const fresh = yield* shared.freshFeed
         signed = fresh.routes.find((r) => String(r.routeId).toLowerCase() === String(route.routeId).toLowerCase())
         exchange = yield* send({ path: detailUrl(fresh.feed.routeDetailTemplate, String(route.routeId)) })
         body = asObject(Exchange.json(exchange))
@@ -58,8 +58,8 @@ const schema = Check.make<Env>({
   title: "route detail is a strict RouteDetailResponse (no unknown fields) with Cache-Control no-store",
   reference: "spec §2 RouteDetailResponse, RouteMetrics; docs/operations.md, HTTP rules of the solver interface (caching: route no-store)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const snapshot = yield* fixtures.feed
+    const shared = yield* Shared
+    const snapshot = yield* shared.feed
     const route = snapshot.routes[0]
     if (route === undefined) return yield* new Check.Skip({ reason: "the feed has no routes" })
     const exchange = yield* send({ path: detailUrl(snapshot.feed.routeDetailTemplate, String(route.routeId)) })
@@ -77,8 +77,8 @@ const notFound = Check.make<Env>({
   title: "an unknown routeId and a malformed one answer 404 ErrorResponse; the routeId's hex case does not matter",
   reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404, hex case-insensitive)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const snapshot = yield* fixtures.feed
+    const shared = yield* Shared
+    const snapshot = yield* shared.feed
     const c = Check.collector()
     for (const id of [`0x${"ab".repeat(32)}`, "0x1234", "not-a-route-id"]) {
       if (snapshot.routes.some((r) => String(r.routeId).toLowerCase() === id)) continue

@@ -10,7 +10,7 @@ import { SignedFeed, SseErrorEvent } from "@svc/protocol"
 import { Clock, Effect } from "effect"
 import * as Check from "../Check.ts"
 import type { Exchange } from "../Exchange.ts"
-import { asObject, failure, Fixtures } from "../Fixtures.ts"
+import { asObject, failure, Shared } from "../Shared.ts"
 import { Options } from "../RunOptions.ts"
 import type { SseEvent } from "../Sse.ts"
 import { Transport } from "../Transport.ts"
@@ -45,8 +45,8 @@ export const open = (lastEventId?: string) =>
 
 /** The current dataVersion by HTTP (read just before connecting). */
 const currentVersion = Effect.gen(function*() {
-  const fixtures = yield* Fixtures
-  const feed = yield* fixtures.freshFeed
+  const shared = yield* Shared
+  const feed = yield* shared.freshFeed
   return feed
 })
 
@@ -100,8 +100,8 @@ const firstFeedEvent = (handle: { readonly next: (ms: number) => Effect.Effect<S
 
 const expectCurrentFeed = (lastEventId: string | undefined, title: string) =>
   Effect.scoped(Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     const http = yield* currentVersion
     const handle = yield* open(lastEventId)
     const first = yield* firstFeedEvent(handle, yield* immediateMs)
@@ -276,8 +276,8 @@ const verified = Check.make<Env>({
   reference: "spec §6 (feed event: id = dataVersion, data SignedFeed); §5.5",
   run: Effect.gen(function*() {
     const transport = yield* Transport
-    const fixtures = yield* Fixtures
-    const authority = yield* fixtures.authority
+    const shared = yield* Shared
+    const authority = yield* shared.authority
     const streams = (yield* transport.exchanges).filter((e) => e.stream !== undefined)
     const c = Check.collector()
     let count = 0

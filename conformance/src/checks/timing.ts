@@ -13,7 +13,7 @@
 import { Clock, Effect, Option } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, failure, Fixtures, permitRequestFor, send } from "../Fixtures.ts"
+import { asObject, failure, Shared, permitRequestFor, send } from "../Shared.ts"
 import { Observer } from "../Observer.ts"
 import { Options, Triggers } from "../RunOptions.ts"
 import { type Env, firstDifference, nowSeconds, sameJson } from "./common.ts"
@@ -40,8 +40,8 @@ const newPublication = (than: string) =>
     const event = yield* observer.newer(BigInt(than), deadline)
     if (event !== undefined) return event
     // the stream pushed nothing: did a publication happen at all?
-    const fixtures = yield* Fixtures
-    const http = yield* fixtures.freshFeed
+    const shared = yield* Shared
+    const http = yield* shared.freshFeed
     if (BigInt(http.dataVersion) > BigInt(than)) return { missed: http.dataVersion }
     const problem = observer.problem()
     return yield* new Check.Inconclusive({
@@ -57,8 +57,8 @@ const etagChanges = Check.make<Env>({
   title: "after a new publication the previous ETag no longer revalidates: 200 with a new ETag and a newer dataVersion",
   reference: "spec §4 getSolverFeed (304 only while feedHash and dataVersion are unchanged)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
-    const first = yield* fixtures.feed
+    const shared = yield* Shared
+    const first = yield* shared.feed
     if (first.etag === undefined) return yield* new Check.Skip({ reason: "the feed has no ETag (see etag_weak_present)" })
     yield* newPublication(first.dataVersion)
     const exchange = yield* send({ path: "/api/v6/solver-feed", headers: { "if-none-match": first.etag } })
@@ -81,10 +81,10 @@ const streamPublication = Check.make<Env>({
   title: "a stream opened before a publication receives it as a verified feed event (id = the new dataVersion, same signedPayload as HTTP)",
   reference: "spec §6 rule 5 (every later confirmed publication is emitted); push-driven, no polling",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const observer = yield* Observer
-    const authority = yield* fixtures.authority
-    const first = yield* fixtures.feed
+    const authority = yield* shared.authority
+    const first = yield* shared.feed
     const pushed = yield* newPublication(first.dataVersion)
     const exchange = observer.exchange()!
     if ("missed" in pushed) {
@@ -93,7 +93,7 @@ const streamPublication = Check.make<Env>({
     const event = pushed
     const c = Check.collector()
     for (const p of feedEventProblems(event, authority, yield* nowSeconds)) c.add(failure(exchange, p.title, p.expected, p.actual))
-    const http = yield* fixtures.freshFeed
+    const http = yield* shared.freshFeed
     if (http.dataVersion === event.lastEventId) {
       const data = asObject(JSON.parse(event.data))
       if (!sameJson(data?.signedPayload, http.payload)) {
@@ -116,10 +116,10 @@ const quoteExpiry = Check.make<Env>({
   title: "once a route's validUntil has passed, a permit request for its quoteId answers 410",
   reference: "spec §3 (a quote that has expired -> 410); docs/protocol.md, Publication facts a verifier needs (the open rule, validity windows)",
   run: Effect.gen(function*() {
-    const fixtures = yield* Fixtures
+    const shared = yield* Shared
     const options = yield* Options
     const triggers = yield* Triggers
-    const route = yield* fixtures.openRoute
+    const route = yield* shared.openRoute
     const now = yield* nowSeconds
     const left = route.validUntil - now
     if (Option.isSome(triggers.advanceTime)) {
@@ -132,7 +132,7 @@ const quoteExpiry = Check.make<Env>({
         reason: `the quote expires at ${new Date(route.validUntil * 1000).toISOString()} (in ${left} s), beyond --timeout (${options.timeoutSeconds} s)`
       })
     }
-    const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", json: permitRequestFor(route, fixtures.wallet, fixtures.newKey()) })
+    const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", json: permitRequestFor(route, shared.wallet, shared.newKey()) })
     if (exchange.response.status !== 410) {
       return yield* Check.fail(failure(exchange, "a permit request for an expired quote is not 410", "410", Exchange.responseSummary(exchange)))
     }

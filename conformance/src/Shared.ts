@@ -1,7 +1,7 @@
 /**
- * Fixtures: the values many checks need (the manifest, the current feed, an
+ * Shared: the values many checks need (the manifest, the current feed, an
  * open route, an issued permit, whether the aggregator is deployed), each
- * fetched once per run and shared. A fixture that cannot be obtained makes the
+ * fetched once per run and shared. A value that cannot be obtained makes the
  * checks that need it skip with the reason (the check that owns the behaviour
  * reports the departure itself).
  *
@@ -63,12 +63,12 @@ export interface IssuedPermit {
 }
 
 /**
- * The fixtures of a run.
+ * The shared values of a run.
  *
  * @category services
  * @since 0.1.0
  */
-export class Fixtures extends Context.Service<Fixtures, {
+export class Shared extends Context.Service<Shared, {
   /** GET /.well-known/svc-solver.json: a 200 JSON object. */
   readonly manifest: Effect.Effect<{ readonly exchange: Exchange.Exchange; readonly value: Json }, Skip>
   /** The permit and feed authority: --signer, else the manifest's feedSigner. */
@@ -89,7 +89,7 @@ export class Fixtures extends Context.Service<Fixtures, {
   readonly newKey: () => string
   /** GET of a path, sent once per run (later calls return the same exchange). */
   readonly get: (path: string) => Effect.Effect<Exchange.Exchange, CheckFailed | Inconclusive>
-}>()("@svc/conformance/Fixtures") {}
+}>()("@svc/conformance/Shared") {}
 
 // ---------------------------------------------------------------------------
 // Helpers for checks
@@ -264,13 +264,13 @@ export const signRequest = <A extends PermitMessage.PermitRequestInput>(request:
 })
 
 /**
- * The fixtures layer.
+ * The shared-values layer.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Fixtures, never, Transport | Options> = Layer.effect(
-  Fixtures,
+export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effect(
+  Shared,
   Effect.gen(function*() {
     const transport = yield* Transport
     const options = yield* Options
@@ -334,7 +334,7 @@ export const layer: Layer.Layer<Fixtures, never, Transport | Options> = Layer.ef
         : Effect.gen(function*() {
           const route = yield* openRoute
           const request = signRequest(permitRequestFor(route, wallet, newKey()), wallet.key)
-          // any answer is the fixture: permit_create_201 judges it, the others skip without a permit
+          // any answer is the shared value: permit_create_201 judges it, the others skip without a permit
           const exchange = yield* prerequisite("POST /api/v6/execution-permits", provide(send({ method: "POST", path: "/api/v6/execution-permits", json: request })))
           return { route, request, exchange, body: asObject(Exchange.json(exchange)) ?? {} }
         })
@@ -345,7 +345,7 @@ export const layer: Layer.Layer<Fixtures, never, Transport | Options> = Layer.ef
       provide(Effect.map(send({ path: "/v1/health" }), (e) => e.response.status !== 404))
     ))
 
-    return Fixtures.of({
+    return Shared.of({
       manifest,
       authority,
       feed,
