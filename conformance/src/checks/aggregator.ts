@@ -1,7 +1,7 @@
 /**
  * The aggregator interface (`/v1`), when deployed: detected by `/v1/health`
  * (404 means absent: every check skips with that reason). Bodies are checked
- * against the schemas of @svc/core (schema/Aggregator.ts) and against the
+ * against the schemas of @svc/protocol (schema/Aggregator.ts) and against the
  * signed feed: quotes come from open routes, build stage 1 signs the solver's
  * permit request message, stage 2 returns the fillDirect transaction of a
  * verifiable permit.
