@@ -1,7 +1,9 @@
 /**
  * The verified feed stream: a fetch-based reader of `GET /api/v6/solver-feed/events`
- * (works in browsers and Node) that yields only verified feeds, in strictly
- * increasing dataVersion order.
+ * (`streamSolverFeed`; works in browsers and Node) that yields only verified
+ * feeds, in strictly increasing dataVersion order. The method, the success
+ * status and the error body come from the operation's declaration in the HTTP
+ * contract; the URL from the solver manifest.
  *
  * - Every `feed` event is verified like an HTTP feed (signed payload, signer,
  *   validity window). An event that fails is dropped, reported as `Rejected`,
@@ -23,7 +25,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Queue, Result, Stream } from "effect"
-import type { Discovery } from "./Discovery.ts"
+import type * as Manifests from "./Manifests.ts"
 import {
   type DiscoveryInvalid,
   FeedInvalid,
@@ -34,7 +36,8 @@ import {
   Timeout
 } from "./Errors.ts"
 import { type FeedFilter, normalizeFilter, type NormalizedFilter, type VerifiedFeed, verifyFeed } from "./Feed.ts"
-import { backoffDelay, type FetchFunction, refusal, sleepMillis } from "./internal/http.ts"
+import { backoffDelay, type FetchFunction, sleepMillis } from "./internal/http.ts"
+import { Operations, refusal } from "./internal/operations.ts"
 import { SseParser } from "./Sse.ts"
 
 /**
@@ -92,7 +95,7 @@ export type FeedStreamError = DiscoveryInvalid | InvalidInput | SvcClientError
  */
 export interface FeedStreamContext {
   readonly fetch: FetchFunction
-  readonly discover: Effect.Effect<Discovery, SvcClientError>
+  readonly discover: Effect.Effect<Manifests.Solver, SvcClientError>
   /** A verified HTTP snapshot of the feed. */
   readonly snapshot: (filter: NormalizedFilter) => Effect.Effect<VerifiedFeed, SvcClientError>
 }
@@ -104,6 +107,9 @@ interface Outcome {
   readonly error?: SvcClientError | undefined
   readonly snapshot: boolean
 }
+
+/** The operation of the contract the stream reads: its method, success status and error body. */
+const operation = Operations.streamSolverFeed
 
 const isPermanent = (error: SvcClientError): boolean => error._tag === "DiscoveryInvalid" || error._tag === "InvalidInput"
 
@@ -161,7 +167,7 @@ export const feedEvents = (
       })
 
       /** One connection, until it ends; resources are released when it does. */
-      const connect = (discovery: Discovery) =>
+      const connect = (discovery: Manifests.Solver) =>
         Effect.scoped(Effect.gen(function*() {
           const url = discovery.manifest.endpoints.solverFeedEvents
           const lastEventId = lastVersion?.toString()
@@ -173,24 +179,24 @@ export const feedEvents = (
           const headers: Record<string, string> = { accept: "text/event-stream" }
           if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
           const response = yield* Effect.tryPromise({
-            try: () => context.fetch(url, { method: "GET", headers, signal: controller.signal }),
-            catch: (cause) => new NetworkError({ method: "GET", url, reason: String((cause as Error)?.message ?? cause), cause })
+            try: () => context.fetch(url, { method: operation.method, headers, signal: controller.signal }),
+            catch: (cause) => new NetworkError({ method: operation.method, url, reason: String((cause as Error)?.message ?? cause), cause })
           }).pipe(Effect.result)
           if (Result.isFailure(response)) {
             return { _tag: "Ended", reason: "connection failed", error: response.failure, snapshot: false } satisfies Outcome
           }
           const res = response.success
-          if (res.status !== 200) {
+          if (!operation.successes.has(res.status)) {
             const text = yield* Effect.promise(() => res.text().catch(() => "")).pipe(
               Effect.timeoutOption(idleTimeoutMs),
               Effect.map((body) => body._tag === "Some" ? body.value : "")
             )
-            const error = refusal({ method: "GET", url, status: res.status, headers: res.headers, text })
+            const error = refusal(operation, { method: operation.method, url, status: res.status, headers: res.headers, text })
             return { _tag: "Ended", reason: `status ${res.status}`, error, snapshot: res.status === 503 } satisfies Outcome
           }
           const type = res.headers.get("content-type") ?? ""
           if (!/^text\/event-stream/i.test(type) || res.body === null) {
-            const error = new ResponseInvalid({ method: "GET", url, status: res.status, reason: `not an event stream (${type})` })
+            const error = new ResponseInvalid({ method: operation.method, url, status: res.status, reason: `not an event stream (${type})` })
             return { _tag: "Ended", reason: "not an event stream", error, snapshot: false } satisfies Outcome
           }
           const reader = res.body.getReader()
@@ -207,7 +213,8 @@ export const feedEvents = (
           while (true) {
             const read = yield* Effect.tryPromise({
               try: () => reader.read(),
-              catch: (cause) => new NetworkError({ method: "GET", url, reason: String((cause as Error)?.message ?? cause), cause })
+              catch: (cause) =>
+                new NetworkError({ method: operation.method, url, reason: String((cause as Error)?.message ?? cause), cause })
             }).pipe(Effect.timeoutOption(idleTimeoutMs), Effect.result)
             if (Result.isFailure(read)) {
               return { _tag: "Ended", reason: "connection broken", error: read.failure, snapshot: false } satisfies Outcome

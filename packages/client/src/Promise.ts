@@ -30,10 +30,10 @@ import type {
 } from "@svc/protocol/schema/Aggregator"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
 import { Cause, Effect, Exit, Option, Stream } from "effect"
-import type { AggregatorDiscovery, Discovery } from "./Discovery.ts"
 import { Aborted, isSvcClientError, type SvcClientError, UnexpectedError } from "./Errors.ts"
 import type { VerifiedFeed } from "./Feed.ts"
 import type { FeedStreamEvent, FeedStreamOptions } from "./FeedStream.ts"
+import type * as Manifests from "./Manifests.ts"
 import type { MessageSigner, PermitIntent, PreparedPermitRequest } from "./Permits.ts"
 import {
   type BuildTransactionInput,
@@ -93,8 +93,8 @@ export interface FeedSubscription extends AsyncIterable<VerifiedFeed> {
 export interface SvcPromiseClient {
   /** The same client as an Effect service value. */
   readonly effect: SvcClientShape
-  readonly discover: () => Promise<Discovery>
-  readonly refreshDiscovery: () => Promise<Discovery>
+  readonly discover: () => Promise<Manifests.Solver>
+  readonly refreshDiscovery: () => Promise<Manifests.Solver>
   readonly feed: (request?: FeedRequest) => Promise<VerifiedFeed>
   readonly route: (routeId: string) => Promise<VerifiedRoute>
   readonly subscribe: (options?: SubscribeOptions) => FeedSubscription
@@ -109,7 +109,7 @@ export interface SvcPromiseClient {
     ) => Promise<ExecutionPermitEnvelope>
   }
   readonly aggregator: {
-    readonly discover: () => Promise<AggregatorDiscovery>
+    readonly discover: () => Promise<Manifests.Aggregator>
     readonly chains: () => Promise<AggregatorChains>
     readonly tokens: (chainId?: number) => Promise<AggregatorTokens>
     readonly health: () => Promise<AggregatorHealth>

@@ -3,12 +3,14 @@
  *
  * - {@link createClient}: the Promise API;
  * - {@link SvcClient}: the same client as an Effect service (`SvcClient.layer(options)`);
- * - pure helpers: feed verification (`Feed.verifyFeed`), permit verification and
- *   the `fillDirect` transaction (`Permits`), the SSE parser (`Sse`);
+ * - pure helpers: manifest validation (`Manifests`), feed verification
+ *   (`Feed.verifyFeed`), permit verification and the `fillDirect` transaction
+ *   (`Permits`), the SSE parser (`Sse`);
  * - typed errors (`Errors`), one class per failure, each with a stable `code`.
  *
- * The entry imports only `@svc/protocol` (the browser-safe wire formats),
- * `effect` and `viem`; it uses fetch, TextDecoder and crypto.getRandomValues.
+ * The entry imports only `@svc/protocol` (the browser-safe wire formats and the
+ * HTTP contract), `effect` and `viem`; it uses fetch, TextDecoder and
+ * crypto.getRandomValues.
  *
  * @since 0.1.0
  */
@@ -17,13 +19,13 @@
 export * from "./Errors.ts"
 
 /** @since 0.1.0 */
-export * as Discovery from "./Discovery.ts"
-
-/** @since 0.1.0 */
 export * as Feed from "./Feed.ts"
 
 /** @since 0.1.0 */
 export * as FeedStream from "./FeedStream.ts"
+
+/** @since 0.1.0 */
+export * as Manifests from "./Manifests.ts"
 
 /** @since 0.1.0 */
 export * as Permits from "./Permits.ts"

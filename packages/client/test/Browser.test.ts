@@ -3,7 +3,8 @@
  * browser of `src/index.ts` resolves no Node built-in module anywhere in its
  * import graph (a plugin records every `node:*` or built-in id; vite would
  * otherwise replace them with an empty browser stub), and the sources import
- * only @svc/protocol, effect and viem.
+ * only @svc/protocol, effect (with its HttpApi module, through which the
+ * client reads the HTTP contract) and viem.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -61,7 +62,8 @@ describe("browser bundle", () => {
     )
     const external = [...new Set(specifiers.filter((s) => !s.startsWith(".")))].sort()
     for (const s of external) {
-      assert.match(s, /^(?:effect|viem|@svc\/protocol(?:\/schema\/[A-Za-z]+|\/[A-Za-z]+)?)$/, s)
+      // effect/http-api: the contract's reflection (internal/operations.ts), already imported by @svc/protocol/Api
+      assert.match(s, /^(?:effect(?:\/http-api)?|viem|@svc\/protocol(?:\/schema\/[A-Za-z]+|\/[A-Za-z]+)?)$/, s)
     }
     // the engine (@svc/core: stores, publisher, WebAssembly hashing) is never pulled in
     assert.isFalse(external.some((s) => s.startsWith("@svc/core")), external.join(","))

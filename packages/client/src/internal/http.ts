@@ -1,17 +1,28 @@
 /**
  * fetch-based HTTP for the client (browser-safe): one request as an Effect with
- * typed failures, JSON bodies, server refusals mapped to HttpError /
- * RefreshQuote, backoff with jitter, and retries of idempotent requests. Internal.
+ * typed failures, JSON bodies, the fields of a server refusal, backoff with
+ * jitter, and retries of idempotent requests. Which answer is a success and how
+ * a refusal is typed is decided per operation (`operations.ts`). Internal.
+ *
+ * @since 0.1.0
  */
 import { Duration, Effect, Random, Schema } from "effect"
-import { HttpError, NetworkError, RefreshQuote, ResponseInvalid, type ServerRefusal } from "../Errors.ts"
+import { HttpError, NetworkError, ResponseInvalid, type ServerRefusal } from "../Errors.ts"
 
 /**
  * The fetch function the client uses (the global one unless injected).
+ *
+ * @category models
+ * @since 0.1.0
  */
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>
 
-/** A response whose body has been read as text. */
+/**
+ * A response whose body has been read as text.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface HttpResponse {
   readonly method: string
   readonly url: string
@@ -31,12 +42,18 @@ const describe = (error: unknown): string => {
 
 /**
  * The fetch to call: the injected one, else the global fetch at call time.
+ *
+ * @category constructors
+ * @since 0.1.0
  */
 export const resolveFetch = (injected: FetchFunction | undefined): FetchFunction =>
   injected ?? ((input, init) => globalThis.fetch(input, init))
 
 /**
  * Sends a request and reads the whole body as text. Interruption aborts it.
+ *
+ * @category request
+ * @since 0.1.0
  */
 export const send = (
   fetch: FetchFunction,
@@ -57,6 +74,9 @@ export const send = (
 
 /**
  * The JSON body of a response.
+ *
+ * @category decoding
+ * @since 0.1.0
  */
 export const json = (response: HttpResponse): Effect.Effect<unknown, ResponseInvalid> =>
   Effect.try({
@@ -73,6 +93,9 @@ export const json = (response: HttpResponse): Effect.Effect<unknown, ResponseInv
 /**
  * Decodes a successful body with a resource schema (unknown keys are ignored:
  * a newer server may add fields).
+ *
+ * @category decoding
+ * @since 0.1.0
  */
 export const decode = <S extends Schema.Decoder<unknown>>(schema: S) => {
   const run = Schema.decodeUnknownEffect(schema)
@@ -91,6 +114,9 @@ export const decode = <S extends Schema.Decoder<unknown>>(schema: S) => {
 
 /**
  * Reads `Retry-After` (delta-seconds) or a body's `retryAfterSeconds`.
+ *
+ * @category headers
+ * @since 0.1.0
  */
 export const retryAfterSecondsOf = (headers: Headers, body: unknown): number | null => {
   const header = headers.get("retry-after")
@@ -101,13 +127,28 @@ export const retryAfterSecondsOf = (headers: Headers, body: unknown): number | n
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const refusalFields = (response: HttpResponse): ServerRefusal => {
-  let body: unknown
+/**
+ * The JSON value of a text, or `undefined` when it is not JSON.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const parseJson = (text: string): unknown => {
   try {
-    body = JSON.parse(response.text)
+    return JSON.parse(text) as unknown
   } catch {
-    body = undefined
+    return undefined
   }
+}
+
+/**
+ * The fields of a refused request, read from its (parsed) body and headers.
+ * Lenient: anything missing or of the wrong type is null or empty.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const refusalFields = (response: HttpResponse, body: unknown): ServerRefusal => {
   const record = isRecord(body) ? body : {}
   const strings = (value: unknown): ReadonlyArray<string> =>
     Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
@@ -126,22 +167,10 @@ const refusalFields = (response: HttpResponse): ServerRefusal => {
 }
 
 /**
- * The typed error of a refused solver request: the server's code and reason
- * codes kept.
- */
-export const refusal = (response: HttpResponse): HttpError => new HttpError(refusalFields(response))
-
-/**
- * The typed error of a refused aggregator request: `action: REFRESH_QUOTE`
- * gives RefreshQuote, anything else HttpError (with action and retryable).
- */
-export const aggregatorRefusal = (response: HttpResponse): HttpError | RefreshQuote => {
-  const fields = refusalFields(response)
-  return fields.action === "REFRESH_QUOTE" ? new RefreshQuote(fields) : new HttpError(fields)
-}
-
-/**
  * Reconnection and retry delays.
+ *
+ * @category models
+ * @since 0.1.0
  */
 export interface BackoffPolicy {
   /** First delay, ms. */
@@ -154,6 +183,9 @@ export interface BackoffPolicy {
  * The delay before attempt `failures + 1`: `initial * 2^(failures - 1)`, capped,
  * with "equal jitter" (uniform in [d/2, d]) so that many clients do not
  * reconnect in step.
+ *
+ * @category request
+ * @since 0.1.0
  */
 export const backoffDelay = (policy: BackoffPolicy, failures: number): Effect.Effect<number> =>
   Effect.map(Random.next, (r) => {
@@ -164,11 +196,17 @@ export const backoffDelay = (policy: BackoffPolicy, failures: number): Effect.Ef
 
 /**
  * Sleeps for a number of milliseconds (on the Effect clock).
+ *
+ * @category request
+ * @since 0.1.0
  */
 export const sleepMillis = (ms: number): Effect.Effect<void> => Effect.sleep(Duration.millis(Math.max(0, ms)))
 
 /**
  * Retries of an idempotent request.
+ *
+ * @category models
+ * @since 0.1.0
  */
 export interface RetryPolicy extends BackoffPolicy {
   /** Attempts in total (the first one included). */
@@ -181,6 +219,9 @@ export interface RetryPolicy extends BackoffPolicy {
  * Whether an idempotent request may be repeated after this failure: network
  * errors (the request may or may not have arrived), 409 IDEMPOTENCY_IN_PROGRESS,
  * 429, 502, 503 and 504. Anything else is final.
+ *
+ * @category request
+ * @since 0.1.0
  */
 export const isTransient = (error: unknown): boolean => {
   if (error instanceof NetworkError) return true
@@ -195,6 +236,9 @@ export const isTransient = (error: unknown): boolean => {
  * Runs `attempt` until it succeeds, fails with a non-transient error, or the
  * attempts run out. The caller guarantees that `attempt` sends the identical
  * request every time. Retry-After is honoured.
+ *
+ * @category request
+ * @since 0.1.0
  */
 export const retryTransient = <A, E>(
   attempt: Effect.Effect<A, E>,

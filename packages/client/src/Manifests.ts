@@ -1,15 +1,22 @@
 /**
- * Discovery: the solver manifest (`/.well-known/svc-solver.json`) and the
- * aggregator manifest (`/.well-known/svc-aggregator.json`), validated. Every
- * endpoint the client calls comes from them, never from string templates.
+ * The client's view of the discovery manifests: the solver manifest
+ * (`/.well-known/svc-solver.json`) and the aggregator manifest
+ * (`/.well-known/svc-aggregator.json`), validated. Every endpoint the client
+ * calls comes from them, never from string templates of its own.
+ *
+ * A manifest is decoded with the body schema the HTTP contract declares for it
+ * (`getSolverManifest`, `aggregator_manifest` in `@svc/protocol/Api`), then
+ * checked: every endpoint an http(s) URL, and the feed signer the pinned one
+ * when a signer is pinned.
  *
  * @since 0.1.0
  */
-import { AggregatorManifest } from "@svc/protocol/schema/Aggregator"
-import { SolverDiscovery } from "@svc/protocol/schema/Discovery"
+import type { AggregatorManifest } from "@svc/protocol/schema/Aggregator"
+import type { SolverDiscovery } from "@svc/protocol/schema/Discovery"
 import { Result, Schema } from "effect"
 import { getAddress } from "viem"
 import { DiscoveryInvalid } from "./Errors.ts"
+import { bodySchema, Operations } from "./internal/operations.ts"
 
 /**
  * A validated solver manifest.
@@ -17,7 +24,7 @@ import { DiscoveryInvalid } from "./Errors.ts"
  * @category models
  * @since 0.1.0
  */
-export interface Discovery {
+export interface Solver {
   /** Where the manifest was read. */
   readonly url: string
   readonly manifest: SolverDiscovery
@@ -31,15 +38,16 @@ export interface Discovery {
  * @category models
  * @since 0.1.0
  */
-export interface AggregatorDiscovery {
+export interface Aggregator {
+  /** Where the manifest was read. */
   readonly url: string
   readonly manifest: AggregatorManifest
   /** The permit authority: the pinned signer, or the manifest's feedSigner (EIP-55). */
   readonly expectedSigner: string
 }
 
-const decodeSolver = Schema.decodeUnknownResult(SolverDiscovery)
-const decodeAggregator = Schema.decodeUnknownResult(AggregatorManifest)
+const decodeSolver = Schema.decodeUnknownResult(bodySchema(Operations.getSolverManifest, 200))
+const decodeAggregator = Schema.decodeUnknownResult(bodySchema(Operations.aggregator_manifest, 200))
 
 const firstLines = (message: string) => message.split("\n").slice(0, 3).join(" ")
 
@@ -65,7 +73,7 @@ const expected = (url: string, declared: string, pinned: string | undefined): Re
  * @category decoding
  * @since 0.1.0
  */
-export const solverDiscovery = (url: string, body: unknown, pinnedSigner?: string): Result.Result<Discovery, DiscoveryInvalid> => {
+export const validateSolver = (url: string, body: unknown, pinnedSigner?: string): Result.Result<Solver, DiscoveryInvalid> => {
   const decoded = decodeSolver(body, { errors: "first" })
   if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
   const manifest = decoded.success
@@ -80,11 +88,11 @@ export const solverDiscovery = (url: string, body: unknown, pinnedSigner?: strin
  * @category decoding
  * @since 0.1.0
  */
-export const aggregatorDiscovery = (
+export const validateAggregator = (
   url: string,
   body: unknown,
   pinnedSigner?: string
-): Result.Result<AggregatorDiscovery, DiscoveryInvalid> => {
+): Result.Result<Aggregator, DiscoveryInvalid> => {
   const decoded = decodeAggregator(body, { errors: "first" })
   if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
   const manifest = decoded.success
