@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
-import { Effect, Layer, Redacted, Result, Schema } from "effect"
+import { Effect, Layer, Redacted, Result, Schema, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as Aggregator from "../src/Aggregator.ts"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
@@ -563,4 +563,33 @@ describe("server secret", () => {
       const error = yield* Effect.flip(Layer.build(Aggregator.layerSecret(Redacted.make("short"))).pipe(Effect.scoped))
       assert.strictEqual(error._tag, "ServerSecretUnavailable")
     }))
+})
+
+describe("tracing", () => {
+  it.effect("every operation runs in a span named after it", () =>
+    Effect.gen(function*() {
+      const names: Array<string> = []
+      const recording = Tracer.make({
+        span(options) {
+          names.push(options.name)
+          return Tracer.nativeTracer.span(options)
+        }
+      })
+      const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.withTracer(recording))
+      const aggregator = yield* Aggregator.Aggregator
+      const q = yield* traced(aggregator.quote(baseToBsc("5000000")))
+      yield* traced(aggregator.build({ quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-span-0001" }))
+      yield* traced(aggregator.status({ by: "quoteToken", value: q.quoteToken }))
+      yield* traced(aggregator.chains)
+      yield* traced(aggregator.tokens(8453))
+      yield* traced(aggregator.health)
+      assert.deepStrictEqual(names.filter((n) => n.startsWith("Aggregator.")), [
+        "Aggregator.quote",
+        "Aggregator.build",
+        "Aggregator.status",
+        "Aggregator.chains",
+        "Aggregator.tokens",
+        "Aggregator.health"
+      ])
+    }).pipe(Effect.provide(makeAggregator())))
 })
