@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "conformance/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // two cores: keep one worker per core
