@@ -179,7 +179,7 @@ export const make = <R>(definition: CheckDefinition<R>): Check<R> => {
 /**
  * Fails the check with one failure.
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> => Effect.fail(new CheckFailed({ failures: [failure] }))
@@ -188,7 +188,7 @@ export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> => Eff
  * Collects failures and fails at the end when there are any (for checks that
  * verify many items and should report every departure, not only the first).
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const collector = () => {
@@ -208,7 +208,7 @@ export const collector = () => {
 /**
  * Renders a value for `expected`/`actual` (truncated).
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const show = (value: unknown, max = 300): string => {
@@ -220,7 +220,7 @@ export const show = (value: unknown, max = 300): string => {
  * The schema issues of a value against a schema decoded strictly (unknown keys
  * rejected), as lines `path: message`; empty when it decodes.
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const schemaIssues = (schema: Schema.Decoder<unknown>, value: unknown): ReadonlyArray<string> => {
@@ -232,7 +232,7 @@ export const schemaIssues = (schema: Schema.Decoder<unknown>, value: unknown): R
 /**
  * Fails unless the value decodes strictly.
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const expectSchema = <S extends Schema.Decoder<unknown>>(
@@ -254,7 +254,7 @@ export const expectSchema = <S extends Schema.Decoder<unknown>>(
 /**
  * The identifier of a schema, for messages.
  *
- * @category failing
+ * @category errors
  * @since 0.1.0
  */
 export const schemaName = (schema: Schema.Decoder<unknown>): string => {

@@ -131,7 +131,7 @@ const sharedFlags = {
 /**
  * The text of `svc conformance list`.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const listText = (checks: ReadonlyArray<Check> = Registry.all): string =>
@@ -143,7 +143,7 @@ export const listText = (checks: ReadonlyArray<Check> = Registry.all): string =>
 /**
  * The command tree.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Output = stdout) => {

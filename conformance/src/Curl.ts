@@ -24,7 +24,7 @@ export interface CurlRequest {
 /**
  * Quotes a string for a POSIX shell.
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const shellQuote = (s: string): string => /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
@@ -37,7 +37,7 @@ const PAD_RUN = 256
  * a body ending in a long run of spaces (the 32 KiB limit checks) is generated
  * with `printf` and piped, so the line stays short and the byte count exact.
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const command = (request: CurlRequest): string => {

@@ -72,7 +72,7 @@ const parsed = new WeakMap<Exchange, { readonly ok: boolean; readonly value: unk
 /**
  * The response body parsed as JSON, or undefined when it is not JSON.
  *
- * @category accessors
+ * @category operations
  * @since 0.1.0
  */
 export const json = (exchange: Exchange): unknown => {
@@ -91,7 +91,7 @@ export const json = (exchange: Exchange): unknown => {
 /**
  * Whether the body parses as JSON.
  *
- * @category accessors
+ * @category operations
  * @since 0.1.0
  */
 export const isJson = (exchange: Exchange): boolean => {
@@ -102,7 +102,7 @@ export const isJson = (exchange: Exchange): boolean => {
 /**
  * The curl command reproducing the request.
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const curl = (exchange: Exchange): string =>
@@ -117,7 +117,7 @@ export const curl = (exchange: Exchange): string =>
 /**
  * A short description: `GET /api/v6/solver-feed -> 200`.
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const describe = (exchange: Exchange): string => {
@@ -129,7 +129,7 @@ export const describe = (exchange: Exchange): string => {
  * The response as a short text for reports: status, the headers that matter,
  * and the body (truncated).
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const responseSummary = (exchange: Exchange, maxBody = 600): string => {

@@ -32,7 +32,7 @@ const keyPath = (path: string, key: string) =>
 /**
  * Whether a JSON number literal denotes a value of magnitude above 2^53 - 1.
  *
- * @category inspection
+ * @category validation
  * @since 0.1.0
  */
 export const isUnsafeNumberLiteral = (literal: string): boolean => {
@@ -45,7 +45,7 @@ export const isUnsafeNumberLiteral = (literal: string): boolean => {
 /**
  * Scans a JSON text. Returns undefined when the text is not JSON.
  *
- * @category inspection
+ * @category validation
  * @since 0.1.0
  */
 export const scan = (text: string): ReadonlyArray<JsonFinding> | undefined => {

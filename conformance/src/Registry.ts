@@ -37,7 +37,7 @@ export const make = (checks: ReadonlyArray<Check>): ReadonlyArray<Check> => {
 /**
  * Every check of the harness.
  *
- * @category registry
+ * @category running
  * @since 0.1.0
  */
 export const all: ReadonlyArray<Check> = make([
@@ -58,7 +58,7 @@ export const all: ReadonlyArray<Check> = make([
 /**
  * A check by name.
  *
- * @category registry
+ * @category running
  * @since 0.1.0
  */
 export const find = (name: string): Check | undefined => all.find((c) => c.name === name)

@@ -40,7 +40,7 @@ const countsText = (c: Counts) =>
 /**
  * The summary table of a report.
  *
- * @category console
+ * @category running
  * @since 0.1.0
  */
 export const summaryTable = (report: Report): string => {
@@ -59,7 +59,7 @@ const indent = (text: string, by: string) => text.split("\n").map((l) => by + l)
  * The failure section of a report: for each failed check, every failure with
  * expected, actual and the curl reproduction.
  *
- * @category console
+ * @category running
  * @since 0.1.0
  */
 export const failureText = (results: ReadonlyArray<CheckResult>, color = false): string => {
@@ -83,7 +83,7 @@ export const failureText = (results: ReadonlyArray<CheckResult>, color = false):
 /**
  * The console reporter.
  *
- * @category reporters
+ * @category running
  * @since 0.1.0
  */
 export const consoleReporter = (options: ConsoleOptions): Reporter => {
@@ -168,7 +168,7 @@ const xml = (s: string) =>
  * The JUnit XML of a report: one testsuite per group, one testcase per check;
  * inconclusive and skipped checks are `<skipped>` with their reason.
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const junit = (report: Report): string => {
@@ -197,7 +197,7 @@ export const junit = (report: Report): string => {
 /**
  * Parses `--report junit=PATH,json=PATH,ndjson=PATH`.
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const parseTargets = (text: string): { readonly targets: ReportTargets } | { readonly error: string } => {
@@ -218,7 +218,7 @@ export const parseTargets = (text: string): { readonly targets: ReportTargets } 
  * The file reporters of the targets: NDJSON lines as events happen, JUnit and
  * JSON at the end of the run. Parent folders are created.
  *
- * @category reporters
+ * @category running
  * @since 0.1.0
  */
 export const fileReporters = (targets: ReportTargets) =>

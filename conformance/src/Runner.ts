@@ -49,7 +49,7 @@ export interface PlanEntry {
 /**
  * Names in `--only`/`--skip` that are neither a group nor a check.
  *
- * @category selection
+ * @category running
  * @since 0.1.0
  */
 export const unknownSelectors = (checks: ReadonlyArray<Check>, selectors: ReadonlyArray<string>): ReadonlyArray<string> =>
@@ -58,7 +58,7 @@ export const unknownSelectors = (checks: ReadonlyArray<Check>, selectors: Readon
 /**
  * Selects the checks of a run, in run order (group order, then registry order).
  *
- * @category selection
+ * @category running
  * @since 0.1.0
  */
 export const plan = (checks: ReadonlyArray<Check>, options: Pick<RunOptions, "only" | "skip" | "readOnly">): ReadonlyArray<PlanEntry> => {
@@ -142,7 +142,7 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
 /**
  * The reported form of the options.
  *
- * @category reporting
+ * @category running
  * @since 0.1.0
  */
 export const reportedOptions = (options: RunOptions, wallet: string): ReportedOptions => ({

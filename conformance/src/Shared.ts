@@ -23,7 +23,7 @@ type Json = Record<string, unknown>
 /**
  * A JSON object (or undefined).
  *
- * @category accessors
+ * @category operations
  * @since 0.1.0
  */
 export const asObject = (u: unknown): Json | undefined =>
@@ -108,7 +108,7 @@ const pseudoExchange = (request: { method: string; url: string; headers: Readonl
 /**
  * Sends a request; no response is a failure, a persistent 429 inconclusive.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const send = (request: Request): Effect.Effect<Exchange.Exchange, CheckFailed | Inconclusive, Transport> =>
@@ -128,7 +128,7 @@ export const send = (request: Request): Effect.Effect<Exchange.Exchange, CheckFa
 /**
  * Fails unless the exchange has one of the statuses.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const expectStatus = (
@@ -149,7 +149,7 @@ export const expectStatus = (
 /**
  * The JSON body of an exchange, failing when it is not JSON.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const expectJson = (exchange: Exchange.Exchange): Effect.Effect<unknown, CheckFailed> =>
@@ -160,7 +160,7 @@ export const expectJson = (exchange: Exchange.Exchange): Effect.Effect<unknown, 
 /**
  * A failure about an exchange.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const failure = (exchange: Exchange.Exchange | undefined, title: string, expected: string, actual: string): Failure => ({
@@ -173,7 +173,7 @@ export const failure = (exchange: Exchange.Exchange | undefined, title: string, 
 /**
  * Turns a failed prerequisite into a skip of the current check.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const prerequisite = <A, R>(what: string, effect: Effect.Effect<A, CheckFailed | Inconclusive | Skip, R>) =>
@@ -187,7 +187,7 @@ export const prerequisite = <A, R>(what: string, effect: Effect.Effect<A, CheckF
 /**
  * Random bytes as 0x-hex.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const randomHex = (bytes: number): `0x${string}` =>
@@ -234,7 +234,7 @@ export type PermitBody = PermitMessage.PermitRequestInput & {
  * The permit request body for a route: minimumFillInRaw, the wallet as payer
  * and recipient, standard DIRECT, a fresh key.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const permitRequestFor = (
@@ -255,7 +255,7 @@ export const permitRequestFor = (
 /**
  * Signs a permit request (EIP-191 over the locally built message).
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const signRequest = <A extends PermitMessage.PermitRequestInput>(request: A, key: `0x${string}`) => ({

@@ -124,7 +124,7 @@ const lowerHeaders = (headers: Headers): Record<string, string> => {
 /**
  * Seconds to wait for a Retry-After value (delta-seconds or an HTTP date).
  *
- * @category rate limiting
+ * @category http
  * @since 0.1.0
  */
 export const retryAfterSeconds = (value: string | undefined, nowMs: number): number | undefined => {

@@ -464,7 +464,7 @@ const statusQueries = Check.make<Env>({
 /**
  * The aggregator checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [health, manifest, chainsTokens, quote, stage1, stage2, statusLookups, quoteErrors, statusQueries]

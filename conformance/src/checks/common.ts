@@ -38,7 +38,7 @@ export type Json = Record<string, unknown>
 /**
  * A document fetched once per run: 200 and a JSON object.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const document = (path: string) =>
@@ -55,7 +55,7 @@ export const document = (path: string) =>
 /**
  * A document that must decode strictly.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const strictDocument = <S extends Schema.Decoder<unknown>>(path: string, schema: S) =>
@@ -68,7 +68,7 @@ export const strictDocument = <S extends Schema.Decoder<unknown>>(path: string, 
 /**
  * Canonical JSON equality (key order ignored, arrays in order).
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const sameJson = (a: unknown, b: unknown): boolean => {
@@ -81,7 +81,7 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
 /**
  * The first path where two JSON values differ (for messages).
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const firstDifference = (a: unknown, b: unknown, path = "$"): string | undefined => {
@@ -109,7 +109,7 @@ export const firstDifference = (a: unknown, b: unknown, path = "$"): string | un
 /**
  * An address in EIP-55 form, or undefined when it is not an address.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const checksum = (value: unknown): string | undefined => {
@@ -120,7 +120,7 @@ export const checksum = (value: unknown): string | undefined => {
 /**
  * Whether two addresses are equal (case-insensitive).
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const sameAddress = (a: unknown, b: unknown): boolean =>
@@ -130,7 +130,7 @@ export const sameAddress = (a: unknown, b: unknown): boolean =>
  * Verifies a SignedFeed-like object: the recomputed hash, the recovered signer
  * against the authority, the validity window against `now`.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const verifyFeed = (feed: Json, authority: string, nowSeconds: number) => {
@@ -176,7 +176,7 @@ export const CLOCK_SKEW_SECONDS = 5
  * Now in Unix seconds (from the Clock, so that in-process runs share the
  * deployment's clock).
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const nowSeconds = Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (ms) => Math.floor(ms / 1000))
@@ -184,7 +184,7 @@ export const nowSeconds = Effect.map(Effect.clockWith((c) => c.currentTimeMillis
 /**
  * An absolute URL's path, or undefined.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const pathOf = (url: unknown): string | undefined => {

@@ -434,7 +434,7 @@ const interfaceIds = Check.make<Env>({
 /**
  * The discovery checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [

@@ -108,7 +108,7 @@ const filterDistinct = Check.make<Env>({
 /**
  * The etag checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [present, notModified, filterDistinct]

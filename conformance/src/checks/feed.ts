@@ -427,7 +427,7 @@ const compression = Check.make<Env>({
 /**
  * The feed checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [

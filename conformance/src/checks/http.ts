@@ -136,7 +136,7 @@ const notJson = Check.make<Env>({
 /**
  * The http checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [unknownPath, wrongMethod, cors, documentCache, notJson]

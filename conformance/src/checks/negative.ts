@@ -38,7 +38,7 @@ export interface Verdict {
  * What a refused malformed input of the solver interface must look like: a
  * documented 4xx of the operation with a strict ErrorResponse.
  *
- * @category judging
+ * @category testing
  * @since 0.1.0
  */
 export const judge = (exchange: Exchange, statuses: ReadonlyArray<number>): Verdict => {
@@ -116,7 +116,7 @@ const hexString = (length: number) => fc.string({ unit: fc.constantFrom(...hexCh
 /**
  * JSON values that are not strings.
  *
- * @category generators
+ * @category testing
  * @since 0.1.0
  */
 export const notAString = fc.oneof(
@@ -130,7 +130,7 @@ export const notAString = fc.oneof(
 /**
  * Strings that are not Bytes32.
  *
- * @category generators
+ * @category testing
  * @since 0.1.0
  */
 export const badBytes32 = fc.oneof(
@@ -158,7 +158,7 @@ const badStandard = fc.constantFrom("", "-DIRECT", "DIR ECT", "x".repeat(65), "D
 /**
  * Strings that are not addresses (or carry a wrong EIP-55 checksum).
  *
- * @category generators
+ * @category testing
  * @since 0.1.0
  */
 export const badAddress = fc.oneof(
@@ -442,7 +442,7 @@ const eventsQuery = Check.make<Env>({
 /**
  * The negative checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [requestMessageBodies, createBodies, feedQuery, routePath, fillPath, unsafeIntegers, eventsQuery]

@@ -83,7 +83,7 @@ const operationsPresent = Check.make<Env>({
 /**
  * The openapi checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [valid31, operationsPresent]

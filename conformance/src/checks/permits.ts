@@ -441,7 +441,7 @@ const status = Check.make<Env>({
 /**
  * The permit checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [

@@ -176,7 +176,7 @@ const dynamicCaching = Check.make<Env>({
 /**
  * The run-wide checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [noUnknownFields, integers, statuses, serverErrors, dynamicCaching]

@@ -102,7 +102,7 @@ const notFound = Check.make<Env>({
 /**
  * The route checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [equalsSigned, schema, notFound]

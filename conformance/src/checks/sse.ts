@@ -22,7 +22,7 @@ const UINT = /^(?:0|[1-9][0-9]*)$/
 /**
  * Opens the stream (scoped); a transport failure or a non-stream answer fails the check.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const open = (lastEventId?: string) =>
@@ -60,7 +60,7 @@ const describeEvent = (e: SseEvent | undefined) =>
 /**
  * The problems of one feed event: id = dataVersion, strict schema, verification.
  *
- * @category helpers
+ * @category operations
  * @since 0.1.0
  */
 export const feedEventProblems = (event: SseEvent, authority: string, now: number) => {
@@ -301,7 +301,7 @@ const verified = Check.make<Env>({
 /**
  * The sse checks.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [contentType, initial, older, equal, invalid, newer, noReplay, names, verified]

@@ -142,7 +142,7 @@ const quoteExpiry = Check.make<Env>({
 /**
  * The timing checks (the quote expiry last: in process it moves the clock).
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checks = [etagChanges, streamPublication, quoteExpiry]

@@ -130,7 +130,7 @@ const expire = Command.make("expire", {}, () =>
 /**
  * `svc admin`.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const admin = Command.make("admin").pipe(

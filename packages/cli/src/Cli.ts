@@ -89,7 +89,7 @@ const conformance = Conformance.makeCommand({
 /**
  * The root command.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const svc = Command.make("svc").pipe(

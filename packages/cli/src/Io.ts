@@ -31,7 +31,7 @@ export class Invalid extends Data.TaggedError("Invalid")<{ readonly message: str
 /**
  * Reads the input text: the file at `path`, or stdin when the path is absent or `-`.
  *
- * @category input
+ * @category running
  * @since 0.1.0
  */
 export const readInput = (path: Option.Option<string>): Effect.Effect<string, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
@@ -53,7 +53,7 @@ export const readInput = (path: Option.Option<string>): Effect.Effect<string, Ba
 /**
  * Reads and parses the JSON input.
  *
- * @category input
+ * @category running
  * @since 0.1.0
  */
 export const readJson = (path: Option.Option<string>) =>
@@ -66,7 +66,7 @@ export const readJson = (path: Option.Option<string>) =>
 /**
  * Writes one JSON value and LF to stdout.
  *
- * @category output
+ * @category running
  * @since 0.1.0
  */
 export const writeJson = (value: unknown) => writeText(`${JSON.stringify(value)}\n`)
@@ -74,7 +74,7 @@ export const writeJson = (value: unknown) => writeText(`${JSON.stringify(value)}
 /**
  * Writes text to stdout as is.
  *
- * @category output
+ * @category running
  * @since 0.1.0
  */
 export const writeText = (text: string) =>

@@ -56,7 +56,7 @@ const FAMILY = /^[A-Z0-9]{2,16}$/
 /**
  * "my-chain" -> "MyChain".
  *
- * @category naming
+ * @category operations
  * @since 0.1.0
  */
 export const pascalCase = (name: string): string =>
@@ -71,7 +71,7 @@ const templates = (dir: string): ReadonlyArray<string> =>
 /**
  * The files of a connector package (pure but for reading the templates).
  *
- * @category scaffold
+ * @category running
  * @since 0.1.0
  */
 export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> => {
@@ -100,7 +100,7 @@ export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> =
  * Writes a connector package into `dir` (which must not exist yet) and returns
  * the paths written.
  *
- * @category scaffold
+ * @category running
  * @since 0.1.0
  */
 export const write = (dir: string, options: ScaffoldOptions) =>
@@ -140,7 +140,7 @@ const workspaceRoot = (from: string) =>
 /**
  * The `new-connector` command.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const newConnector = Command.make("new-connector", {

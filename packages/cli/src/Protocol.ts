@@ -41,7 +41,7 @@ const wrap = <A>(f: () => A): A => {
 /**
  * `svc canonical`: the canonical JSON text of the input, as a JSON string.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const canonical = (input: unknown): string => wrap(() => CanonicalJson.stringify(input))
@@ -55,7 +55,7 @@ const feedOf = (input: unknown): unknown =>
  * response (its signedPayload). Only the schema constant and the routes array are
  * checked, so any well-formed payload hashes.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const feedHash = (input: unknown): { readonly feedHash: string } =>
@@ -68,7 +68,7 @@ export const feedHash = (input: unknown): { readonly feedHash: string } =>
 /**
  * `svc verify-feed`: the seven verification fields of a feed (or feed response).
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const verifyFeed = (
@@ -87,7 +87,7 @@ export const verifyFeed = (
 /**
  * `svc permit-message`: the permit request message of a request.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const permitMessage = (input: unknown): string =>
@@ -119,7 +119,7 @@ const strictPermit = (permit: unknown): ExecutionPermit => {
  * `svc permit-digest`: `{ permitDigest }` of an ExecutionPermit (or of the permit
  * inside an envelope or a permit response).
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const permitDigest = (input: unknown): { readonly permitDigest: string } =>
@@ -130,7 +130,7 @@ export const permitDigest = (input: unknown): { readonly permitDigest: string } 
  * permitSignature)` of an ExecutionPermitEnvelope (or `{ permit, permitSignature }`,
  * or a permit response).
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const encodePermit = (input: unknown): { readonly payload: string } =>
@@ -155,7 +155,7 @@ const networkOf = (input: Record<string, unknown>): string =>
 /**
  * The kinds `svc ids` derives, with their input fields.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const ID_KINDS = {
@@ -230,7 +230,7 @@ const deriveOne = (input: unknown): Record<string, string> => {
  * `svc ids`: derives identifiers. The input is one request object with a `kind`
  * (see {@link ID_KINDS}) or an array of them; the output has the same shape.
  *
- * @category commands
+ * @category running
  * @since 0.1.0
  */
 export const ids = (input: unknown): unknown =>

@@ -107,7 +107,7 @@ const CHAIN_ID = /^[1-9][0-9]{0,77}$/
 /**
  * Validates and normalises a filter.
  *
- * @category filters
+ * @category validation
  * @since 0.1.0
  */
 export const normalizeFilter = (filter: FeedFilter | undefined): Result.Result<NormalizedFilter, InvalidInput> => {
@@ -129,7 +129,7 @@ export const normalizeFilter = (filter: FeedFilter | undefined): Result.Result<N
 /**
  * The query string of a filter (`?sourceChainId=...`), empty without one.
  *
- * @category filters
+ * @category validation
  * @since 0.1.0
  */
 export const filterQuery = (filter: NormalizedFilter): string => {
@@ -142,7 +142,7 @@ export const filterQuery = (filter: NormalizedFilter): string => {
 /**
  * Whether a signed route passes a filter (both parts must match when both are given).
  *
- * @category filters
+ * @category validation
  * @since 0.1.0
  */
 export const matchesFilter = (route: Route, filter: NormalizedFilter): boolean =>
@@ -177,7 +177,7 @@ const NO_FILTER: NormalizedFilter = { sourceChainId: undefined, sourceNetworkId:
  * raw object (only `signedPayload` is hashed), then the schema, then the routes
  * from the signed payload.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const verifyFeed = (raw: unknown, options: VerifyFeedOptions): Result.Result<VerifiedFeed, FeedVerificationError> => {
@@ -233,7 +233,7 @@ export const verifyFeed = (raw: unknown, options: VerifyFeedOptions): Result.Res
 /**
  * Whether a feed is still inside its validity window at `now` (seconds).
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const isCurrent = (feed: Pick<VerifiedFeed, "generatedAt" | "validUntil">, now: number): boolean =>
@@ -242,7 +242,7 @@ export const isCurrent = (feed: Pick<VerifiedFeed, "generatedAt" | "validUntil">
 /**
  * Finds a signed route by quoteId (case-insensitive).
  *
- * @category routes
+ * @category identifiers
  * @since 0.1.0
  */
 export const routeByQuoteId = (feed: Pick<VerifiedFeed, "signedPayload">, quoteId: string): Route | undefined => {
@@ -253,7 +253,7 @@ export const routeByQuoteId = (feed: Pick<VerifiedFeed, "signedPayload">, quoteI
 /**
  * Finds a signed route by routeId (case-insensitive).
  *
- * @category routes
+ * @category identifiers
  * @since 0.1.0
  */
 export const routeByRouteId = (feed: Pick<VerifiedFeed, "signedPayload">, routeId: string): Route | undefined => {

@@ -116,7 +116,7 @@ const isPermanent = (error: SvcClientError): boolean => error._tag === "Discover
 /**
  * The stream of feeds and diagnostics.
  *
- * @category streams
+ * @category http
  * @since 0.1.0
  */
 export const feedEvents = (
@@ -290,7 +290,7 @@ export const feedEvents = (
 /**
  * Only the verified feeds of {@link feedEvents}.
  *
- * @category streams
+ * @category http
  * @since 0.1.0
  */
 export const feeds = (context: FeedStreamContext, options?: FeedStreamOptions): Stream.Stream<VerifiedFeed, FeedStreamError> =>

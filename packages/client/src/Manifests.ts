@@ -70,7 +70,7 @@ const expected = (url: string, declared: string, pinned: string | undefined): Re
 /**
  * Validates a solver manifest body.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const validateSolver = (url: string, body: unknown, pinnedSigner?: string): Result.Result<Solver, DiscoveryInvalid> => {
@@ -85,7 +85,7 @@ export const validateSolver = (url: string, body: unknown, pinnedSigner?: string
 /**
  * Validates an aggregator manifest body.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const validateAggregator = (
@@ -105,7 +105,7 @@ export const validateAggregator = (
  * Fills a `{name}` template of the manifest (`routeDetailTemplate`,
  * `permitStatusTemplate`) with a path-safe value.
  *
- * @category endpoints
+ * @category http
  * @since 0.1.0
  */
 export const fillTemplate = (template: string, name: string, value: string): string =>
@@ -116,7 +116,7 @@ export const fillTemplate = (template: string, name: string, value: string): str
  * `https://solver.example/.well-known/svc-solver.json` and
  * `.../svc-aggregator.json`; a path prefix is kept).
  *
- * @category endpoints
+ * @category http
  * @since 0.1.0
  */
 export const wellKnown = (base: string, document: "svc-solver.json" | "svc-aggregator.json"): string =>

@@ -75,7 +75,7 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 /**
  * A fresh idempotency key: `svc-` and 32 random hex digits (CSPRNG).
  *
- * @category idempotency
+ * @category identifiers
  * @since 0.1.0
  */
 export const newIdempotencyKey = (): string => {
@@ -93,7 +93,7 @@ const requestInvalid = (error: unknown): PermitRequestInvalid =>
  * Normalises a request that has its idempotency key and builds its message with
  * the core's builder (byte-identical to the server's request-message answer).
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const prepare = (
@@ -111,7 +111,7 @@ export const prepare = (
 /**
  * Signs a message with a signer; the result must be a 65-byte hex signature.
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const signWith = (signer: MessageSigner, message: string): Effect.Effect<Hex, SigningFailed> =>
@@ -131,7 +131,7 @@ export const signWith = (signer: MessageSigner, message: string): Effect.Effect<
  * before anything is sent. Account-form payers prove ownership with their
  * connector's format and are not checked here.
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const checkRequestSignature = (
@@ -163,7 +163,7 @@ export const checkRequestSignature = (
  * identity fields, as the upstream SDKs send) plus the signature. Built once and
  * sent unchanged on every retry.
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const createBody = (prepared: PreparedPermitRequest, requestSignature: string): string =>
@@ -172,7 +172,7 @@ export const createBody = (prepared: PreparedPermitRequest, requestSignature: st
 /**
  * The request-message body (no signature).
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const messageBody = (prepared: PreparedPermitRequest): string => JSON.stringify(prepared.request)
@@ -239,7 +239,7 @@ const same = (a: unknown, b: unknown): boolean =>
 /**
  * Every reason a permit envelope fails its expectation (empty when it passes).
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const permitProblems = (envelope: ExecutionPermitEnvelope, expect: PermitExpectation): Array<string> => {
@@ -313,7 +313,7 @@ export const permitProblems = (envelope: ExecutionPermitEnvelope, expect: Permit
 /**
  * Verifies a permit envelope against its expectation.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const verifyPermit = (envelope: ExecutionPermitEnvelope, expect: PermitExpectation): Result.Result<void, PermitInvalid> => {
@@ -358,7 +358,7 @@ export interface FillDirectTransaction {
  * Builds the `fillDirect` transaction of a permit envelope (an EVM source side
  * is required).
  *
- * @category transactions
+ * @category onchain
  * @since 0.1.0
  */
 export const fillDirectTransaction = (envelope: ExecutionPermitEnvelope): Result.Result<FillDirectTransaction, PermitInvalid> => {
@@ -391,7 +391,7 @@ export const fillDirectTransaction = (envelope: ExecutionPermitEnvelope): Result
 /**
  * Terminal permit states (PAID, EXPIRED, FAILED).
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const TERMINAL_STATES: ReadonlySet<string> = new Set(["PAID", "EXPIRED", "FAILED"])
@@ -399,7 +399,7 @@ export const TERMINAL_STATES: ReadonlySet<string> = new Set(["PAID", "EXPIRED", 
 /**
  * Whether a permit state is terminal.
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const isTerminalState = (state: string): boolean => TERMINAL_STATES.has(state)

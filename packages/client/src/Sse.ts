@@ -36,7 +36,7 @@ export type SseItem =
  * The parser state. Feed it decoded text with {@link SseParser.push}; it
  * returns the items completed by that text.
  *
- * @category parsing
+ * @category encoding
  * @since 0.1.0
  */
 export class SseParser {

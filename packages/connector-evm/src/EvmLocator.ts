@@ -32,7 +32,7 @@ const refuse = (code: string, message: string) => Result.fail(new Connector.Conn
  * The lowercase form of an address input, checking an EIP-55 checksum when the
  * input is mixed case.
  *
- * @category addresses
+ * @category identifiers
  * @since 0.1.0
  */
 export const parseAddress = (value: unknown): Result.Result<Hex, Connector.ConnectorError> => {
@@ -47,7 +47,7 @@ export const parseAddress = (value: unknown): Result.Result<Hex, Connector.Conne
 /**
  * The canonical locator of an account input (`"0x..."` or `{"native": "0x..."}`).
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const parse = (input: unknown): Result.Result<Locator, Connector.ConnectorError> => {
@@ -61,7 +61,7 @@ export const parse = (input: unknown): Result.Result<Locator, Connector.Connecto
 /**
  * The EIP-55 address of a canonical locator.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const render = (locator: Locator): string => getAddress(String(locator.native))
@@ -69,7 +69,7 @@ export const render = (locator: Locator): string => getAddress(String(locator.na
 /**
  * The EIP-55 address of a locator, or null when it is not an EVM locator.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const address = (locator: Locator): Hex | null =>
@@ -78,7 +78,7 @@ export const address = (locator: Locator): Hex | null =>
 /**
  * The 32-byte account reference of a locator: the address left-padded.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const reference = (locator: Locator): Result.Result<Hex, Connector.ConnectorError> =>
@@ -89,7 +89,7 @@ export const reference = (locator: Locator): Result.Result<Hex, Connector.Connec
 /**
  * The network reference of a chain id: the chain id as a 32-byte integer.
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const networkReference = (chainId: string): Result.Result<Hex, Connector.ConnectorError> => {
@@ -102,7 +102,7 @@ export const networkReference = (chainId: string): Result.Result<Hex, Connector.
 /**
  * The asset of a token input (`"0x..."` or `{"chainId", "token"}` on this chain).
  *
- * @category assets
+ * @category identifiers
  * @since 0.1.0
  */
 export const parseAsset = (

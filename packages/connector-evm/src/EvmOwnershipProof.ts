@@ -61,7 +61,7 @@ export interface EvmProof {
  * Verifies an EOA proof offline: the signer recovered from the EIP-191 digest
  * of the message is the address.
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const verifyEoa = (input: Omit<EvmProof, "chainId">): Result.Result<void, Connector.ConnectorError> => {
@@ -79,7 +79,7 @@ export const verifyEoa = (input: Omit<EvmProof, "chainId">): Result.Result<void,
  * Whether a proof can only come from a smart-contract account: an ERC-6492 or
  * ERC-8010 wrapped signature, or a signature that is not 65 bytes.
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const isContractProof = (proof: Hex): boolean =>
@@ -89,7 +89,7 @@ export const isContractProof = (proof: Hex): boolean =>
  * Whether an ERC-6492 wrapped signature is strictly encoded (re-encoding its
  * parts gives the same bytes: no dirty padding, no trailing data).
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const isCanonical6492 = (proof: Hex): boolean => {
@@ -107,7 +107,7 @@ export const isCanonical6492 = (proof: Hex): boolean => {
  * Verifies a proof: offline for EOAs, through `client` (when given) for
  * smart-contract accounts.
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const verify = (

@@ -28,7 +28,7 @@ const invalid = (message: string) => new Connector.PluginError({ message: `SVC_R
  * refusing unknown keys, non-EVM networks and non-http(s) URLs. Error messages
  * never contain the URLs (they may carry API keys).
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const rpcUrlsByChainId = (
@@ -62,7 +62,7 @@ const settings = Config.all({
 /**
  * The EVM connector plug-in.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const plugin: Connector.Plugin = Connector.plugin(

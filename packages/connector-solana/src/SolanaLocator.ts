@@ -39,7 +39,7 @@ const toHex = (bytes: Uint8Array): Hex => {
  * The 32 bytes of a canonical base58 key, or undefined (not base58, not 32
  * bytes, or not the canonical spelling).
  *
- * @category base58
+ * @category encoding
  * @since 0.1.0
  */
 export const decodeKey = (text: unknown): Uint8Array | undefined => {
@@ -55,7 +55,7 @@ export const decodeKey = (text: unknown): Uint8Array | undefined => {
 /**
  * The base58 spelling of 32 bytes.
  *
- * @category base58
+ * @category encoding
  * @since 0.1.0
  */
 export const encodeKey = (bytes: Uint8Array): string => base58.encode(bytes)
@@ -63,7 +63,7 @@ export const encodeKey = (bytes: Uint8Array): string => base58.encode(bytes)
 /**
  * The canonical locator of a public key input (`"<base58>"` or `{"native": "<base58>"}`).
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const parse = (input: unknown): Result.Result<Locator, Connector.ConnectorError> => {
@@ -80,7 +80,7 @@ export const parse = (input: unknown): Result.Result<Locator, Connector.Connecto
 /**
  * The native rendering of a canonical locator: the base58 key.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const render = (locator: Locator): string => String(locator.native)
@@ -88,7 +88,7 @@ export const render = (locator: Locator): string => String(locator.native)
 /**
  * The 32-byte account reference of a locator: the public key.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const reference = (locator: Locator): Result.Result<Hex, Connector.ConnectorError> => {
@@ -99,7 +99,7 @@ export const reference = (locator: Locator): Result.Result<Hex, Connector.Connec
 /**
  * The network reference of a cluster: keccak256(utf8(genesisHash)).
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const networkReference = (genesisHash: string): Result.Result<Hex, Connector.ConnectorError> =>
@@ -110,7 +110,7 @@ export const networkReference = (genesisHash: string): Result.Result<Hex, Connec
 /**
  * The asset of a mint input (`"<base58 mint>"` or `{"mint": "<base58 mint>"}`).
  *
- * @category assets
+ * @category identifiers
  * @since 0.1.0
  */
 export const parseAsset = (input: unknown): Result.Result<Connector.AssetBinding, Connector.ConnectorError> => {

@@ -38,7 +38,7 @@ export const VM_TYPE = Ids.SOLANA_VM_TYPE
 /**
  * networkId of a cluster by its genesis hash (mainnet-beta by default).
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const networkId = (genesisHash: string = GENESIS["mainnet-beta"]) => Ids.solanaNetworkId(genesisHash)

@@ -24,7 +24,7 @@ const refuse = (code: string, message: string) => new Connector.ConnectorError({
 /**
  * The 64 signature bytes of a proof (base58, or 0x-prefixed hex).
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const decodeProof = (proof: unknown): Result.Result<Uint8Array, Connector.ConnectorError> => {
@@ -51,7 +51,7 @@ export const decodeProof = (proof: unknown): Result.Result<Uint8Array, Connector
  * Verifies that `proof` is the signature by `publicKey` (base58) over the UTF-8
  * bytes of `message`.
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const verify = (publicKey: string, message: string, proof: string): Effect.Effect<void, Connector.ConnectorError> =>
@@ -75,7 +75,7 @@ export const verify = (publicKey: string, message: string, proof: string): Effec
  * Signs a message as a Solana wallet does (client side and tests): the base58
  * ed25519 signature of its UTF-8 bytes by a 32-byte secret key (seed).
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const sign = (message: string, secretKey: Uint8Array): string =>
@@ -84,7 +84,7 @@ export const sign = (message: string, secretKey: Uint8Array): string =>
 /**
  * The base58 public key of a 32-byte secret key (seed).
  *
- * @category proofs
+ * @category crypto
  * @since 0.1.0
  */
 export const publicKeyOf = (secretKey: Uint8Array): string => base58.encode(ed25519.getPublicKey(secretKey))

@@ -19,7 +19,7 @@ export const NAME = "@svc/connector-solana"
 /**
  * The Solana connector plug-in.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const plugin: Connector.Plugin = Connector.plugin(NAME, () => Effect.sync(SolanaConnector.make))

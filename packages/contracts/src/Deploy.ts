@@ -154,7 +154,7 @@ export interface PlannedContract {
 /**
  * The CREATE2 address of `initCode` deployed with `salt` by `factory`.
  *
- * @category create2
+ * @category onchain
  * @since 0.1.0
  */
 export const create2Address = (initCode: Hex, salt: Hex, factory: Hex = CREATE2_FACTORY): Hex =>
@@ -164,7 +164,7 @@ export const create2Address = (initCode: Hex, salt: Hex, factory: Hex = CREATE2_
  * The CREATE2 plan of the system for a config: each contract's salt, init code,
  * init code hash and address (no RPC).
  *
- * @category create2
+ * @category onchain
  * @since 0.1.0
  */
 export const planSystem = (config: SystemConfig, factory: Hex = CREATE2_FACTORY): { readonly [K in SystemContract]: PlannedContract } => {
@@ -210,7 +210,7 @@ export const planSystem = (config: SystemConfig, factory: Hex = CREATE2_FACTORY)
 /**
  * The six addresses a config deploys to (no RPC).
  *
- * @category create2
+ * @category onchain
  * @since 0.1.0
  */
 export const predictAddresses = (config: SystemConfig, factory: Hex = CREATE2_FACTORY): SystemAddresses => {
@@ -292,7 +292,7 @@ const hasCode = (code: Hex | undefined): boolean => code !== undefined && code !
  *
  * @throws {DeployError} when the factory is missing, the transaction reverts or no
  * code appears at the predicted address.
- * @category create2
+ * @category onchain
  * @since 0.1.0
  */
 export const deployCreate2 = async (
@@ -351,7 +351,7 @@ export interface SystemDeployment {
  * starts enabled; register and activate routes on the registry afterwards.
  *
  * @throws {DeployError}
- * @category deploy
+ * @category onchain
  * @since 0.1.0
  */
 export const deploySvcSystem = async (
@@ -419,7 +419,7 @@ const deployPlain = async (
  * minter). Returns the EIP-55 address.
  *
  * @throws {DeployError}
- * @category deploy
+ * @category onchain
  * @since 0.1.0
  */
 export const deployToken = (
@@ -437,7 +437,7 @@ export const deployToken = (
  * wallet's account is its owner). Returns the EIP-55 address.
  *
  * @throws {DeployError}
- * @category deploy
+ * @category onchain
  * @since 0.1.0
  */
 export const deployPriceFeed = (
@@ -464,7 +464,7 @@ export const deployPriceFeed = (
  * a runtime code hash).
  *
  * @throws {DeployError} when there is no code.
- * @category code hashes
+ * @category onchain
  * @since 0.1.0
  */
 export const runtimeCodeHash = async (publicClient: Pick<DeployReader, "getCode">, address: Hex): Promise<Hex> => {
@@ -477,7 +477,7 @@ export const runtimeCodeHash = async (publicClient: Pick<DeployReader, "getCode"
  * The runtime code hashes of the six system contracts as compiled. The contracts have
  * no immutables, so every deployment's code hash equals these, whatever the config.
  *
- * @category code hashes
+ * @category onchain
  * @since 0.1.0
  */
 export const expectedRuntimeCodeHashes = (): SystemAddresses => ({
@@ -493,7 +493,7 @@ export const expectedRuntimeCodeHashes = (): SystemAddresses => ({
  * The runtime code hashes read from a chain, for each system address.
  *
  * @throws {DeployError} when an address has no code.
- * @category code hashes
+ * @category onchain
  * @since 0.1.0
  */
 export const readRuntimeCodeHashes = async (publicClient: Pick<DeployReader, "getCode">, addresses: SystemAddresses): Promise<SystemAddresses> => ({

@@ -74,7 +74,7 @@ export const PERMIT_TYPES = {
  * The EIP-712 domain of a router: chainId and verifyingContract are the permit's
  * sourceChainId and sourceRouter.
  *
- * @category eip712
+ * @category crypto
  * @since 0.1.0
  */
 export const permitDomain = (chainId: bigint | number, router: Hex) => ({
@@ -88,7 +88,7 @@ export const permitDomain = (chainId: bigint | number, router: Hex) => ({
  * The typed data of a permit, for viem's `hashTypedData` (the permitDigest) or
  * `signTypedData`.
  *
- * @category eip712
+ * @category crypto
  * @since 0.1.0
  */
 export const permitTypedData = (permit: ExecutionPermit): TypedDataDefinition<typeof PERMIT_TYPES, "ExecutionPermit"> =>
@@ -121,7 +121,7 @@ export const encodeFillDirect = (permit: ExecutionPermit, signature: Hex): Hex =
  * The names `previewFillDirect` can report, in the order the router checks them.
  * Each is also the name of the custom error `fillDirect` reverts with.
  *
- * @category preview
+ * @category onchain
  * @since 0.1.0
  */
 export const PREVIEW_REASONS = [
@@ -143,7 +143,7 @@ export const PREVIEW_REASONS = [
 /**
  * A name of {@link PREVIEW_REASONS}.
  *
- * @category preview
+ * @category onchain
  * @since 0.1.0
  */
 export type PreviewReason = (typeof PREVIEW_REASONS)[number]
@@ -151,7 +151,7 @@ export type PreviewReason = (typeof PREVIEW_REASONS)[number]
 /**
  * The bytes32 `reason` of a preview failure: the name as left-aligned ASCII, zero-padded.
  *
- * @category preview
+ * @category onchain
  * @since 0.1.0
  */
 export const previewReasonCode = (reason: PreviewReason): Hex => stringToHex(reason, { size: 32 })
@@ -160,7 +160,7 @@ export const previewReasonCode = (reason: PreviewReason): Hex => stringToHex(rea
  * The name behind a bytes32 `reason` of `previewFillDirect` (`""` for the zero
  * word of a valid permit).
  *
- * @category preview
+ * @category onchain
  * @since 0.1.0
  */
 export const decodePreviewReason = (reason: Hex): string => hexToString(reason, { size: 32 }).replace(/\0+$/, "")

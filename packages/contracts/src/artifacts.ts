@@ -12,7 +12,7 @@
 /**
  * The compiler and settings every artifact was built with.
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const COMPILER = {
@@ -42,7 +42,7 @@ export const COMPILER = {
 /**
  * keccak256 of the Solidity sources concatenated in file-name order.
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_HASH = "0x3bd8bcba597a3d718ba8d5b8685d1f686a8720974d99df664b0e5c85e171b852" as const
@@ -50,7 +50,7 @@ export const SOURCE_HASH = "0x3bd8bcba597a3d718ba8d5b8685d1f686a8720974d99df664b
 /**
  * keccak256 of the standard JSON input (`artifacts/standard-json-input.json`).
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const STANDARD_JSON_INPUT_HASH = "0x36af1852fe73c06f64076596fe82021a8deac15ebbda1fa05e207ee3863ee0c1" as const
@@ -58,7 +58,7 @@ export const STANDARD_JSON_INPUT_HASH = "0x36af1852fe73c06f64076596fe82021a8deac
 /**
  * SvcMainnetRouterV6: The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcMainnetRouterV6 = {
@@ -1297,7 +1297,7 @@ export const SvcMainnetRouterV6 = {
 /**
  * SvcVaultV6: The solver's vault: holds source fills and pays out on the destination chain, once per fillId (`payout`).
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcVaultV6 = {
@@ -1633,7 +1633,7 @@ export const SvcVaultV6 = {
 /**
  * SvcMainnetRegistryV6: The route registry: routes, their execution generation and status, and local asset addresses.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcMainnetRegistryV6 = {
@@ -2198,7 +2198,7 @@ export const SvcMainnetRegistryV6 = {
 /**
  * SvcSolverDiscoveryV6: The on-chain discovery facade: `discoveryURI`, `isLive`, `systemState` and the registry's routes.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcSolverDiscoveryV6 = {
@@ -2455,7 +2455,7 @@ export const SvcSolverDiscoveryV6 = {
 /**
  * SvcERC7683ModuleV6: The ERC-7683 resolver module: resolves a standard payload into the `fillDirect` call.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcERC7683ModuleV6 = {
@@ -2684,7 +2684,7 @@ export const SvcERC7683ModuleV6 = {
 /**
  * SvcOIFModuleV6: The OIF description module: `describeMandate` of a standard payload; not executable.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcOIFModuleV6 = {
@@ -2925,7 +2925,7 @@ export const SvcOIFModuleV6 = {
 /**
  * SvcTestToken: A minimal owner-mintable ERC-20 for tests and the devnet.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcTestToken = {
@@ -3316,7 +3316,7 @@ export const SvcTestToken = {
 /**
  * SvcPriceFeed: A Chainlink-style AggregatorV3 price feed whose rounds the owner writes, for tests and the devnet.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const SvcPriceFeed = {

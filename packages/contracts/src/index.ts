@@ -13,7 +13,7 @@
 /**
  * The compiled contracts (ABI `as const`, bytecode, runtime code hash) and the compiler settings.
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export * as Artifacts from "./artifacts.ts"
@@ -21,7 +21,7 @@ export * as Artifacts from "./artifacts.ts"
 /**
  * CREATE2 salts, address prediction and deployment helpers.
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export * as Deploy from "./Deploy.ts"
@@ -29,7 +29,7 @@ export * as Deploy from "./Deploy.ts"
 /**
  * The permit's viem type, EIP-712 typed data, payload encodings and preview reasons.
  *
- * @category permits
+ * @category onchain
  * @since 0.1.0
  */
 export * as Permit from "./Permit.ts"

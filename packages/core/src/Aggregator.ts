@@ -121,7 +121,7 @@ export class ServerSecret extends Context.Service<ServerSecret, {
 /**
  * Shortest accepted server secret, characters.
  *
- * @category secret
+ * @category layers
  * @since 0.1.0
  */
 export const MIN_SECRET_LENGTH = 32
@@ -129,7 +129,7 @@ export const MIN_SECRET_LENGTH = 32
 /**
  * The file name of the generated secret in the data directory.
  *
- * @category secret
+ * @category layers
  * @since 0.1.0
  */
 export const SERVER_SECRET_FILE = "server.secret"
@@ -142,7 +142,7 @@ const secretOf = (secret: string): Result.Result<ServerSecret["Service"], Server
 /**
  * A configured secret (`SVC_SERVER_SECRET`), at least 32 characters.
  *
- * @category secret
+ * @category layers
  * @since 0.1.0
  */
 export const layerSecret = (secret: Redacted.Redacted<string>): Layer.Layer<ServerSecret, ServerSecretUnavailable> =>
@@ -158,7 +158,7 @@ const randomHex = (bytes: number): string => {
  * A random secret held in memory for the life of the process (embedding and
  * tests: quote tokens do not survive a restart).
  *
- * @category secret
+ * @category layers
  * @since 0.1.0
  */
 export const layerSecretRandom: Layer.Layer<ServerSecret> = Layer.sync(
@@ -170,7 +170,7 @@ export const layerSecretRandom: Layer.Layer<ServerSecret> = Layer.sync(
  * A secret generated once into `<dataDir>/server.secret` (64 hex digits, mode
  * 0600) and read from there on later starts. Never logged.
  *
- * @category secret
+ * @category layers
  * @since 0.1.0
  */
 export const layerSecretDevelopment = (
@@ -211,7 +211,7 @@ export const layerSecretDevelopment = (
 /**
  * The domain line of the quote token preimage.
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export { QUOTE_TOKEN_DOMAIN } from "./internal/aggregator/quoteToken.ts"
@@ -220,7 +220,7 @@ export { QUOTE_TOKEN_DOMAIN } from "./internal/aggregator/quoteToken.ts"
  * The quote token of a quote: HMAC-SHA256(key, `SVC_AGGREGATOR_QUOTE_TOKEN_V1` LF
  * canonical JSON of the quote without quoteToken), lowercase hex.
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export { quoteTokenOf } from "./internal/aggregator/quoteToken.ts"
@@ -355,7 +355,7 @@ export class Aggregator extends Context.Service<Aggregator, AggregatorShape>()("
  * quoteId, userAddress, quoteToken, well formed (else 400 INVALID_REQUEST).
  * Unknown or repeated parameters are refused by the caller.
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export { statusLookupOf } from "./internal/aggregator/status.ts"
@@ -363,7 +363,7 @@ export { statusLookupOf } from "./internal/aggregator/status.ts"
 /**
  * A priced candidate route of a quote.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export type { Candidate } from "./internal/aggregator/quoting.ts"
@@ -372,7 +372,7 @@ export type { Candidate } from "./internal/aggregator/quoting.ts"
  * Orders candidates best first: highest amountOut, then lowest publicationRank,
  * then lowest routeId.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export { rankCandidates } from "./internal/aggregator/quoting.ts"

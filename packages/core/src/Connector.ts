@@ -189,7 +189,7 @@ export const Connector: Context.Service<Connector, Connector> = Context.Service<
 /**
  * networkId of a native network reference: keccak256(abi.encode(vmType, networkReference(native))).
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const networkIdOf = (connector: Connector, native: string): Result.Result<Hex, ConnectorError> =>
@@ -199,7 +199,7 @@ export const networkIdOf = (connector: Connector, native: string): Result.Result
  * accountId of a canonical locator on a network: keccak256(abi.encode(networkId,
  * accountReference)).
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const accountIdOf = (connector: Connector, networkId: Hex, locator: Locator): Result.Result<Hex, ConnectorError> =>
@@ -208,7 +208,7 @@ export const accountIdOf = (connector: Connector, networkId: Hex, locator: Locat
 /**
  * The asset of an input on a network with its assetId.
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const assetOf = (
@@ -221,7 +221,7 @@ export const assetOf = (
 /**
  * True when two locators have the same canonical JSON.
  *
- * @category locators
+ * @category identifiers
  * @since 0.1.0
  */
 export const sameLocator = (a: Locator, b: Locator): boolean => CanonicalJson.stringify(a) === CanonicalJson.stringify(b)
@@ -389,7 +389,7 @@ export const registryFromLayers = <E, R>(
  * networks of the catalog (key, family, native reference), so that it can map its
  * own settings (for example RPC URLs by network key) to them.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export interface PluginContext {
@@ -407,7 +407,7 @@ export interface PluginContext {
  * example). The message names the setting; it is shown as a one-line start-up
  * error and never carries secret values.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export class PluginError extends Data.TaggedError("ConnectorPluginError")<{ readonly message: string }> {}
@@ -424,7 +424,7 @@ export class PluginError extends Data.TaggedError("ConnectorPluginError")<{ read
  * export default Connector.plugin("@acme/svc-connector-zeta", () => Effect.succeed(ZetaConnector.make()))
  * ```
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export interface Plugin {
@@ -438,7 +438,7 @@ export interface Plugin {
 /**
  * Declares a plug-in.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const plugin = (name: string, register: Plugin["register"]): Plugin => ({ _tag: "ConnectorPlugin", name, register })
@@ -446,7 +446,7 @@ export const plugin = (name: string, register: Plugin["register"]): Plugin => ({
 /**
  * Whether a value (a package's default export) is a plug-in.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const isPlugin = (u: unknown): u is Plugin =>
@@ -456,7 +456,7 @@ export const isPlugin = (u: unknown): u is Plugin =>
 /**
  * The registrations of a plug-in.
  *
- * @category plugins
+ * @category running
  * @since 0.1.0
  */
 export const registrationsOf = (

@@ -59,7 +59,7 @@ export const layer = (
 /**
  * The shortlist of a publication's routes from their evidence.
  *
- * @category shortlist
+ * @category operations
  * @since 0.1.0
  */
 export const shortlist = (

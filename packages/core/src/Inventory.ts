@@ -40,7 +40,7 @@ export class Inventory extends Context.Service<Inventory, {
 /**
  * The published snapshot of a balance.
  *
- * @category snapshots
+ * @category operations
  * @since 0.1.0
  */
 export const snapshotOf = (balance: InventoryBalance, now: number): InventorySnapshot => {

@@ -46,7 +46,7 @@ export const TERMINAL: ReadonlySet<PermitState> = new Set(["PAID", "EXPIRED", "F
 /**
  * Whether a state is terminal.
  *
- * @category predicates
+ * @category validation
  * @since 0.1.0
  */
 export const isTerminal = (state: PermitState): boolean => TERMINAL.has(state)
@@ -64,7 +64,7 @@ const NEXT: Record<PermitState, ReadonlyArray<PermitState>> = {
 /**
  * Whether `from -> to` is an allowed transition.
  *
- * @category predicates
+ * @category validation
  * @since 0.1.0
  */
 export const canTransition = (from: PermitState, to: PermitState): boolean => NEXT[from].includes(to)

@@ -40,7 +40,7 @@ export interface OpenQuote {
  * The reason of a publication that cannot be served: the operator's pause, or no
  * valid publication.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const publicationReason = (e: PublicationUnavailable): PublicationClosed | Unavailable =>
@@ -51,7 +51,7 @@ export const publicationReason = (e: PublicationUnavailable): PublicationClosed 
 /**
  * Why a route is not open (never empty).
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const closedCodes = (route: Route, catalogRoute: CatalogRoute, now: number): ReadonlyArray<QuoteClosedCode> => {
@@ -77,7 +77,7 @@ export const closedCodes = (route: Route, catalogRoute: CatalogRoute, now: numbe
 /**
  * The route of a quote in a publication, when it is open at `now` (Unix seconds).
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const openQuote = (publication: Publication, quoteId: string, now: number): Result.Result<OpenQuote, QuoteNotOpen> => {
@@ -98,7 +98,7 @@ const SUPPORTED_STANDARDS: ReadonlySet<string> = new Set(PermitMessage.SUPPORTED
  * The amount of a request, checked against the protocol range and the route's
  * limits, and its standard against the supported ones.
  *
- * @category checks
+ * @category testing
  * @since 0.1.0
  */
 export const checkAmount = (

@@ -62,7 +62,7 @@ export interface PermitInput {
  * identities, the amounts and the validity window. A non-EVM side's local
  * bindings are the zero address and chain id "0".
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildPermit = (input: PermitInput): ExecutionPermit => {
@@ -128,7 +128,7 @@ export interface EnvelopeInput {
  * direct execution (`fillDirect` on the source router, one transaction) and the
  * pricing evidence of the fresh quote.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildEnvelope = (input: EnvelopeInput): ExecutionPermitEnvelope => {
@@ -184,7 +184,7 @@ export const buildEnvelope = (input: EnvelopeInput): ExecutionPermitEnvelope => 
  * Whether a built envelope passes its own schema (an envelope that does not is
  * never stored or served).
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const checkEnvelope = (envelope: ExecutionPermitEnvelope): Result.Result<ExecutionPermitEnvelope, Schema.SchemaError> =>
@@ -193,7 +193,7 @@ export const checkEnvelope = (envelope: ExecutionPermitEnvelope): Result.Result<
 /**
  * What the store keeps of a new permit.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const recordOf = (input: {
@@ -233,7 +233,7 @@ export const recordOf = (input: {
  * state and transaction hashes. A stored envelope that no longer decodes is a
  * defect (the store is a boundary; it is never served).
  *
- * @category envelopes
+ * @category constructors
  * @since 0.1.0
  */
 export const envelopeOf = (record: PermitRecord): ExecutionPermitEnvelope => {

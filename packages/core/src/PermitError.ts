@@ -31,7 +31,7 @@ const literalsOf = <T extends CodeTable>(table: T) =>
 /**
  * Why a quote cannot be used now.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const QUOTE_CLOSED_CODES = {
@@ -55,7 +55,7 @@ export const QUOTE_CLOSED_CODES = {
 /**
  * A code of {@link QUOTE_CLOSED_CODES}.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const QuoteClosedCode = literalsOf(QUOTE_CLOSED_CODES)
@@ -65,7 +65,7 @@ export type QuoteClosedCode = typeof QuoteClosedCode.Type
 /**
  * Why an amount is refused outright.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const AMOUNT_CODES = {
@@ -78,7 +78,7 @@ export const AMOUNT_CODES = {
 /**
  * Why the capacity cannot take the amount.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const CAPACITY_CODES = {
@@ -90,7 +90,7 @@ export const CAPACITY_CODES = {
 /**
  * A code of {@link CAPACITY_CODES}.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const CapacityCode = literalsOf(CAPACITY_CODES)
@@ -101,7 +101,7 @@ export type CapacityCode = typeof CapacityCode.Type
  * What is wrong with a payer or recipient identity. A connector's own code (for
  * example `LOCATOR_INVALID`, `LOCATOR_CHECKSUM_INVALID`) may stand in its place.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const IDENTITY_PROBLEMS = {
@@ -118,7 +118,7 @@ export const IDENTITY_PROBLEMS = {
 /**
  * A problem of {@link IDENTITY_PROBLEMS}.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export type IdentityProblem = keyof typeof IDENTITY_PROBLEMS
@@ -136,7 +136,7 @@ export type Side = typeof Side.Type
 /**
  * What a permit operation depended on and could not reach.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const DEPENDENCIES = {
@@ -150,7 +150,7 @@ export const DEPENDENCIES = {
 /**
  * A dependency of {@link DEPENDENCIES}.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const Dependency = literalsOf(DEPENDENCIES)
@@ -163,7 +163,7 @@ export type Dependency = typeof Dependency.Type
  * codes built from a field name, a side (PAYER, RECIPIENT) or a connector's
  * own code.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const REASON_CODES = {
@@ -225,7 +225,7 @@ const Diagnostics = Schema.optional(Schema.Record(Schema.String, Schema.Unknown)
  * The request does not normalize (a field fails its rule). `reasonCodes` name the
  * fields: `<FIELD>_INVALID`, `<SIDE>_IDENTITY_MISSING`, ...
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class RequestInvalid extends Schema.TaggedError<RequestInvalid>("@svc/core/PermitError/RequestInvalid")(
@@ -244,7 +244,7 @@ export class RequestInvalid extends Schema.TaggedError<RequestInvalid>("@svc/cor
 /**
  * The Idempotency-Key header differs from the body's idempotencyKey.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class IdempotencyKeyMismatch
@@ -265,7 +265,7 @@ export class IdempotencyKeyMismatch
 /**
  * A well-formed standard other than the supported ones.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class UnsupportedStandard extends Schema.TaggedError<UnsupportedStandard>("@svc/core/PermitError/UnsupportedStandard")(
@@ -284,7 +284,7 @@ export class UnsupportedStandard extends Schema.TaggedError<UnsupportedStandard>
 /**
  * The amount is 0 or not below 2^128.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class AmountInvalid extends Schema.TaggedError<AmountInvalid>("@svc/core/PermitError/AmountInvalid")(
@@ -303,7 +303,7 @@ export class AmountInvalid extends Schema.TaggedError<AmountInvalid>("@svc/core/
 /**
  * The amount is below the route's minimum fill, or prices to nothing.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class AmountTooLow extends Schema.TaggedError<AmountTooLow>("@svc/core/PermitError/AmountTooLow")(
@@ -322,7 +322,7 @@ export class AmountTooLow extends Schema.TaggedError<AmountTooLow>("@svc/core/Pe
 /**
  * A payer or recipient identity is not valid for the route's networks.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class IdentityInvalid extends Schema.TaggedError<IdentityInvalid>("@svc/core/PermitError/IdentityInvalid")(
@@ -347,7 +347,7 @@ export class IdentityInvalid extends Schema.TaggedError<IdentityInvalid>("@svc/c
 /**
  * The ownership proof (requestSignature) is refused.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>("@svc/core/PermitError/SignatureInvalid")(
@@ -370,7 +370,7 @@ export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>("@svc
 /**
  * No permit has this fillId (a malformed fillId is reported the same way).
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class PermitNotFound extends Schema.TaggedError<PermitNotFound>("@svc/core/PermitError/PermitNotFound")(
@@ -389,7 +389,7 @@ export class PermitNotFound extends Schema.TaggedError<PermitNotFound>("@svc/cor
 /**
  * The idempotency key (per payer) was used for another request.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>("@svc/core/PermitError/IdempotencyConflict")(
@@ -408,7 +408,7 @@ export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>
 /**
  * A request with the same key is still in flight after the bounded wait.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class IdempotencyInProgress
@@ -432,7 +432,7 @@ export class IdempotencyInProgress
 /**
  * The amount is above the route's capacity or the destination inventory is short.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class InsufficientCapacity
@@ -453,7 +453,7 @@ export class InsufficientCapacity
 /**
  * The fresh price no longer covers the amountOut the caller displayed.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class QuoteChanged extends Schema.TaggedError<QuoteChanged>("@svc/core/PermitError/QuoteChanged")(
@@ -472,7 +472,7 @@ export class QuoteChanged extends Schema.TaggedError<QuoteChanged>("@svc/core/Pe
 /**
  * The quote is unknown, no longer open or expired.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class QuoteNotOpen extends Schema.TaggedError<QuoteNotOpen>("@svc/core/PermitError/QuoteNotOpen")(
@@ -491,7 +491,7 @@ export class QuoteNotOpen extends Schema.TaggedError<QuoteNotOpen>("@svc/core/Pe
 /**
  * Too many permit requests from this client.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class RateLimited extends Schema.TaggedError<RateLimited>("@svc/core/PermitError/RateLimited")(
@@ -510,7 +510,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>("@svc/core/Perm
 /**
  * The operator paused publication.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class PublicationClosed extends Schema.TaggedError<PublicationClosed>("@svc/core/PermitError/PublicationClosed")(
@@ -532,7 +532,7 @@ export class PublicationClosed extends Schema.TaggedError<PublicationClosed>("@s
 /**
  * A dependency of the operation is unavailable; the client may retry.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export class Unavailable extends Schema.TaggedError<Unavailable>("@svc/core/PermitError/Unavailable")(
@@ -557,7 +557,7 @@ export class Unavailable extends Schema.TaggedError<Unavailable>("@svc/core/Perm
 /**
  * Every reason of a {@link PermitError}.
  *
- * @category reasons
+ * @category errors
  * @since 0.1.0
  */
 export const PermitErrorReason = Schema.Union([

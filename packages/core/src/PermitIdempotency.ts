@@ -15,7 +15,7 @@ import { IdempotencyInProgress } from "./PermitError.ts"
 /**
  * The idempotency scope of a request: its payer identity.
  *
- * @category idempotency
+ * @category identifiers
  * @since 0.1.0
  */
 export const scopeOf = (request: PermitMessage.NormalizedPermitRequest): string =>

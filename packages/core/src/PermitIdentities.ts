@@ -44,7 +44,7 @@ export interface IdentityContext {
 /**
  * Resolves the payer or recipient of a normalized request on a network of the catalog.
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const resolveIdentity = (
@@ -107,7 +107,7 @@ export const resolveIdentity = (
  * its network's connector: a refused proof is `SignatureInvalid`, a connector
  * that could not decide (its RPC endpoint down) is `Unavailable`.
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const verifyProof = (
@@ -141,7 +141,7 @@ export const verifyProof = (
  * An identity reason as the reason of a replay's signature check (a replay whose
  * payer no longer resolves cannot prove ownership).
  *
- * @category identities
+ * @category identifiers
  * @since 0.1.0
  */
 export const asSignatureReason = (reason: PermitErrorReason): PermitErrorReason =>

@@ -413,7 +413,7 @@ export const layer = (
 /**
  * Whether an unknown value is a {@link PermitError}.
  *
- * @category guards
+ * @category validation
  * @since 0.1.0
  */
 export const isPermitError = (u: unknown): u is PermitError => u instanceof PermitError

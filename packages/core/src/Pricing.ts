@@ -102,7 +102,7 @@ const BPS = 10_000n
 /**
  * amountOut = floor(amountIn × numerator × (10000 − feeBps) / (denominator × 10000)).
  *
- * @category arithmetic
+ * @category operations
  * @since 0.1.0
  */
 export const linearAmountOut = (
@@ -120,7 +120,7 @@ export const linearAmountOut = (
  * floor(((availableOut + 1) × denominator × 10000 − 1) / (numerator × (10000 − feeBps))).
  * Returns `cap` when the rate is zero (a 100% fee: every amount pays out 0).
  *
- * @category arithmetic
+ * @category operations
  * @since 0.1.0
  */
 export const linearCapacity = (

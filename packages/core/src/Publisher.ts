@@ -213,7 +213,7 @@ export class Publisher extends Context.Service<Publisher, {
 /**
  * Whether a filter's values are well formed.
  *
- * @category filters
+ * @category validation
  * @since 0.1.0
  */
 export const filterIssues = (filter: FeedFilter): Array<string> => {
@@ -229,7 +229,7 @@ export const filterIssues = (filter: FeedFilter): Array<string> => {
  * The normalised form of a (well-formed) filter: `all`, or the present fields in
  * a fixed order with the network id lowercased.
  *
- * @category filters
+ * @category validation
  * @since 0.1.0
  */
 export const filterKeyOf = (filter: FeedFilter): string => {

@@ -44,7 +44,7 @@ const rate = (numerator: number, denominator: number): number | null =>
 /**
  * RouteMetrics of counters.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const fromCounters = (counters: RouteCounters): RouteMetricsBody => ({

@@ -40,7 +40,7 @@ export class TransitionRefused extends Data.TaggedError("TransitionRefused")<{
 /**
  * Alerts raised by source fills of expired permits.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const expiredSourceFills = Metric.counter("svc_expired_permit_source_fills", {

@@ -80,7 +80,7 @@ export interface InventoryBalance {
 /**
  * The physical balance of an inventory row.
  *
- * @category inventory
+ * @category operations
  * @since 0.1.0
  */
 export const physicalOf = (b: InventoryBalance): bigint => b.configuredRaw - b.paidOutRaw
@@ -88,7 +88,7 @@ export const physicalOf = (b: InventoryBalance): bigint => b.configuredRaw - b.p
 /**
  * What an inventory row can still reserve (never negative).
  *
- * @category inventory
+ * @category operations
  * @since 0.1.0
  */
 export const availableOf = (b: InventoryBalance): bigint => {

@@ -58,7 +58,7 @@ import { Address, Bytes32 } from "./schema/Primitives.ts"
  * errors, `manifest` for the solver manifest and solver-discovery, `document` for
  * the fingerprint, standards and openapi.
  *
- * @category caching
+ * @category http
  * @since 0.1.0
  */
 export const CACHE_CONTROL = {
@@ -71,7 +71,7 @@ export const CACHE_CONTROL = {
 /**
  * A caching class of {@link CACHE_CONTROL}.
  *
- * @category caching
+ * @category http
  * @since 0.1.0
  */
 export type CacheClassName = keyof typeof CACHE_CONTROL
@@ -80,7 +80,7 @@ export type CacheClassName = keyof typeof CACHE_CONTROL
  * Annotation: the caching class of an operation's successful responses (errors
  * are always `no-store`). Default `noStore`.
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class CacheClass extends Context.Service<CacheClass, CacheClassName>()("@svc/protocol/Api/CacheClass") {}
@@ -89,7 +89,7 @@ export class CacheClass extends Context.Service<CacheClass, CacheClassName>()("@
  * Annotation (on a group): which error body the operations answer with:
  * `solver` (`ErrorResponse`) or `aggregator` (`AggregatorError`).
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class ErrorFamily extends Context.Service<ErrorFamily, "solver" | "aggregator">()("@svc/protocol/Api/ErrorFamily") {}
@@ -99,7 +99,7 @@ export class ErrorFamily extends Context.Service<ErrorFamily, "solver" | "aggreg
  * malformed id is answered like an unknown one (the same 404), so that the
  * answer says nothing about the shape of ids.
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class PathNotFound extends Context.Service<PathNotFound, SolverErrorCode>()("@svc/protocol/Api/PathNotFound") {}
@@ -110,7 +110,7 @@ export class PathNotFound extends Context.Service<PathNotFound, SolverErrorCode>
  * Both paths answer identically; the handler is what embedders without the fast
  * path get.
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class FastPath extends Context.Service<FastPath, string>()("@svc/protocol/Api/FastPath") {}
@@ -121,7 +121,7 @@ export class FastPath extends Context.Service<FastPath, string>()("@svc/protocol
  * `read` (the request budget), `none` (the manifest and health: free, so that
  * monitoring never eats a client's budget). Default `read`.
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class RateLimitClass extends Context.Service<RateLimitClass, "write" | "read" | "none">()("@svc/protocol/Api/RateLimitClass") {}
@@ -157,7 +157,7 @@ export interface OperationDocs {
 /**
  * Annotation: the documentation of an operation (see {@link OperationDocs}).
  *
- * @category annotations
+ * @category services
  * @since 0.1.0
  */
 export class Docs extends Context.Service<Docs, OperationDocs>()("@svc/protocol/Api/Docs") {}
@@ -171,7 +171,7 @@ export class Docs extends Context.Service<Docs, OperationDocs>()("@svc/protocol/
  * parameters, query or headers as the operation's error body (a malformed path
  * id as the {@link PathNotFound} 404).
  *
- * @category middleware
+ * @category services
  * @since 0.1.0
  */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("@svc/protocol/Api/RequestValidation") {}
@@ -181,7 +181,7 @@ export class RequestValidation extends HttpApiMiddleware.Service<RequestValidati
  * the browser Origin allow-list and the per-client rate limits, checked before
  * anything else (and their RateLimit headers on every answer).
  *
- * @category middleware
+ * @category services
  * @since 0.1.0
  */
 export class Admission extends HttpApiMiddleware.Service<Admission>()("@svc/protocol/Api/Admission") {}
@@ -264,7 +264,7 @@ const staticDocument = <const Name extends string, const Path extends `/${string
 /**
  * The static discovery documents.
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class DiscoveryGroup extends HttpApiGroup.make("Discovery")
@@ -328,7 +328,7 @@ export class DiscoveryGroup extends HttpApiGroup.make("Discovery")
 /**
  * The signed route feed and its event stream.
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class FeedGroup extends HttpApiGroup.make("Feed")
@@ -427,7 +427,7 @@ export class FeedGroup extends HttpApiGroup.make("Feed")
 /**
  * Route detail.
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class RoutesGroup extends HttpApiGroup.make("Routes")
@@ -462,7 +462,7 @@ export class RoutesGroup extends HttpApiGroup.make("Routes")
 /**
  * Execution permits: request message, creation, status.
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class PermitsGroup extends HttpApiGroup.make("Permits")
@@ -565,7 +565,7 @@ export class PermitsGroup extends HttpApiGroup.make("Permits")
 /**
  * The aggregator interface (`/v1`) and its manifest: no authentication.
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class AggregatorGroup extends HttpApiGroup.make("Aggregator")
@@ -744,7 +744,7 @@ export class AggregatorGroup extends HttpApiGroup.make("Aggregator")
  * The human-readable API reference (`/docs`): served by the deployment, not an
  * operation of the interface (excluded from openapi.json).
  *
- * @category groups
+ * @category http
  * @since 0.1.0
  */
 export class SiteGroup extends HttpApiGroup.make("Site")
@@ -760,7 +760,7 @@ export class SiteGroup extends HttpApiGroup.make("Site")
 /**
  * The whole HTTP contract.
  *
- * @category api
+ * @category http
  * @since 0.1.0
  */
 export class Api extends HttpApi.make("svc")
@@ -780,7 +780,7 @@ export class Api extends HttpApi.make("svc")
 /**
  * The name of an operation (its spec operationId).
  *
- * @category api
+ * @category http
  * @since 0.1.0
  */
 export type OperationId =

@@ -205,7 +205,7 @@ export interface Options {
  * The OpenAPI 3.1.0 document of the contract.
  *
  * @throws {Error} if a `$ref` of the document does not resolve.
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const make = (options: Options): JsonRecord => {

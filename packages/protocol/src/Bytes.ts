@@ -21,7 +21,7 @@ const encoder = new TextEncoder()
 /**
  * UTF-8 bytes of a string.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const utf8 = (text: string): Uint8Array => encoder.encode(text)
@@ -29,7 +29,7 @@ export const utf8 = (text: string): Uint8Array => encoder.encode(text)
 /**
  * Lowercase `0x` hex of bytes.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const toHex = (bytes: Uint8Array): Hex => `0x${nobleBytesToHex(bytes)}`
@@ -37,7 +37,7 @@ export const toHex = (bytes: Uint8Array): Hex => `0x${nobleBytesToHex(bytes)}`
 /**
  * Bytes of a `0x` hex string (either case). Throws on odd length or a non-hex digit.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const fromHex = (hex: string): Uint8Array => nobleHexToBytes(hex.startsWith("0x") ? hex.slice(2) : hex)
@@ -45,7 +45,7 @@ export const fromHex = (hex: string): Uint8Array => nobleHexToBytes(hex.startsWi
 /**
  * Keccak-256 (Ethereum keccak, not SHA3-256) of bytes, as lowercase hex.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const keccak = (bytes: Uint8Array): Hex => toHex(keccak_256(bytes))
@@ -53,7 +53,7 @@ export const keccak = (bytes: Uint8Array): Hex => toHex(keccak_256(bytes))
 /**
  * Keccak-256 of the UTF-8 bytes of a string.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const keccakUtf8 = (text: string): Hex => keccak(utf8(text))
@@ -61,7 +61,7 @@ export const keccakUtf8 = (text: string): Hex => keccak(utf8(text))
 /**
  * Raw Keccak-256 digest bytes.
  *
- * @category bytes
+ * @category encoding
  * @since 0.1.0
  */
 export const keccakBytes = (bytes: Uint8Array): Uint8Array => keccak_256(bytes)

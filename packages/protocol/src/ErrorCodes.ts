@@ -11,7 +11,7 @@
 /**
  * Every solver error code with its HTTP status and meaning.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const SOLVER_ERRORS = {
@@ -41,7 +41,7 @@ export const SOLVER_ERRORS = {
 /**
  * A solver error code.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export type SolverErrorCode = keyof typeof SOLVER_ERRORS
@@ -49,7 +49,7 @@ export type SolverErrorCode = keyof typeof SOLVER_ERRORS
 /**
  * The documented HTTP status of a code.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const statusOf = (code: SolverErrorCode): number => SOLVER_ERRORS[code].status

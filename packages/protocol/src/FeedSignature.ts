@@ -43,7 +43,7 @@ export class FeedInvalid extends Data.TaggedError("FeedInvalid")<{ readonly reas
 /**
  * The preimage text: domain line, LF, canonical JSON of the payload.
  *
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const preimageText = (signedPayload: unknown): string => `${FEED_DOMAIN}\n${CanonicalJson.stringify(signedPayload)}`
@@ -51,7 +51,7 @@ export const preimageText = (signedPayload: unknown): string => `${FEED_DOMAIN}\
 /**
  * The feed hash of a payload's canonical JSON text (when the caller already has it).
  *
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const hashCanonical = (canonicalPayload: string): Hex => keccak(utf8(`${FEED_DOMAIN}\n${canonicalPayload}`))
@@ -60,7 +60,7 @@ export const hashCanonical = (canonicalPayload: string): Hex => keccak(utf8(`${F
  * The feed hash of a signed payload.
  *
  * @throws {CanonicalJson.CanonicalJsonError} when the payload has no canonical form.
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const hash = (signedPayload: unknown): Hex => keccak(utf8(preimageText(signedPayload)))
@@ -68,7 +68,7 @@ export const hash = (signedPayload: unknown): Hex => keccak(utf8(preimageText(si
 /**
  * Signs a feed hash with the authority key.
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const signHash = (feedHash: Hex, privateKey: Hex): Hex => Signature.signDigest(feedHash, privateKey)
@@ -112,7 +112,7 @@ const checksumOrNull = (value: unknown): string | null =>
  * `feed.signedPayload`, else `feed.payload`, else the object itself; it must carry
  * the schema constant and a routes array.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const signedPayloadOf = (feed: unknown): Result.Result<Record<string, unknown>, FeedInvalid> => {
@@ -129,7 +129,7 @@ export const signedPayloadOf = (feed: unknown): Result.Result<Record<string, unk
  * Verifies a signed feed (the `feed` object of the feed response or stream
  * event). Only the signed payload is hashed; filtered views never count.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const verify = (feed: unknown, options: VerifyOptions): Result.Result<VerificationResult, FeedInvalid> =>
@@ -161,7 +161,7 @@ export const verify = (feed: unknown, options: VerifyOptions): Result.Result<Ver
  * The first failed check of a verification, with the upstream SDK error codes:
  * the hash first, then expiry, then the signer. `undefined` when valid.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const failureCode = (

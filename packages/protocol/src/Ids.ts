@@ -56,7 +56,7 @@ const hashWords = (types: ReadonlyArray<"bytes32" | "uint64" | "uint256">, value
 /**
  * keccak256 of the UTF-8 name of a virtual machine family.
  *
- * @category vm types
+ * @category identifiers
  * @since 0.1.0
  */
 export const vmType = (name: string): Hex => keccakUtf8(name)
@@ -64,7 +64,7 @@ export const vmType = (name: string): Hex => keccakUtf8(name)
 /**
  * vmType of EVM networks: keccak256("EVM") = 0x9c73caa4...b2b5f3.
  *
- * @category vm types
+ * @category identifiers
  * @since 0.1.0
  */
 export const EVM_VM_TYPE: Hex = vmType("EVM")
@@ -72,7 +72,7 @@ export const EVM_VM_TYPE: Hex = vmType("EVM")
 /**
  * vmType of Solana (SVM) networks: keccak256("SVM").
  *
- * @category vm types
+ * @category identifiers
  * @since 0.1.0
  */
 export const SOLANA_VM_TYPE: Hex = vmType("SVM")
@@ -88,7 +88,7 @@ export const SOLANA_MAINNET_GENESIS = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2
 /**
  * The networkId of an EVM chain.
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const evmNetworkId = (chainId: string | bigint | number): Hex =>
@@ -97,7 +97,7 @@ export const evmNetworkId = (chainId: string | bigint | number): Hex =>
 /**
  * The networkId of a Solana cluster, from its base58 genesis hash.
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const solanaNetworkId = (genesisHash: string = SOLANA_MAINNET_GENESIS): Hex => {
@@ -110,7 +110,7 @@ export const solanaNetworkId = (genesisHash: string = SOLANA_MAINNET_GENESIS): H
 /**
  * The networkId of any network family: keccak256(abi.encode(vmType, networkReference)).
  *
- * @category networks
+ * @category identifiers
  * @since 0.1.0
  */
 export const networkId = (vmTypeId: string, networkReference: string): Hex =>
@@ -119,7 +119,7 @@ export const networkId = (vmTypeId: string, networkReference: string): Hex =>
 /**
  * An EVM address left-padded to 32 bytes (the native reference of EVM accounts and assets).
  *
- * @category references
+ * @category identifiers
  * @since 0.1.0
  */
 export const evmReference = (address: string): Hex => {
@@ -132,7 +132,7 @@ export const evmReference = (address: string): Hex => {
 /**
  * accountId = keccak256(abi.encode(networkId, nativeAccountReference)).
  *
- * @category accounts
+ * @category identifiers
  * @since 0.1.0
  */
 export const accountId = (network: string, nativeReference: string): Hex =>
@@ -141,7 +141,7 @@ export const accountId = (network: string, nativeReference: string): Hex =>
 /**
  * accountId of an EVM address on an EVM network.
  *
- * @category accounts
+ * @category identifiers
  * @since 0.1.0
  */
 export const evmAccountId = (network: string, address: string): Hex => accountId(network, evmReference(address))
@@ -149,7 +149,7 @@ export const evmAccountId = (network: string, address: string): Hex => accountId
 /**
  * assetId = keccak256(abi.encode(networkId, nativeAssetReference)).
  *
- * @category assets
+ * @category identifiers
  * @since 0.1.0
  */
 export const assetId = (network: string, nativeReference: string): Hex =>
@@ -158,7 +158,7 @@ export const assetId = (network: string, nativeReference: string): Hex =>
 /**
  * assetId of an EVM token address (the zero address is the native coin).
  *
- * @category assets
+ * @category identifiers
  * @since 0.1.0
  */
 export const evmAssetId = (network: string, tokenAddress: string): Hex => assetId(network, evmReference(tokenAddress))
@@ -181,7 +181,7 @@ export interface RouteIdInput {
  * routeId = keccak256(abi.encode(sourceNetworkId, sourceAssetId,
  * destinationNetworkId, destinationAssetId, releaseId)); stable across publications.
  *
- * @category routes
+ * @category identifiers
  * @since 0.1.0
  */
 export const routeId = (input: RouteIdInput): Hex =>
@@ -216,7 +216,7 @@ export interface QuoteIdInput {
  * uint64 validAfter, uint64 validUntil, bytes32 executionGeneration, bytes32 policyHash)).
  * It changes only when the route's terms change.
  *
- * @category routes
+ * @category identifiers
  * @since 0.1.0
  */
 export const quoteId = (input: QuoteIdInput): Hex =>
@@ -236,7 +236,7 @@ export const quoteId = (input: QuoteIdInput): Hex =>
  * keccak256 of a UTF-8 label: releaseId = label("SVC_MAINNET_V6"), standard ids
  * (label("ERC-7683")), CREATE2 salts.
  *
- * @category labels
+ * @category identifiers
  * @since 0.1.0
  */
 export const label = (text: string): Hex => keccakUtf8(text)

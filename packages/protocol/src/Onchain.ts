@@ -28,7 +28,7 @@ export const PROTOCOL = "Svc V6" as const
  * keccak256 of the UTF-8 bytes of a label (standard ids, the facade salt, the
  * OIF compatibility level), as lowercase hex.
  *
- * @category derivations
+ * @category identifiers
  * @since 0.1.0
  */
 export const labelHash = (label: string): Hex => keccakUtf8(label)
@@ -37,7 +37,7 @@ export const labelHash = (label: string): Hex => keccakUtf8(label)
  * The five contracts of on-chain discovery: the name each is published under and
  * the role the scanner hints give it.
  *
- * @category contracts
+ * @category onchain
  * @since 0.1.0
  */
 export const CONTRACTS = {
@@ -51,7 +51,7 @@ export const CONTRACTS = {
 /**
  * The read functions of the discovery facade, by the key the documents use.
  *
- * @category signatures
+ * @category onchain
  * @since 0.1.0
  */
 export const FACADE_SIGNATURES = {
@@ -66,7 +66,7 @@ export const FACADE_SIGNATURES = {
 /**
  * The discovery functions of the ERC-7683 resolver module.
  *
- * @category signatures
+ * @category onchain
  * @since 0.1.0
  */
 export const ERC7683_SIGNATURES = {
@@ -80,7 +80,7 @@ export const ERC7683_SIGNATURES = {
 /**
  * The discovery functions of the OIF description module.
  *
- * @category signatures
+ * @category onchain
  * @since 0.1.0
  */
 export const OIF_SIGNATURES = {
@@ -97,7 +97,7 @@ export const OIF_SIGNATURES = {
  * themselves, keyed alike and in the same order: the `selectors` /
  * `selectorSignatures` pair the discovery documents publish for each contract.
  *
- * @category derivations
+ * @category identifiers
  * @since 0.1.0
  */
 export const selectorMaps = <K extends string>(
@@ -113,7 +113,7 @@ export const selectorMaps = <K extends string>(
  * The fields of the router's `SourceFillV6` event in declaration order; the
  * first three are indexed (topics 1 to 3).
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_V6_FIELDS = [
@@ -136,7 +136,7 @@ export const SOURCE_FILL_V6_FIELDS = [
 /**
  * The canonical signature of `SourceFillV6`: the name and the field types.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_V6_SIGNATURE: string = `SourceFillV6(${SOURCE_FILL_V6_FIELDS.map((f) => f.type).join(",")})`
@@ -145,7 +145,7 @@ export const SOURCE_FILL_V6_SIGNATURE: string = `SourceFillV6(${SOURCE_FILL_V6_F
  * topic0 of `SourceFillV6`, keccak256 of {@link SOURCE_FILL_V6_SIGNATURE}
  * (`0x77d880254b141dedc64867f6d2d253eedfc609837b892c4ddfe154a43ea80561`).
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_V6_TOPIC0: Hex = toEventSelector(SOURCE_FILL_V6_SIGNATURE)
@@ -166,7 +166,7 @@ const PAYOUT_V6_SIGNATURE = `PayoutV6(${PAYOUT_V6_FIELDS.map((f) => f.type).join
  * discovery documents; described here so that observers of payouts derive the
  * same topic.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const PAYOUT_V6: {
@@ -184,7 +184,7 @@ export const PAYOUT_V6: {
 /**
  * The ERC-165 interface id, the selector of `supportsInterface(bytes4)` (`0x01ffc9a7`).
  *
- * @category interface ids
+ * @category onchain
  * @since 0.1.0
  */
 export const ERC165_INTERFACE_ID: Hex = toFunctionSelector("supportsInterface(bytes4)")
@@ -198,7 +198,7 @@ const xorSelectors = (a: string, b: string): Hex => {
  * The interface id of a V6 standard module: selector(`standardId()`) XOR
  * selector(`resolveExecution(bytes)`) (`0x8d60d6f9`).
  *
- * @category interface ids
+ * @category onchain
  * @since 0.1.0
  */
 export const STANDARD_MODULE_INTERFACE_ID: Hex = xorSelectors("standardId()", "resolveExecution(bytes)")
@@ -207,7 +207,7 @@ export const STANDARD_MODULE_INTERFACE_ID: Hex = xorSelectors("standardId()", "r
  * The standard ids the modules report from `standardId()`: keccak256 of the
  * standard's name (`ERC-7683`, `OIF`).
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const STANDARD_IDS: { readonly erc7683: Hex; readonly oif: Hex } = {
@@ -219,7 +219,7 @@ export const STANDARD_IDS: { readonly erc7683: Hex; readonly oif: Hex } = {
  * What the OIF module's `compatibilityLevel()` returns:
  * keccak256("DISCOVERY_DESCRIPTION_ONLY").
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const OIF_COMPATIBILITY_LEVEL_ID: Hex = labelHash("DISCOVERY_DESCRIPTION_ONLY")
@@ -228,7 +228,7 @@ export const OIF_COMPATIBILITY_LEVEL_ID: Hex = labelHash("DISCOVERY_DESCRIPTION_
  * The deterministic-deployment proxy, the CREATE2 factory of the facade (the
  * same address on every EVM chain).
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export const CREATE2_FACTORY: Hex = "0x4e59b44847b379578588920cA78FbF26c0B4956C"
@@ -236,7 +236,7 @@ export const CREATE2_FACTORY: Hex = "0x4e59b44847b379578588920cA78FbF26c0B4956C"
 /**
  * The CREATE2 salt of the facade: keccak256("SVC_PUBLIC_SOLVER_DISCOVERY_V6").
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export const FACADE_SALT: Hex = labelHash("SVC_PUBLIC_SOLVER_DISCOVERY_V6")
@@ -246,7 +246,7 @@ export const FACADE_SALT: Hex = labelHash("SVC_PUBLIC_SOLVER_DISCOVERY_V6")
  * keccak256(0xff ++ factory ++ salt ++ initCodeHash), EIP-55 checksummed. The
  * inputs must be well-formed hex (20, 32 and 32 bytes).
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export const create2Address = (deployment: {

@@ -11,7 +11,7 @@
 /**
  * `0x` + 64 hex digits, either case.
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/
@@ -19,7 +19,7 @@ export const BYTES32 = /^0x[0-9a-fA-F]{64}$/
 /**
  * `0x` + 40 hex digits, either case (the EIP-55 checksum is checked elsewhere).
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/
@@ -27,7 +27,7 @@ export const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 /**
  * An unsigned base-10 integer without leading zeros.
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const UINT = /^(?:0|[1-9][0-9]*)$/
@@ -35,7 +35,7 @@ export const UINT = /^(?:0|[1-9][0-9]*)$/
 /**
  * `0x` + 130 hex digits: a 65-byte signature.
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const SIG65 = /^0x[0-9a-fA-F]{130}$/
@@ -43,7 +43,7 @@ export const SIG65 = /^0x[0-9a-fA-F]{130}$/
 /**
  * An idempotency key (body field and Idempotency-Key header).
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const IDEMPOTENCY_KEY = /^[a-zA-Z0-9._:-]{8,128}$/
@@ -51,7 +51,7 @@ export const IDEMPOTENCY_KEY = /^[a-zA-Z0-9._:-]{8,128}$/
 /**
  * An aggregator quoteToken: 64 lowercase hex digits.
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const QUOTE_TOKEN = /^[0-9a-f]{64}$/
@@ -59,7 +59,7 @@ export const QUOTE_TOKEN = /^[0-9a-f]{64}$/
 /**
  * A positive decimal chain id without leading zeros (the feed's `sourceChainId` filter).
  *
- * @category patterns
+ * @category constants
  * @since 0.1.0
  */
 export const CHAIN_ID = /^[1-9][0-9]*$/
@@ -67,7 +67,7 @@ export const CHAIN_ID = /^[1-9][0-9]*$/
 /**
  * Whether a value is a Bytes32 string.
  *
- * @category guards
+ * @category validation
  * @since 0.1.0
  */
 export const isBytes32 = (u: unknown): u is `0x${string}` => typeof u === "string" && BYTES32.test(u)
@@ -75,7 +75,7 @@ export const isBytes32 = (u: unknown): u is `0x${string}` => typeof u === "strin
 /**
  * Whether a value is an address string (any case).
  *
- * @category guards
+ * @category validation
  * @since 0.1.0
  */
 export const isAddress = (u: unknown): u is `0x${string}` => typeof u === "string" && ADDRESS.test(u)
@@ -83,7 +83,7 @@ export const isAddress = (u: unknown): u is `0x${string}` => typeof u === "strin
 /**
  * Whether a value is a UintStr.
  *
- * @category guards
+ * @category validation
  * @since 0.1.0
  */
 export const isUintStr = (u: unknown): u is string => typeof u === "string" && UINT.test(u)
@@ -91,7 +91,7 @@ export const isUintStr = (u: unknown): u is string => typeof u === "string" && U
 /**
  * Whether a value is a plain object (not null, not an array).
  *
- * @category guards
+ * @category validation
  * @since 0.1.0
  */
 export const isPlainObject = (u: unknown): u is Record<string, unknown> => {
@@ -104,7 +104,7 @@ export const isPlainObject = (u: unknown): u is Record<string, unknown> => {
  * A field name as a reason code prefix: `quoteId` -> `QUOTE_ID` (other characters
  * than letters and digits become `_`).
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const screamingSnake = (name: string): string =>

@@ -219,7 +219,7 @@ const checkCleanWords = (payload: string): void => {
  * address words) are refused, as the Router's decoder refuses them.
  *
  * @throws {PermitAbiError}
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decodePayload = (payload: string): { readonly permit: AbiPermit; readonly signature: Hex } => {
@@ -238,7 +238,7 @@ export const decodePayload = (payload: string): { readonly permit: AbiPermit; re
  * Decodes `fillDirect` calldata back into the permit and the signature.
  *
  * @throws {PermitAbiError}
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decodeFillDirect = (calldata: string): { readonly permit: AbiPermit; readonly signature: Hex } => {

@@ -107,7 +107,7 @@ const domainSeparatorBytes = (chainId: unknown, router: unknown): Uint8Array => 
  * The EIP-712 domain separator of a permit's domain (sourceChainId, sourceRouter).
  *
  * @throws {PermitAbiError} when a field is missing or out of range.
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const domainSeparator = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter">): Hex =>
@@ -116,7 +116,7 @@ export const domainSeparator = (permit: Pick<AbiPermit, "sourceChainId" | "sourc
 /**
  * The EIP-712 domain of a permit.
  *
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const domainOf = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter">) => ({
@@ -130,7 +130,7 @@ export const domainOf = (permit: Pick<AbiPermit, "sourceChainId" | "sourceRouter
  * The EIP-712 struct hash of a permit: keccak256(TYPEHASH || the 31 fields as ABI words).
  *
  * @throws {PermitAbiError} when a field is missing or out of range.
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const structHash = (permit: AbiPermit): Hex => toHex(structHashBytes(permit))
@@ -148,7 +148,7 @@ const structHashBytes = (permit: AbiPermit): Uint8Array => {
  * generic type walk).
  *
  * @throws {PermitAbiError} when a field is missing or out of range.
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const digest = (permit: AbiPermit): Hex => {
@@ -164,7 +164,7 @@ export const digest = (permit: AbiPermit): Hex => {
 /**
  * Signs a permit with the authority key: `{ permitDigest, permitSignature }`.
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const sign = (permit: AbiPermit, privateKey: Hex): { readonly permitDigest: Hex; readonly permitSignature: Hex } => {
@@ -175,7 +175,7 @@ export const sign = (permit: AbiPermit, privateKey: Hex): { readonly permitDiges
 /**
  * Recovers the address that signed a permit (high-s and malformed refused).
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const recoverSigner = (permit: AbiPermit, permitSignature: string): Result.Result<Hex, Signature.SignatureError | PermitAbiError> =>

@@ -213,7 +213,7 @@ export interface NormalizeOptions {
  * Normalises a permit request.
  *
  * @throws {PermitRequestInvalid}
- * @category normalisation
+ * @category encoding
  * @since 0.1.0
  */
 export const normalize = (input: PermitRequestInput, options?: NormalizeOptions): NormalizedPermitRequest => {
@@ -253,7 +253,7 @@ export const normalize = (input: PermitRequestInput, options?: NormalizeOptions)
 /**
  * Normalises a permit request, as a `Result`.
  *
- * @category normalisation
+ * @category encoding
  * @since 0.1.0
  */
 export const normalizeResult = (
@@ -297,7 +297,7 @@ export const checkChecksums = (input: Pick<PermitRequestInput, "payer" | "recipi
 /**
  * The message text of a normalised request.
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const message = (request: NormalizedPermitRequest): string => {
@@ -324,7 +324,7 @@ export const message = (request: NormalizedPermitRequest): string => {
  * Normalises a request and builds its message.
  *
  * @throws {PermitRequestInvalid}
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const build = (input: PermitRequestInput): string => message(normalize(input))
@@ -333,7 +333,7 @@ export const build = (input: PermitRequestInput): string => message(normalize(in
  * A fingerprint of the normalised request (without signature): keccak256 of its
  * canonical JSON. Two requests with the same fingerprint are the same intent.
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const fingerprint = (request: NormalizedPermitRequest): Hex => keccak(utf8(CanonicalJson.stringify(request)))
@@ -341,7 +341,7 @@ export const fingerprint = (request: NormalizedPermitRequest): Hex => keccak(utf
 /**
  * Signs the message of a request with an EVM key (EIP-191 `personal_sign`).
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const sign = (messageText: string, privateKey: Hex): Hex => Signature.signPersonalMessage(messageText, privateKey)
@@ -350,7 +350,7 @@ export const sign = (messageText: string, privateKey: Hex): Hex => Signature.sig
  * Recovers the EVM address that signed a message (EIP-191), refusing high-s and
  * malformed signatures.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const recoverSigner = (messageText: string, requestSignature: string) =>

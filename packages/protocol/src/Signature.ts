@@ -89,7 +89,7 @@ const SIG_RE = SIG65
  * Parses a 65-byte `r || s || v` signature, refusing high-s, a bad v and
  * out-of-range scalars.
  *
- * @category parsing
+ * @category encoding
  * @since 0.1.0
  */
 export const parse = (signature: string): Result.Result<ParsedSignature, SignatureError> => {
@@ -125,7 +125,7 @@ export const serialize = (sig: ParsedSignature): Hex =>
 /**
  * Address (EIP-55) of an uncompressed or compressed secp256k1 public key.
  *
- * @category addresses
+ * @category identifiers
  * @since 0.1.0
  */
 export const publicKeyToAddress = (publicKey: Uint8Array): Hex => {
@@ -147,7 +147,7 @@ const toPrivateKeyBytes = (privateKey: string): Uint8Array => {
 /**
  * The address (EIP-55) that a private key signs as.
  *
- * @category addresses
+ * @category identifiers
  * @since 0.1.0
  */
 export const addressOf = (privateKey: Hex): Hex =>
@@ -158,7 +158,7 @@ export const addressOf = (privateKey: Hex): Hex =>
  * prefix added.
  *
  * @throws {SigningInputInvalid} for a malformed key or digest.
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const signDigest = (digest: Hex | Uint8Array, privateKey: Hex): Hex => {
@@ -175,7 +175,7 @@ export const signDigest = (digest: Hex | Uint8Array, privateKey: Hex): Hex => {
  * Recovers the address (EIP-55) that signed a raw 32-byte digest. High-s and
  * malformed signatures are refused.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const recoverDigestSigner = (digest: Hex | Uint8Array, signature: string): Result.Result<Hex, SignatureError> =>
@@ -197,7 +197,7 @@ export const recoverDigestSigner = (digest: Hex | Uint8Array, signature: string)
  * The EIP-191 (`personal_sign`) digest of a UTF-8 message: keccak256 of
  * `"\x19Ethereum Signed Message:\n" + byteLength + message`.
  *
- * @category hashing
+ * @category crypto
  * @since 0.1.0
  */
 export const personalMessageDigest = (message: string | Uint8Array): Hex => {
@@ -212,7 +212,7 @@ export const personalMessageDigest = (message: string | Uint8Array): Hex => {
 /**
  * Signs a message the way `personal_sign` does (EIP-191).
  *
- * @category signing
+ * @category crypto
  * @since 0.1.0
  */
 export const signPersonalMessage = (message: string | Uint8Array, privateKey: Hex): Hex =>
@@ -221,7 +221,7 @@ export const signPersonalMessage = (message: string | Uint8Array, privateKey: He
 /**
  * Recovers the signer of an EIP-191 `personal_sign` signature over a message.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const recoverPersonalMessageSigner = (

@@ -19,7 +19,7 @@ import { type BodyRefusal, MAX_BODY_BYTES } from "./RequestBody.ts"
  * The `AggregatorError` body of a failure: code, safe message, whether and how to
  * retry (`action`), reason codes and the retry delay.
  *
- * @category bodies
+ * @category http
  * @since 0.1.0
  */
 export const errorBody = (f: Aggregator.AggregatorFailure): AggregatorError => {
@@ -39,7 +39,7 @@ export const errorBody = (f: Aggregator.AggregatorFailure): AggregatorError => {
 /**
  * The response of a failure.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const response = (
@@ -55,7 +55,7 @@ export const response = (
 /**
  * The response of a code.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const fail = (
@@ -67,7 +67,7 @@ export const fail = (
 /**
  * The response of a refused body.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const bodyRefused = (refusal: BodyRefusal): HttpServerResponse.HttpServerResponse =>
@@ -81,7 +81,7 @@ export const bodyRefused = (refusal: BodyRefusal): HttpServerResponse.HttpServer
  * The response of a body that fails its schema: the issues' reason codes and the
  * first issue as the message.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const schemaFailure = (error: Schema.SchemaError): HttpServerResponse.HttpServerResponse => {

@@ -83,7 +83,7 @@ const HEARTBEAT_FRAME = encoder.encode(": keep-alive\n\n")
  * The `feed` event frame of a publication:
  * `id: <dataVersion>\nevent: feed\ndata: <SignedFeed>\n\n`.
  *
- * @category frames
+ * @category http
  * @since 0.1.0
  */
 export const feedFrame = (publication: Publisher.Publication): Uint8Array => {

@@ -31,7 +31,7 @@ export class TrustedProxiesInvalid extends Error {
  * Parses a comma-separated list of addresses and CIDR ranges (an address alone
  * is a /32 or /128 network).
  *
- * @category parsing
+ * @category encoding
  * @since 0.1.0
  */
 export const parseTrustedProxies = (list: string): Result.Result<ReadonlyArray<IpNetwork.IpNetwork>, TrustedProxiesInvalid> => {
@@ -69,7 +69,7 @@ const forwardedFor = (header: string): Array<string> =>
 /**
  * The client address of a peer and its forwarding headers.
  *
- * @category resolution
+ * @category http
  * @since 0.1.0
  */
 export interface Resolver {
@@ -144,7 +144,7 @@ export const layer = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Layer.Layer<
 /**
  * The client address of the current request.
  *
- * @category accessors
+ * @category operations
  * @since 0.1.0
  */
 export const current: Effect.Effect<string, never, ClientAddress | HttpServerRequest.HttpServerRequest> = Effect.flatMap(

@@ -23,7 +23,7 @@ const MIN_BYTES = 1024
  * Picks the coding of an Accept-Encoding header: brotli, then gzip, each only
  * when accepted with q > 0.
  *
- * @category negotiation
+ * @category http
  * @since 0.1.0
  */
 export const negotiate = (acceptEncoding: string | undefined): Coding => {
@@ -122,7 +122,7 @@ export const makeCompressor = (): Compressor => {
 /**
  * The body in a coding, as an Effect.
  *
- * @category compression
+ * @category http
  * @since 0.1.0
  */
 export const encodedEffect = (compressor: Compressor, body: Uint8Array, coding: Coding): Effect.Effect<Encoded> => {

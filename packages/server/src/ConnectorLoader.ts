@@ -38,7 +38,7 @@ const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/
 /**
  * Whether a configured entry is a path rather than a package name.
  *
- * @category resolving
+ * @category running
  * @since 0.1.0
  */
 export const isPath = (entry: string): boolean => entry.startsWith(".") || isAbsolute(entry)
@@ -46,7 +46,7 @@ export const isPath = (entry: string): boolean => entry.startsWith(".") || isAbs
 /**
  * Checks a configured list: package names or paths, no duplicates.
  *
- * @category resolving
+ * @category running
  * @since 0.1.0
  */
 export const validateNames = (names: ReadonlyArray<string>): string | undefined => {
@@ -69,7 +69,7 @@ const CONDITIONS = new Set(["node", "import", "default"])
  * `node`, `import` and `default` (first matching key in document order, as
  * Node.js does); undefined when the root is not exported.
  *
- * @category resolving
+ * @category running
  * @since 0.1.0
  */
 export const exportsTarget = (exports: unknown): string | undefined => {
@@ -119,7 +119,7 @@ const packageEntry = (dir: string): { readonly file: string } | { readonly probl
  * reason it cannot be used, or `undefined` when no `node_modules` above the
  * directory holds the package.
  *
- * @category resolving
+ * @category running
  * @since 0.1.0
  */
 export const resolveFrom = (
@@ -143,7 +143,7 @@ const oneLine = (e: unknown) => String((e as Error)?.message ?? e).split("\n")[0
 /**
  * Imports a configured entry and returns its plug-in (the default export).
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connector.Plugin, ConnectorLoadError> =>
@@ -169,7 +169,7 @@ export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connecto
  * Loads the named packages in order and collects their registrations (a later
  * package's registration for the same family or network wins).
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const load = (

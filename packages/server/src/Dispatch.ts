@@ -35,7 +35,7 @@ export class RequestId extends Context.Service<RequestId, string>()("@svc/server
 /**
  * Makes request ids for one server: a random process tag and a counter.
  *
- * @category request ids
+ * @category identifiers
  * @since 0.1.0
  */
 export interface RequestIds {
@@ -48,7 +48,7 @@ const GIVEN_ID = /^[A-Za-z0-9._:-]{1,64}$/
 /**
  * A request id generator.
  *
- * @category request ids
+ * @category identifiers
  * @since 0.1.0
  */
 export const makeRequestIds = (): RequestIds => {
@@ -68,7 +68,7 @@ export const makeRequestIds = (): RequestIds => {
 /**
  * The path of a request URL (without the query).
  *
- * @category paths
+ * @category http
  * @since 0.1.0
  */
 export const pathOf = (url: string): string => {
@@ -79,7 +79,7 @@ export const pathOf = (url: string): string => {
 /**
  * Whether every percent-escape of a path decodes.
  *
- * @category paths
+ * @category http
  * @since 0.1.0
  */
 export const decodablePath = (path: string): boolean => {
@@ -95,7 +95,7 @@ export const decodablePath = (path: string): boolean => {
 /**
  * The 404 of a family.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const notFound = (family: Family): HttpServerResponse.HttpServerResponse =>
@@ -106,7 +106,7 @@ export const notFound = (family: Family): HttpServerResponse.HttpServerResponse 
 /**
  * The 405 of a family for a path's `Allow` and methods.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const methodNotAllowed = (
@@ -121,7 +121,7 @@ export const methodNotAllowed = (
 /**
  * The answer of an internal failure of a family.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const internalError = (family: Family): HttpServerResponse.HttpServerResponse =>
@@ -137,7 +137,7 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
 /**
  * Wraps the router's HTTP effect with the behaviour above.
  *
- * @category dispatch
+ * @category http
  * @since 0.1.0
  */
 export const wrap = <E, R>(

@@ -209,7 +209,7 @@ fetch(OPENAPI_URL, { headers: { accept: "application/json" } })
  * operation with method, path, summary, parameters, request and response
  * schemas (expandable) and links to the spec part it implements.
  *
- * @category docs
+ * @category http
  * @since 0.1.0
  */
 export const docsHtml = (openapiUrl: string, options: DocsHtmlOptions = {}): string =>

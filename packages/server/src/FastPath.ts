@@ -50,7 +50,7 @@ export type Front = (request: IncomingMessage, response: ServerResponse) => bool
 /**
  * A `node:http` server whose requests go through an installed fast path first.
  *
- * @category servers
+ * @category http
  * @since 0.1.0
  */
 export class FrontServer extends Server {
@@ -67,7 +67,7 @@ export class FrontServer extends Server {
 /**
  * A server that runs a fast path once one is installed through its slot.
  *
- * @category servers
+ * @category http
  * @since 0.1.0
  */
 export const makeServer = (options: ServerOptions): FrontServer => new FrontServer(options)
@@ -118,7 +118,7 @@ const pathOfOperation = (name: string): string => {
  * Writes an `HttpServerResponse` built by the shared response helpers to a
  * `node:http` response (prepared bytes or no body).
  *
- * @category writing
+ * @category http
  * @since 0.1.0
  */
 export const writeResponse = (
@@ -173,7 +173,7 @@ const headerOf = (value: string | Array<string> | undefined): string | undefined
 /**
  * The current publication, when one is valid now.
  *
- * @category publications
+ * @category validation
  * @since 0.1.0
  */
 export const validPublication = (

@@ -17,7 +17,7 @@ export const JSON_TYPE = "application/json; charset=utf-8"
  * Cache-Control values of the caching classes the contract declares
  * (`@svc/protocol` Api `CACHE_CONTROL`).
  *
- * @category headers
+ * @category http
  * @since 0.1.0
  */
 export const CacheControl = CACHE_CONTROL
@@ -25,7 +25,7 @@ export const CacheControl = CACHE_CONTROL
 /**
  * CORS headers sent on every response.
  *
- * @category headers
+ * @category http
  * @since 0.1.0
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -36,7 +36,7 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 /**
  * Headers of a CORS preflight answer (204).
  *
- * @category headers
+ * @category http
  * @since 0.1.0
  */
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
@@ -57,7 +57,7 @@ const encoder = new TextEncoder()
 /**
  * A JSON response from prepared bytes.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const jsonBytes = (
@@ -75,7 +75,7 @@ export const jsonBytes = (
 /**
  * An HTML response from prepared bytes.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const htmlBytes = (body: Uint8Array, cacheControl: string): HttpServerResponse.HttpServerResponse =>
@@ -88,7 +88,7 @@ export const htmlBytes = (body: Uint8Array, cacheControl: string): HttpServerRes
 /**
  * A JSON response of a value (serialized here: for small, per-request bodies only).
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const json = (
@@ -101,7 +101,7 @@ export const json = (
 /**
  * An empty response (304, 204) with headers.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const empty = (status: number, headers: Readonly<Record<string, string>>): HttpServerResponse.HttpServerResponse =>
@@ -111,7 +111,7 @@ export const empty = (status: number, headers: Readonly<Record<string, string>>)
  * The error response of a solver failure: documented status, `no-store`,
  * `Retry-After` when the error carries a delay.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const errorResponse = (
@@ -130,7 +130,7 @@ export const errorResponse = (
 /**
  * Shorthand: the error response of a code.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const fail = (
@@ -144,7 +144,7 @@ export const fail = (
  * Whether an If-None-Match header matches an ETag under the weak comparison
  * (RFC 9110 §13.1.2): `*`, or any listed tag equal once `W/` is ignored.
  *
- * @category conditional requests
+ * @category http
  * @since 0.1.0
  */
 export const ifNoneMatch = (header: string | undefined, etag: string): boolean => {

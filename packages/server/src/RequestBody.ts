@@ -12,7 +12,7 @@ import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 /**
  * Largest request body, bytes (32 KiB).
  *
- * @category limits
+ * @category constants
  * @since 0.1.0
  */
 export const MAX_BODY_BYTES = 32 * 1024
@@ -29,7 +29,7 @@ export type BodyRefusal = "BODY_TOO_LARGE" | "BODY_UNREADABLE" | "BODY_NOT_JSON"
 /**
  * Reads and parses a JSON body of at most {@link MAX_BODY_BYTES}.
  *
- * @category reading
+ * @category http
  * @since 0.1.0
  */
 export const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Result.Result<unknown, BodyRefusal>> => {

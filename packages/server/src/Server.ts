@@ -38,7 +38,7 @@ const oneLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/\s*\
 /**
  * Reads a JSON or YAML document (by extension: .yaml / .yml are YAML).
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const readDocument = (path: string, what: string) =>
@@ -69,7 +69,7 @@ const decodeCatalog = Schema.decodeUnknownResult(Catalog.CatalogConfig)
  * What connector plug-ins are told about the catalog: its networks (empty when
  * the document does not decode; the catalog layer then reports why).
  *
- * @category connectors
+ * @category running
  * @since 0.1.0
  */
 export const pluginContext = (catalog: unknown): Connector.PluginContext => {
@@ -85,7 +85,7 @@ export const pluginContext = (catalog: unknown): Connector.PluginContext => {
  * the EVM and Solana connectors), loaded from the working directory, each
  * reading its own settings from the configuration in context.
  *
- * @category connectors
+ * @category running
  * @since 0.1.0
  */
 export const connectors = (

@@ -170,7 +170,7 @@ const validate = (config: ServerConfig) =>
  * list is read as `SVC_CONNECTORS`). Connector plug-ins read their own keys
  * from it.
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const provider: Effect.Effect<ConfigProvider.ConfigProvider, ConfigInvalid, FileSystem.FileSystem> = Effect.gen(
@@ -211,7 +211,7 @@ export const provider: Effect.Effect<ConfigProvider.ConfigProvider, ConfigInvali
 /**
  * Reads and validates the server's keys from a configuration source.
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const fromProvider = (source: ConfigProvider.ConfigProvider): Effect.Effect<ServerConfig, ConfigInvalid> =>
@@ -224,7 +224,7 @@ export const fromProvider = (source: ConfigProvider.ConfigProvider): Effect.Effe
  * Loads and validates the configuration: environment first, then the `SVC_CONFIG`
  * file for keys the environment does not set.
  *
- * @category loading
+ * @category running
  * @since 0.1.0
  */
 export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.flatMap(provider, fromProvider)

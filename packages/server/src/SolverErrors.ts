@@ -54,7 +54,7 @@ export const failure = (
 /**
  * The documented status of a failure.
  *
- * @category statuses
+ * @category http
  * @since 0.1.0
  */
 export const statusOf = (f: SolverFailure): number => SOLVER_ERRORS[f.code].status
@@ -62,7 +62,7 @@ export const statusOf = (f: SolverFailure): number => SOLVER_ERRORS[f.code].stat
 /**
  * The wire code of each reason of a `PermitError`.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const WIRE_CODES = {
@@ -88,7 +88,7 @@ export const WIRE_CODES = {
  * The reason codes the HTTP layer itself answers (requests that never reach the
  * core, paths, methods, bodies, the stream), by wire code.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const TRANSPORT_REASON_CODES = {
@@ -115,7 +115,7 @@ export const TRANSPORT_REASON_CODES = {
  * Every reason code a wire code can carry, with its meaning: the core's reason
  * tables under their wire code, then the HTTP layer's own.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const reasonCodesByWireCode = (): ReadonlyArray<readonly [SolverErrorCode, string, string]> => {
@@ -134,7 +134,7 @@ export const reasonCodesByWireCode = (): ReadonlyArray<readonly [SolverErrorCode
 /**
  * The wire code, diagnostics and retry delay of each reason of a `PermitError`.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const fromPermitReason = (reason: PermitErrorReason): SolverFailure =>
@@ -177,7 +177,7 @@ const extrasOf = (reason: PermitErrorReason): Parameters<typeof failure>[2] => {
 /**
  * The wire failure of a `PermitError`.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const fromPermitError = (e: PermitError.PermitError): SolverFailure => fromPermitReason(e.reason)
@@ -186,7 +186,7 @@ export const fromPermitError = (e: PermitError.PermitError): SolverFailure => fr
  * The answer when no publication can be served: 503 PUBLICATION_CLOSED while the
  * operator paused publication, else 503 AUTHORITY_UNAVAILABLE.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const fromPublicationUnavailable = (e: Publisher.PublicationUnavailable): SolverFailure =>
@@ -197,7 +197,7 @@ export const fromPublicationUnavailable = (e: Publisher.PublicationUnavailable):
 /**
  * The failure of a refused body: 413 (the connection is closed after it) or 400.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const bodyRefused = (refusal: BodyRefusal): SolverFailure =>
@@ -207,7 +207,7 @@ export const bodyRefused = (refusal: BodyRefusal): SolverFailure =>
  * The failure of a body that fails its schema: one reason code per issue kind,
  * and the first 20 issues as diagnostics.
  *
- * @category mapping
+ * @category errors
  * @since 0.1.0
  */
 export const schemaFailure = (error: Schema.SchemaError): SolverFailure => {

@@ -53,7 +53,7 @@ const firstIssue = (error: HttpApiError.HttpApiSchemaError) => {
 /**
  * Classifies a request decoding failure of an endpoint.
  *
- * @category classification
+ * @category validation
  * @since 0.1.0
  */
 export const classify = (
@@ -95,7 +95,7 @@ export const classify = (
 /**
  * The answer of a refusal in an error family.
  *
- * @category responses
+ * @category http
  * @since 0.1.0
  */
 export const respond = (refusal: RequestRefusal, family: "solver" | "aggregator"): HttpServerResponse.HttpServerResponse => {

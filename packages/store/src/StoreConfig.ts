@@ -25,7 +25,7 @@ export interface StoreConfigOptions {
 /**
  * Whether a database URL selects PostgreSQL.
  *
- * @category predicates
+ * @category validation
  * @since 0.1.0
  */
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url.trim())

@@ -52,7 +52,7 @@ export const resolveFetch = (injected: FetchFunction | undefined): FetchFunction
 /**
  * Sends a request and reads the whole body as text. Interruption aborts it.
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const send = (
@@ -75,7 +75,7 @@ export const send = (
 /**
  * The JSON body of a response.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const json = (response: HttpResponse): Effect.Effect<unknown, ResponseInvalid> =>
@@ -94,7 +94,7 @@ export const json = (response: HttpResponse): Effect.Effect<unknown, ResponseInv
  * Decodes a successful body with a resource schema (unknown keys are ignored:
  * a newer server may add fields).
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decode = <S extends Schema.Decoder<unknown>>(schema: S) => {
@@ -115,7 +115,7 @@ export const decode = <S extends Schema.Decoder<unknown>>(schema: S) => {
 /**
  * Reads `Retry-After` (delta-seconds) or a body's `retryAfterSeconds`.
  *
- * @category headers
+ * @category http
  * @since 0.1.0
  */
 export const retryAfterSecondsOf = (headers: Headers, body: unknown): number | null => {
@@ -130,7 +130,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 /**
  * The JSON value of a text, or `undefined` when it is not JSON.
  *
- * @category parsing
+ * @category encoding
  * @since 0.1.0
  */
 export const parseJson = (text: string): unknown => {
@@ -184,7 +184,7 @@ export interface BackoffPolicy {
  * with "equal jitter" (uniform in [d/2, d]) so that many clients do not
  * reconnect in step.
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const backoffDelay = (policy: BackoffPolicy, failures: number): Effect.Effect<number> =>
@@ -197,7 +197,7 @@ export const backoffDelay = (policy: BackoffPolicy, failures: number): Effect.Ef
 /**
  * Sleeps for a number of milliseconds (on the Effect clock).
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const sleepMillis = (ms: number): Effect.Effect<void> => Effect.sleep(Duration.millis(Math.max(0, ms)))
@@ -220,7 +220,7 @@ export interface RetryPolicy extends BackoffPolicy {
  * errors (the request may or may not have arrived), 409 IDEMPOTENCY_IN_PROGRESS,
  * 429, 502, 503 and 504. Anything else is final.
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const isTransient = (error: unknown): boolean => {
@@ -237,7 +237,7 @@ export const isTransient = (error: unknown): boolean => {
  * attempts run out. The caller guarantees that `attempt` sends the identical
  * request every time. Retry-After is honoured.
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const retryTransient = <A, E>(

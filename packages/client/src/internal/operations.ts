@@ -146,7 +146,7 @@ type SuccessOf<E> = E extends { readonly "~Success": infer S extends Schema.Top 
  *
  * @throws {Error} when the contract has no such operation, its family is not
  * `family`, or its method is not GET or POST.
- * @category api
+ * @category http
  * @since 0.1.0
  */
 export const lookup = <
@@ -212,7 +212,7 @@ const oneOf = (schemas: ReadonlyArray<Schema.Top>): Schema.Top => schemas.length
  * success bodies.
  *
  * @throws {Error} when the operation declares no body at `status`.
- * @category api
+ * @category http
  * @since 0.1.0
  */
 export const bodySchema = <A>(operation: Operation<A>, status: number): Schema.Decoder<A> => {
@@ -224,7 +224,7 @@ export const bodySchema = <A>(operation: Operation<A>, status: number): Schema.D
 /**
  * Every operation the client performs, by operationId.
  *
- * @category api
+ * @category http
  * @since 0.1.0
  */
 export const Operations = {
@@ -276,7 +276,7 @@ export const refusal = <F extends Family>(operation: Operation<unknown, F>, resp
  * JSON, not decoded), a declared empty answer, or a refusal (any other status,
  * as HttpError documents).
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const exchange = <A, F extends Family, E extends boolean>(
@@ -302,7 +302,7 @@ export const exchange = <A, F extends Family, E extends boolean>(
  * {@link exchange}, with the body decoded by the schema the contract declares
  * for the answered status.
  *
- * @category request
+ * @category http
  * @since 0.1.0
  */
 export const call = <A, F extends Family, E extends boolean>(
@@ -321,7 +321,7 @@ export const call = <A, F extends Family, E extends boolean>(
  * (`{routeId}`, `{fillId}`), each value URI-encoded. Fails with the reason when
  * the template lacks a placeholder.
  *
- * @category endpoints
+ * @category http
  * @since 0.1.0
  */
 export const fillPath = (

@@ -75,7 +75,7 @@ let compiled: { readonly wallet: Compiled; readonly factory: Compiled } | undefi
 /**
  * Compiles `SvcTestWallet.sol` (once per process) with the solc npm package.
  *
- * @category contracts
+ * @category onchain
  * @since 0.1.0
  */
 export const compileTestContracts = (): { readonly wallet: Compiled; readonly factory: Compiled } => {
@@ -110,7 +110,7 @@ export const compileTestContracts = (): { readonly wallet: Compiled; readonly fa
  * The anvil binary of this platform, from the `@foundry-rs/anvil-<platform>-<arch>` package that
  * `@foundry-rs/anvil` depends on.
  *
- * @category binaries
+ * @category testing
  * @since 0.1.0
  */
 export const binaryPath = (): string => {

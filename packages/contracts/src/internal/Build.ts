@@ -107,7 +107,7 @@ export interface Compilation {
  * The Solidity sources, keyed by their source unit name (`contracts/<file>.sol`),
  * in file-name order.
  *
- * @category compile
+ * @category onchain
  * @since 0.1.0
  */
 export const readSources = (): ReadonlyArray<{ readonly path: string; readonly content: string }> => {
@@ -130,7 +130,7 @@ interface SolcOutput {
  * Compiles every source with the solc npm package.
  *
  * @throws {Error} on a compiler error, a missing contract or a compiler of another version.
- * @category compile
+ * @category onchain
  * @since 0.1.0
  */
 export const compile = (): Compilation => {
@@ -191,7 +191,7 @@ const GENERATED_HEADER = `/**
 /**
  * The text of the generated `src/artifacts.ts`.
  *
- * @category render
+ * @category onchain
  * @since 0.1.0
  */
 export const renderModule = (compilation: Compilation): string => {
@@ -200,7 +200,7 @@ export const renderModule = (compilation: Compilation): string => {
   parts.push(`/**
  * The compiler and settings every artifact was built with.
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const COMPILER = ${JSON.stringify({ version: compilation.version, settings: SETTINGS }, null, 2)} as const
@@ -208,7 +208,7 @@ export const COMPILER = ${JSON.stringify({ version: compilation.version, setting
 /**
  * keccak256 of the Solidity sources concatenated in file-name order.
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_HASH = ${JSON.stringify(first.sourceHash)} as const
@@ -216,7 +216,7 @@ export const SOURCE_HASH = ${JSON.stringify(first.sourceHash)} as const
 /**
  * keccak256 of the standard JSON input (\`artifacts/standard-json-input.json\`).
  *
- * @category compiler
+ * @category onchain
  * @since 0.1.0
  */
 export const STANDARD_JSON_INPUT_HASH = ${JSON.stringify(first.standardJsonInputHash)} as const
@@ -227,7 +227,7 @@ export const STANDARD_JSON_INPUT_HASH = ${JSON.stringify(first.standardJsonInput
 /**
  * ${artifact.contractName}: ${description}
  *
- * @category artifacts
+ * @category onchain
  * @since 0.1.0
  */
 export const ${artifact.contractName} = {
@@ -248,7 +248,7 @@ export const ${artifact.contractName} = {
  * `artifacts/<Contract>.json`, `artifacts/standard-json-input.json` and
  * `src/artifacts.ts`.
  *
- * @category render
+ * @category onchain
  * @since 0.1.0
  */
 export const renderFiles = (compilation: Compilation): ReadonlyMap<string, string> => {

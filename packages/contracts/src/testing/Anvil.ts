@@ -62,7 +62,7 @@ export interface AnvilNode {
  * The anvil binary of this platform (`@foundry-rs/anvil-<os>-<arch>/bin/anvil`),
  * resolved from the `@foundry-rs/anvil` package.
  *
- * @category binaries
+ * @category testing
  * @since 0.1.0
  */
 export const anvilBinary = (): string => {
@@ -78,7 +78,7 @@ export const anvilBinary = (): string => {
  * The process is killed when the Node process exits, if {@link AnvilNode.stop} was
  * not called.
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const startAnvil = (options?: {
@@ -134,7 +134,7 @@ export const startAnvil = (options?: {
  * One JSON-RPC call.
  *
  * @throws {Error} on an HTTP or JSON-RPC error.
- * @category rpc
+ * @category onchain
  * @since 0.1.0
  */
 export const rpc = async (url: string, method: string, params: ReadonlyArray<unknown> = []): Promise<unknown> => {
@@ -154,7 +154,7 @@ export const rpc = async (url: string, method: string, params: ReadonlyArray<unk
  * returns `"present"` when it already was (anvil's default), `"installed"` after
  * writing {@link CREATE2_FACTORY_RUNTIME_CODE} there with `anvil_setCode`.
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const ensureCreate2Factory = async (url: string): Promise<"present" | "installed"> => {

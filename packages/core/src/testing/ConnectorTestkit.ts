@@ -39,7 +39,7 @@ import type { Locator } from "@svc/protocol/schema/Primitives"
 /**
  * The tests of the suite, by name (use these names in `skip`).
  *
- * @category tests
+ * @category testing
  * @since 0.1.0
  */
 export const TESTS = [
@@ -67,7 +67,7 @@ export const TESTS = [
 /**
  * A test name of the suite.
  *
- * @category tests
+ * @category testing
  * @since 0.1.0
  */
 export type TestName = (typeof TESTS)[number]
@@ -283,7 +283,7 @@ const idempotencyKey = fc.string({
  * One check of the suite: its name and what it runs against a connector (it
  * throws, or rejects, when the connector breaks the invariant).
  *
- * @category tests
+ * @category testing
  * @since 0.1.0
  */
 export interface Check {
@@ -296,7 +296,7 @@ export interface Check {
  * (the suite registers them; the testkit's own tests run them against broken
  * connectors to show that each one can fail).
  *
- * @category tests
+ * @category testing
  * @since 0.1.0
  */
 export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
@@ -665,7 +665,7 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
  * Registers the conformance suite of a connector layer: the layer is built once
  * for the suite and every check runs against the {@link Connector} it provides.
  *
- * @category tests
+ * @category testing
  * @since 0.1.0
  */
 export const suite = <E>(name: string, connectorLayer: Layer.Layer<Connector, E>, options: SuiteOptions): void => {

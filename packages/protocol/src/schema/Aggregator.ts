@@ -137,7 +137,7 @@ export type AggregatorAction = typeof AggregatorAction.Type
  * An internal failure of an aggregator operation is answered as 503
  * `SERVICE_UNAVAILABLE` (the aggregator interface documents no 500).
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export const AGGREGATOR_ERRORS = {
@@ -277,7 +277,7 @@ export const AGGREGATOR_ERRORS = {
 /**
  * An aggregator error code.
  *
- * @category codes
+ * @category errors
  * @since 0.1.0
  */
 export type AggregatorErrorCode = keyof typeof AGGREGATOR_ERRORS

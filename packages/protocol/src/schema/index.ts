@@ -22,7 +22,7 @@ export * from "./Primitives.ts"
  * Parse options used at every svc boundary: unknown keys are rejected, never
  * stripped, and all issues are reported.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const strictParseOptions: SchemaAST.ParseOptions = { onExcessProperty: "error", errors: "all" }
@@ -30,7 +30,7 @@ export const strictParseOptions: SchemaAST.ParseOptions = { onExcessProperty: "e
 /**
  * Decodes unknown input strictly, returning a `Result`.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decodeStrict = <S extends Schema.Decoder<unknown>>(schema: S) => {
@@ -41,7 +41,7 @@ export const decodeStrict = <S extends Schema.Decoder<unknown>>(schema: S) => {
 /**
  * Decodes unknown input strictly, throwing a `SchemaError` on failure.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decodeStrictSync = <S extends Schema.Decoder<unknown>>(schema: S) => {
@@ -108,7 +108,7 @@ export interface JsonSchemaDocument {
  * The JSON Schema (2020-12) of one schema, with `additionalProperties: false`
  * wherever the schema rejects unknown keys. References point to `#/$defs/<Name>`.
  *
- * @category json schema
+ * @category schemas
  * @since 0.1.0
  */
 export const toJsonSchema = (schema: Schema.Top): JsonSchemaDocument => {
@@ -119,7 +119,7 @@ export const toJsonSchema = (schema: Schema.Top): JsonSchemaDocument => {
 /**
  * A standalone JSON Schema document (with `$schema` and `$defs`) for one schema.
  *
- * @category json schema
+ * @category schemas
  * @since 0.1.0
  */
 export const toStandaloneJsonSchema = (schema: Schema.Top): Record<string, unknown> => {
@@ -138,7 +138,7 @@ const screaming = (key: PropertyKey): string => screamingSnake(String(key))
 /**
  * One schema issue: where and what.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export interface SchemaIssueSummary {
@@ -154,7 +154,7 @@ export interface SchemaIssueSummary {
  * `quoteId` -> `QUOTE_ID_INVALID` or `QUOTE_ID_MISSING`; an unknown key gives
  * `UNKNOWN_FIELD`; a rule whose message starts with a CODE: uses that code.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const describeSchemaError = (error: Schema.SchemaError): ReadonlyArray<SchemaIssueSummary> => {

@@ -12,7 +12,7 @@ import type { DocumentContext } from "./Context.ts"
 /**
  * The facade's selector maps (`selectors`, `selectorSignatures`).
  *
- * @category selectors
+ * @category onchain
  * @since 0.1.0
  */
 export const FACADE_SELECTORS = Onchain.selectorMaps(Onchain.FACADE_SIGNATURES)
@@ -20,7 +20,7 @@ export const FACADE_SELECTORS = Onchain.selectorMaps(Onchain.FACADE_SIGNATURES)
 /**
  * The ERC-7683 resolver module's selector maps.
  *
- * @category selectors
+ * @category onchain
  * @since 0.1.0
  */
 export const ERC7683_SELECTORS = Onchain.selectorMaps(Onchain.ERC7683_SIGNATURES)
@@ -28,7 +28,7 @@ export const ERC7683_SELECTORS = Onchain.selectorMaps(Onchain.ERC7683_SIGNATURES
 /**
  * The OIF description module's selector maps.
  *
- * @category selectors
+ * @category onchain
  * @since 0.1.0
  */
 export const OIF_SELECTORS = Onchain.selectorMaps(Onchain.OIF_SIGNATURES)
@@ -37,7 +37,7 @@ export const OIF_SELECTORS = Onchain.selectorMaps(Onchain.OIF_SIGNATURES)
  * The ERC-165 interface ids a standard module supports: ERC-165 itself and the
  * V6 standard-module id.
  *
- * @category interface ids
+ * @category onchain
  * @since 0.1.0
  */
 export const MODULE_INTERFACE_IDS: ReadonlyArray<string> = [Onchain.ERC165_INTERFACE_ID, Onchain.STANDARD_MODULE_INTERFACE_ID]
@@ -45,7 +45,7 @@ export const MODULE_INTERFACE_IDS: ReadonlyArray<string> = [Onchain.ERC165_INTER
 /**
  * The indexed fields of `SourceFillV6` with their topic positions (1 to 3).
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_INDEXED_FIELDS: ReadonlyArray<{ readonly name: string; readonly type: string; readonly topicPosition: number }> =
@@ -54,7 +54,7 @@ export const SOURCE_FILL_INDEXED_FIELDS: ReadonlyArray<{ readonly name: string; 
 /**
  * Field name -> topic position of the indexed fields of `SourceFillV6`.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_TOPIC_POSITIONS: Readonly<Record<string, number>> = Object.fromEntries(
@@ -64,7 +64,7 @@ export const SOURCE_FILL_TOPIC_POSITIONS: Readonly<Record<string, number>> = Obj
 /**
  * The names of the non-indexed fields of `SourceFillV6`, in declaration order.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const SOURCE_FILL_NON_INDEXED: ReadonlyArray<string> = Onchain.SOURCE_FILL_V6_FIELDS.filter((f) => !f.indexed).map((f) => f.name)
@@ -73,7 +73,7 @@ export const SOURCE_FILL_NON_INDEXED: ReadonlyArray<string> = Onchain.SOURCE_FIL
  * How a `SourceFillV6` log leads to the solver: the router that emits it, the
  * facade and the facade's discovery URI.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const eventMapping = (context: DocumentContext) => ({

@@ -32,7 +32,7 @@ export const invalid = (message: string): Result.Result<never, DocumentsInvalid>
  * The issues of a schema error on one line: `path: message` pairs joined by
  * `; `, the path written with dots (`chainEvidence.56.explorer`).
  *
- * @category formatting
+ * @category encoding
  * @since 0.1.0
  */
 export const describeIssues = (error: Schema.SchemaError): string =>

@@ -64,7 +64,7 @@ const contractPaths: ReadonlyMap<string, string> = (() => {
 /**
  * An HttpApi path as a URI template: `/api/v6/routes/:routeId` -> `/api/v6/routes/{routeId}`.
  *
- * @category urls
+ * @category http
  * @since 0.1.0
  */
 export const uriTemplate = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}")
@@ -73,7 +73,7 @@ export const uriTemplate = (path: string): string => path.replace(/:([A-Za-z_][A
  * The path (URI template) of each endpoint, read from the HTTP contract. Fails
  * only when the contract lost one of {@link ENDPOINT_OPERATIONS}.
  *
- * @category urls
+ * @category http
  * @since 0.1.0
  */
 export const ENDPOINT_PATHS: Result.Result<Endpoints, DocumentsInvalid> = (() => {
@@ -89,7 +89,7 @@ export const ENDPOINT_PATHS: Result.Result<Endpoints, DocumentsInvalid> = (() =>
 /**
  * The public URL without trailing slashes, provided it is an absolute http(s) URL.
  *
- * @category urls
+ * @category http
  * @since 0.1.0
  */
 export const normalizePublicUrl = (publicUrl: string): Result.Result<string, DocumentsInvalid> => {
@@ -103,7 +103,7 @@ export const normalizePublicUrl = (publicUrl: string): Result.Result<string, Doc
  * The absolute URL of every endpoint under the public URL (templates keep
  * `{routeId}` and `{fillId}`).
  *
- * @category urls
+ * @category http
  * @since 0.1.0
  */
 export const endpointsOf = (publicUrl: string): Result.Result<Endpoints, DocumentsInvalid> =>

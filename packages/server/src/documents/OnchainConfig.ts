@@ -107,7 +107,7 @@ export type OnchainConfig = typeof OnchainConfig.Type
  * Decodes an on-chain discovery configuration strictly: unknown keys and
  * malformed values fail with one line naming every offending field.
  *
- * @category decoding
+ * @category encoding
  * @since 0.1.0
  */
 export const decode = (input: unknown): Result.Result<OnchainConfig, DocumentsInvalid> => {
@@ -130,7 +130,7 @@ export const decode = (input: unknown): Result.Result<OnchainConfig, DocumentsIn
  * checksummed (the convention of the demo catalog, whose router is
  * `placeholderAddress("svc demo router")`).
  *
- * @category demo
+ * @category testing
  * @since 0.1.0
  */
 export const placeholderAddress = (label: string): Hex => getAddress(`0x${Onchain.labelHash(label).slice(-40)}`)
@@ -138,7 +138,7 @@ export const placeholderAddress = (label: string): Hex => getAddress(`0x${Onchai
 /**
  * The demo releaseId: keccak256("SVC_MAINNET_V6").
  *
- * @category demo
+ * @category testing
  * @since 0.1.0
  */
 export const DEMO_RELEASE_ID: Hex = Ids.DEFAULT_RELEASE_ID
@@ -196,7 +196,7 @@ const demoEvidence = (chainId: number, facade: Hex, transaction: string): ChainE
  * - publicIntegrationRepo `https://example.com/svc/public-integration`;
  * - placeholder = true. Use it with {@link DEMO_RELEASE_ID}.
  *
- * @category demo
+ * @category testing
  * @since 0.1.0
  */
 export const demoOnchainConfig = (routerAddress: string, chainIds: ReadonlyArray<number>): OnchainConfig => {

@@ -27,7 +27,7 @@ type Fingerprint = OnchainDiscoveryFingerprint
 /**
  * The `SourceFillV6` event of the router.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const fingerprintEvents = (context: DocumentContext): Fingerprint["events"] => ({
@@ -50,7 +50,7 @@ export const fingerprintEvents = (context: DocumentContext): Fingerprint["events
 /**
  * The ERC-7683 resolver module.
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const fingerprintErc7683 = (context: DocumentContext): Fingerprint["erc7683"] => ({
@@ -78,7 +78,7 @@ export const fingerprintErc7683 = (context: DocumentContext): Fingerprint["erc76
 /**
  * The OIF description module (not executable).
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const fingerprintOif = (context: DocumentContext): Fingerprint["oif"] => ({
@@ -103,7 +103,7 @@ export const fingerprintOif = (context: DocumentContext): Fingerprint["oif"] => 
  * The CREATE2 deployment of the facade with the compiler and the per-chain blocks
  * and transactions.
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export const fingerprintDeployment = (context: DocumentContext): Fingerprint["deployment"] => ({
@@ -128,7 +128,7 @@ const PLACEHOLDER_NOTE = "Demo placeholders: the contract addresses, runtime cod
  * Where to verify the deployment on Sourcify and the registered `SourceFillV6`
  * signature. Placeholder values claim no exact match and carry a note saying so.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const sourcify = (context: DocumentContext): Fingerprint["sourcify"] => ({
@@ -151,7 +151,7 @@ export const sourcify = (context: DocumentContext): Fingerprint["sourcify"] => (
 /**
  * The ways from the chain to the signed feed, in words.
  *
- * @category discovery
+ * @category http
  * @since 0.1.0
  */
 export const discoveryPaths = (chains: ReadonlyArray<number>): ReadonlyArray<string> => [
@@ -166,7 +166,7 @@ export const discoveryPaths = (chains: ReadonlyArray<number>): ReadonlyArray<str
  * The fingerprint around already built scanner hints, checked against the
  * `OnchainDiscoveryFingerprint` schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const fingerprintWith = (
@@ -206,7 +206,7 @@ export const fingerprintWith = (
  * Builds the on-chain discovery fingerprint with its scanner hints, each checked
  * against its schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildOnchainFingerprint = (context: DocumentContext): Result.Result<OnchainDiscoveryFingerprint, DocumentsInvalid> =>

@@ -46,7 +46,7 @@ const GREATER_THAN_ZERO = { comparison: "GREATER_THAN", value: "0" }
  * The four facade calls of the probe. Every one is a `view` function (the
  * reference facade stores the discovery URI given at deployment).
  *
- * @category probe
+ * @category onchain
  * @since 0.1.0
  */
 export const probeMethods = (context: DocumentContext): Record<ProbedFunction, ProbeMethod> => {
@@ -69,7 +69,7 @@ export const probeMethods = (context: DocumentContext): Record<ProbedFunction, P
 /**
  * Steps 1 and 2: the facade has code, and that code hashes to the configured value.
  *
- * @category probe
+ * @category onchain
  * @since 0.1.0
  */
 export const codeSteps = (context: DocumentContext): ReadonlyArray<ProbeStep> => [
@@ -96,7 +96,7 @@ export const codeSteps = (context: DocumentContext): ReadonlyArray<ProbeStep> =>
 /**
  * Steps 3 to 6: the facade's calls (discovery URI, liveness, system state, route count).
  *
- * @category probe
+ * @category onchain
  * @since 0.1.0
  */
 export const callSteps = (context: DocumentContext, methods: Record<ProbedFunction, ProbeMethod>): ReadonlyArray<ProbeStep> => [
@@ -149,7 +149,7 @@ export const callSteps = (context: DocumentContext, methods: Record<ProbedFuncti
  * Steps 7 to 9: the same facade on every chain, the router's `SourceFillV6` logs
  * (optional), and following the discovery URI to the manifest.
  *
- * @category probe
+ * @category onchain
  * @since 0.1.0
  */
 export const crossChainSteps = (context: DocumentContext): ReadonlyArray<ProbeStep> => [
@@ -189,7 +189,7 @@ export const crossChainSteps = (context: DocumentContext): ReadonlyArray<ProbeSt
 /**
  * The five contracts: name, role, address and expected runtime code hash.
  *
- * @category contracts
+ * @category onchain
  * @since 0.1.0
  */
 export const hintContracts = (context: DocumentContext): ScannerHints["contracts"] => {
@@ -213,7 +213,7 @@ export const hintContracts = (context: DocumentContext): ScannerHints["contracts
 /**
  * The `SourceFillV6` event as a scanner finds it.
  *
- * @category events
+ * @category onchain
  * @since 0.1.0
  */
 export const eventDiscovery = (context: DocumentContext): ScannerHints["eventDiscovery"] => ({
@@ -233,7 +233,7 @@ export const eventDiscovery = (context: DocumentContext): ScannerHints["eventDis
 /**
  * The CREATE2 deployment of the facade.
  *
- * @category deployment
+ * @category onchain
  * @since 0.1.0
  */
 export const deterministicDeployment = (context: DocumentContext): ScannerHints["deterministicDeployment"] => ({
@@ -251,7 +251,7 @@ export const deterministicDeployment = (context: DocumentContext): ScannerHints[
 /**
  * The two standard modules: standard id, interface ids, selectors, router and code hash.
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const hintStandards = (context: DocumentContext): ScannerHints["standards"] => ({
@@ -281,7 +281,7 @@ export const hintStandards = (context: DocumentContext): ScannerHints["standards
 /**
  * Builds the scanner hints and checks them against the `ScannerHints` schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildScannerHints = (context: DocumentContext): Result.Result<ScannerHints, DocumentsInvalid> => {

@@ -33,7 +33,7 @@ export const PERMIT_REQUEST_SIGNING: SolverDiscovery["permitRequestSigning"] = {
  * The two standards in short: ERC-7683 (executable resolver) and OIF
  * (description only), with their module addresses.
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const standardsList = (context: DocumentContext): SolverDiscovery["standards"] => [
@@ -56,7 +56,7 @@ export const standardsList = (context: DocumentContext): SolverDiscovery["standa
 /**
  * Builds the solver manifest and checks it against the `SolverDiscovery` schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildSolverManifest = (context: DocumentContext): Result.Result<SolverDiscovery, DocumentsInvalid> =>

@@ -33,7 +33,7 @@ export const PAYLOAD_ENCODING: StandardPayloadEncoding = {
  * The ERC-7683 resolver module: executable, resolved by an off-chain `eth_call`
  * into the router's `fillDirect`.
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const erc7683Module = (context: DocumentContext): StandardModule => {
@@ -84,7 +84,7 @@ export const erc7683Module = (context: DocumentContext): StandardModule => {
  * The OIF description module: not executable (`resolveExecution` reverts),
  * `describeMandate` describes a payload.
  *
- * @category standards
+ * @category onchain
  * @since 0.1.0
  */
 export const oifModule = (context: DocumentContext): StandardModule => ({
@@ -126,7 +126,7 @@ export const oifModule = (context: DocumentContext): StandardModule => ({
 /**
  * Builds the standards manifest and checks it against the `StandardsManifest` schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const buildStandardsManifest = (context: DocumentContext): Result.Result<StandardsManifest, DocumentsInvalid> =>

@@ -66,7 +66,7 @@ export interface DocumentBytes {
 /**
  * Validates the inputs and builds the three documents, each checked against its schema.
  *
- * @category builders
+ * @category constructors
  * @since 0.1.0
  */
 export const build = (input: Context.DocumentsInput): Result.Result<Documents, DocumentsInvalid> =>
@@ -85,7 +85,7 @@ const json = (document: unknown): Uint8Array => encoder.encode(`${JSON.stringify
 /**
  * Serializes each document once, as UTF-8 JSON (2-space indentation, a final line feed).
  *
- * @category serialization
+ * @category encoding
  * @since 0.1.0
  */
 export const serialize = (documents: Documents): DocumentBytes => ({

@@ -26,7 +26,7 @@ export interface DocumentBytes {
 /**
  * The `Cache-Control` value of each operation, from its declared caching class.
  *
- * @category caching
+ * @category http
  * @since 0.1.0
  */
 export const cacheControlByOperation = (): ReadonlyMap<string, string> => {

@@ -33,7 +33,7 @@ export interface FeedContext {
 /**
  * The headers of an event stream response.
  *
- * @category streams
+ * @category http
  * @since 0.1.0
  */
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -46,7 +46,7 @@ export const STREAM_HEADERS: Readonly<Record<string, string>> = {
 /**
  * The content type of an event stream response.
  *
- * @category streams
+ * @category http
  * @since 0.1.0
  */
 export const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
@@ -55,7 +55,7 @@ export const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
  * Why a stream is refused before it starts, or nothing: no publication (503),
  * shutting down or at a subscriber cap (503).
  *
- * @category streams
+ * @category http
  * @since 0.1.0
  */
 export const streamRefusal = (

@@ -28,7 +28,7 @@ const decodeCreate = Schema.decodeUnknownResult(PermitCreateRequest)
 /**
  * A body decoded with a schema, or the refusal to answer.
  *
- * @category bodies
+ * @category http
  * @since 0.1.0
  */
 export const decodedBody = <A>(

@@ -83,7 +83,7 @@ export const makeEnv = (options: SvcClientOptions): ClientEnv => {
 /**
  * The current time on the Effect clock, in seconds.
  *
- * @category verification
+ * @category crypto
  * @since 0.1.0
  */
 export const nowSeconds: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (ms) => Math.floor(ms / 1000))
@@ -104,7 +104,7 @@ export const checkId = (field: string, value: string): Effect.Effect<string, Inv
  * contract's parameters filled in. A template without the placeholder makes the
  * manifest unusable for that operation (DiscoveryInvalid).
  *
- * @category endpoints
+ * @category http
  * @since 0.1.0
  */
 export const templateUrl = <K extends string>(

@@ -28,7 +28,7 @@ const isPrepared = (
  * Prepares an intent: a fresh idempotency key when it has none, the normalised
  * request and its message.
  *
- * @category message
+ * @category encoding
  * @since 0.1.0
  */
 export const prepareIntent = (request: Permits.PermitIntent) =>

@@ -13,7 +13,7 @@ import { backoffDelay, sleepMillis } from "../http.ts"
  * Failures a poll tolerates (and keeps polling through): no response, 429,
  * 502, 503, 504.
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const isTransientRead = (error: unknown): boolean =>
@@ -25,7 +25,7 @@ export const isTransientRead = (error: unknown): boolean =>
  * decides what is new). Fails with Timeout (holding the last value) after
  * `timeoutMs`.
  *
- * @category lifecycle
+ * @category running
  * @since 0.1.0
  */
 export const poll = <A, E>(

@@ -39,7 +39,7 @@ import { checksumIssues, nowSeconds, quotable, sameAddress, ZERO_ADDRESS } from 
 /**
  * QUOTE_EXPIRED when `now` (Unix seconds) is at or past the quote's expiresAt.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const expiryProblem = (q: AggregatorQuote, now: number): AggregatorFailure | undefined =>
@@ -52,7 +52,7 @@ export const expiryProblem = (q: AggregatorQuote, now: number): AggregatorFailur
  * else ROUTE_CLOSED (QUOTE_ID_CHANGED: no route has the quoteId any more;
  * ROUTE_NOT_OPEN: it is not open now).
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const routeOfQuote = (
@@ -73,7 +73,7 @@ export const routeOfQuote = (
 /**
  * INSUFFICIENT_CAPACITY when the quote's amountIn is above the route's maxAvailableInRaw now.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const capacityProblem = (q: AggregatorQuote, route: Route): AggregatorFailure | undefined =>
@@ -84,7 +84,7 @@ export const capacityProblem = (q: AggregatorQuote, route: Route): AggregatorFai
 /**
  * QUOTE_CHANGED when a fresh price no longer covers the quote's amountOut.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const priceProblem = (q: AggregatorQuote, fresh: FreshQuote): AggregatorFailure | undefined =>
@@ -107,7 +107,7 @@ export interface QuoteProblemDeps {
  * capacity and a fresh price. Fails only when the publication or pricing is
  * unavailable.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const quoteProblem = Effect.fnUntraced(function*(
@@ -140,7 +140,7 @@ export const quoteProblem = Effect.fnUntraced(function*(
  * request's userAddress and recipient must equal the quote's when it named them
  * (else INVALID_REQUEST).
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const matchQuote = (
@@ -169,7 +169,7 @@ export const matchQuote = (
  * recipient = the request's, else the quote's, else the userAddress,
  * requestedAmountInRaw = the quote's amountIn.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const permitRequestOf = (q: AggregatorQuote, request: AggregatorBuildRequest): PermitRequest => ({
@@ -185,7 +185,7 @@ export const permitRequestOf = (q: AggregatorQuote, request: AggregatorBuildRequ
  * The idempotency scope and key of a signed request, when it normalizes (a
  * request that does not is left to the permit service to refuse).
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const idempotencySlotOf = (
@@ -204,7 +204,7 @@ export const idempotencySlotOf = (
 /**
  * The stage 1 body: the message to sign (EIP-191 personal_sign of its UTF-8).
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const signatureRequiredOf = (q: AggregatorQuote, message: string): AggregatorBuildSignatureRequired => ({
@@ -219,7 +219,7 @@ export const signatureRequiredOf = (q: AggregatorQuote, message: string): Aggreg
  * A native coin input (the zero address) is sent as value; a token needs an
  * approval of the router.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const transactionOf = (
@@ -249,7 +249,7 @@ export const transactionOf = (
 /**
  * The `fillDirect` calldata of a permit envelope (an encoding failure is a 503).
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const fillDirectData = (envelope: ExecutionPermitEnvelope): Effect.Effect<string, AggregatorFailure> =>
@@ -278,7 +278,7 @@ export interface BuildDeps extends QuoteProblemDeps {
 /**
  * Stage 1: the message to sign, while the quote can be built.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const signingStage = Effect.fnUntraced(function*(
@@ -298,7 +298,7 @@ export const signingStage = Effect.fnUntraced(function*(
  * a transaction. A key that already has a permit replays it (the permit service
  * checks the fingerprint and signature), even after the quote expired.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const transactionStage = Effect.fnUntraced(function*(
@@ -326,7 +326,7 @@ export const transactionStage = Effect.fnUntraced(function*(
  * Stage 1 (no requestSignature): the message to sign; stage 2: the transaction
  * and permit.
  *
- * @category build
+ * @category constructors
  * @since 0.1.0
  */
 export const build = Effect.fn("Aggregator.build")(function*(deps: BuildDeps, request: AggregatorBuildRequest) {

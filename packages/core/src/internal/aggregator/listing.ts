@@ -47,7 +47,7 @@ export interface CatalogViews {
 /**
  * The EVM networks of a catalog that have a chain id.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const evmNetworksOf = (networks: ReadonlyArray<Network>): Array<Network> =>
@@ -56,7 +56,7 @@ export const evmNetworksOf = (networks: ReadonlyArray<Network>): Array<Network> 
 /**
  * The chain entry of an EVM network.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const chainOf = (n: Network): AggregatorChain => ({
@@ -71,7 +71,7 @@ export const chainOf = (n: Network): AggregatorChain => ({
  * The token entries of the EVM assets of a catalog that have a chain id and an
  * address; the zero address is the native coin.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const tokenListOf = (assets: ReadonlyArray<Asset>): Array<AggregatorToken> =>
@@ -89,7 +89,7 @@ export const tokenListOf = (assets: ReadonlyArray<Asset>): Array<AggregatorToken
 /**
  * The lookup key of a token: `<chainId>:<lowercase address>`.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const tokenKeyOf = (chainId: number | string, address: string): string => `${chainId}:${address.toLowerCase()}`
@@ -119,7 +119,7 @@ export const catalogViewsOf = (catalog: Pick<Catalog["Service"], "networks" | "a
  * The chains body of a publication at `now` (Unix seconds): the catalog's
  * chains, and the pair and route of every quotable route, in publication order.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const chainsOf = (
@@ -194,7 +194,7 @@ export const makeChains = (deps: ChainsDeps): Effect.Effect<Versioned<Aggregator
 /**
  * The tokens body of a publication: every listed token, or those of one chain.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const tokensOf = (
@@ -224,7 +224,7 @@ export interface TokensDeps {
 /**
  * Token metadata, optionally of one chain (an unknown chain: UNSUPPORTED_CHAIN).
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const tokens = Effect.fn("Aggregator.tokens")(function*(deps: TokensDeps, chainId?: number | undefined) {
@@ -244,7 +244,7 @@ export const tokens = Effect.fn("Aggregator.tokens")(function*(deps: TokensDeps,
  * publication and an open route, DEGRADED with a valid publication and none,
  * UNAVAILABLE otherwise; the data of the last publication, if any.
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const healthOf = (state: PublisherState, now: number): AggregatorHealth => {
@@ -265,7 +265,7 @@ export const healthOf = (state: PublisherState, now: number): AggregatorHealth =
 /**
  * Availability of a publisher now (always answers).
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const health = (publisher: Pick<Publisher["Service"], "state">): Effect.Effect<AggregatorHealth> =>
@@ -279,7 +279,7 @@ export const health = (publisher: Pick<Publisher["Service"], "state">): Effect.E
  * The `/.well-known/svc-aggregator.json` document of a server at `publicUrl` (no
  * trailing slash).
  *
- * @category listing
+ * @category constructors
  * @since 0.1.0
  */
 export const manifestOf = (publicUrl: string, feedSigner: Hex, limits: RateLimits): AggregatorManifest => ({

@@ -19,7 +19,7 @@ import { type AggregatorFailure, storeFailure } from "./errors.ts"
 /**
  * The domain line of the quote token preimage.
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const QUOTE_TOKEN_DOMAIN = "SVC_AGGREGATOR_QUOTE_TOKEN_V1"
@@ -28,7 +28,7 @@ export const QUOTE_TOKEN_DOMAIN = "SVC_AGGREGATOR_QUOTE_TOKEN_V1"
  * The quote token of a quote: HMAC-SHA256(key, `SVC_AGGREGATOR_QUOTE_TOKEN_V1` LF
  * canonical JSON of the quote without quoteToken), lowercase hex.
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const quoteTokenOf = (key: Uint8Array, quote: Omit<AggregatorQuote, "quoteToken"> | AggregatorQuote): string => {
@@ -39,7 +39,7 @@ export const quoteTokenOf = (key: Uint8Array, quote: Omit<AggregatorQuote, "quot
 /**
  * Whether two tokens are equal, in time independent of where they differ.
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const sameToken = (a: string, b: string): boolean => {
@@ -53,7 +53,7 @@ export const sameToken = (a: string, b: string): boolean => {
  * The store record of a quote (ids and userAddress lowercase, the body as JSON
  * text), created at `createdAt` (Unix milliseconds).
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const storedQuoteOf = (quote: AggregatorQuote, createdAt: number): StoredQuote => ({
@@ -72,7 +72,7 @@ const decodeQuote = Schema.decodeUnknownResult(AggregatorQuote)
  * The quote of a stored body, when it decodes strictly and both its own
  * quoteToken and its recomputed token equal `quoteToken` (else undefined).
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const quoteOfBody = (key: Uint8Array, quoteToken: string, body: string): AggregatorQuote | undefined => {
@@ -92,7 +92,7 @@ export const quoteOfBody = (key: Uint8Array, quoteToken: string, body: string): 
 /**
  * The stored quote of a token, checked against its token (else undefined).
  *
- * @category quote tokens
+ * @category crypto
  * @since 0.1.0
  */
 export const loadQuote = (

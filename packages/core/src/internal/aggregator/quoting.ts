@@ -48,7 +48,7 @@ export const PRUNE_INTERVAL_SECONDS = 60
 /**
  * A priced candidate route of a quote.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export interface Candidate {
@@ -59,7 +59,7 @@ export interface Candidate {
 /**
  * A candidate with the fresh price behind its amountOut.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export interface PricedCandidate extends Candidate {
@@ -71,7 +71,7 @@ export interface PricedCandidate extends Candidate {
  * Orders candidates best first: highest amountOut, then lowest publicationRank,
  * then lowest routeId.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const rankCandidates = <C extends Candidate>(candidates: ReadonlyArray<C>): Array<C> =>
@@ -89,7 +89,7 @@ export const rankCandidates = <C extends Candidate>(candidates: ReadonlyArray<C>
  * Why a quote request cannot be served by the catalog (checksums, chains,
  * tokens, in that order), or undefined when it can.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const requestProblem = (
@@ -128,7 +128,7 @@ export const requestProblem = (
  * The indexes of the L1 routes of a publication that serve the request's pair
  * (chains and tokens), in publication order.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const pairRouteIndexes = (
@@ -152,7 +152,7 @@ export const pairRouteIndexes = (
 /**
  * Whether an amount is within a route's limits (minimumFillInRaw..maxAvailableInRaw).
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const fitsRoute = (route: Route, amount: bigint): boolean =>
@@ -163,7 +163,7 @@ export const fitsRoute = (route: Route, amount: bigint): boolean =>
  * below the lowest minimumFillInRaw (AMOUNT_TOO_LOW), else above the highest
  * maxAvailableInRaw (AMOUNT_TOO_HIGH).
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const amountFailure = (routes: ReadonlyArray<Route>, amount: bigint): AggregatorFailure => {
@@ -180,7 +180,7 @@ export const amountFailure = (routes: ReadonlyArray<Route>, amount: bigint): Agg
  * are quotable and whose limits contain amountIn. Else the first refusal:
  * ROUTE_ID_NOT_FOR_PAIR, NO_L1_ROUTE, ROUTE_NOT_OPEN, then the amount's.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const selectRoutes = (
@@ -213,7 +213,7 @@ export const selectRoutes = (
  * Prices an amount on the given routes of a publication, one after the other
  * (the first pricing failure answers); routes that price to 0 are left out.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const priceRoutes = Effect.fnUntraced(function*(
@@ -239,7 +239,7 @@ export const priceRoutes = Effect.fnUntraced(function*(
  * The longest quote validity of the options, seconds (at least 1), or undefined
  * for no cap.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const quoteTtlOf = (quoteTtlSeconds: number | undefined): number | undefined =>
@@ -250,7 +250,7 @@ export const quoteTtlOf = (quoteTtlSeconds: number | undefined): number | undefi
  * validUntil, the feed's validUntil, the pricing cycle's deadline (rounded down
  * to a second) and, with a TTL, now + TTL.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const expiresAtOf = (input: {
@@ -272,7 +272,7 @@ export const expiresAtOf = (input: {
  * The quote body (without its token) of a request on the chosen route:
  * addresses in EIP-55 form, the recipient defaulting to the userAddress.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const quoteBodyOf = (
@@ -356,7 +356,7 @@ export interface QuoteDeps {
  * An exact quote from the best open L1 route of the request's pair, stored
  * under its token.
  *
- * @category quote
+ * @category operations
  * @since 0.1.0
  */
 export const quote = Effect.fn("Aggregator.quote")(function*(deps: QuoteDeps, request: AggregatorQuoteRequest) {

@@ -23,7 +23,7 @@ export const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 /**
  * Now, Unix milliseconds.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const nowMillis: Effect.Effect<number> = Clock.currentTimeMillis
@@ -31,7 +31,7 @@ export const nowMillis: Effect.Effect<number> = Clock.currentTimeMillis
 /**
  * Now, Unix seconds (rounded down).
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const nowSeconds: Effect.Effect<number> = Effect.map(nowMillis, (ms) => Math.floor(ms / 1000))
@@ -41,7 +41,7 @@ export const nowSeconds: Effect.Effect<number> = Effect.map(nowMillis, (ms) => M
  * whose mixed case is a wrong EIP-55 checksum, in field order; absent fields
  * pass.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const checksumIssues = (fields: Readonly<Record<string, string | undefined>>): Array<string> => {
@@ -55,7 +55,7 @@ export const checksumIssues = (fields: Readonly<Record<string, string | undefine
 /**
  * The EIP-55 form of an address, whatever its case.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const eip55 = (address: string): string => getAddress(address.toLowerCase())
@@ -63,7 +63,7 @@ export const eip55 = (address: string): string => getAddress(address.toLowerCase
 /**
  * Whether two addresses are both given and equal, ignoring case.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const sameAddress = (a: string | null | undefined, b: string | null | undefined): boolean =>
@@ -73,7 +73,7 @@ export const sameAddress = (a: string | null | undefined, b: string | null | und
  * Quotable: an open L1 route inside its window at `now` (Unix seconds), with the
  * EVM bindings a quote needs.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const quotable = (route: Route, now: number): boolean =>
@@ -84,7 +84,7 @@ export const quotable = (route: Route, now: number): boolean =>
 /**
  * The version of the data a body is built from: `<dataVersion>-<first 16 hex of feedHash>`.
  *
- * @category utils
+ * @category operations
  * @since 0.1.0
  */
 export const versionOf = (p: Publication): string => `${p.dataVersion}-${p.feedHash.slice(2, 18)}`

@@ -44,7 +44,7 @@ export const LOOKUPS = ["fillId", "sourceTxHash", "quoteId", "userAddress", "quo
  * quoteId, userAddress, quoteToken, well formed (else 400 INVALID_REQUEST).
  * Unknown or repeated parameters are refused by the caller.
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const statusLookupOf = (params: Readonly<Record<string, string>>): Result.Result<StatusLookup, AggregatorFailure> => {
@@ -83,7 +83,7 @@ export const statusLookupOf = (params: Readonly<Record<string, string>>): Result
  * validUntil, `updatedAt` the last state change (Unix seconds). Undefined for a
  * permit without EVM chain ids on both sides.
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const statusOf = (record: PermitRecord): AggregatorStatus | undefined => {
@@ -114,7 +114,7 @@ export const statusOf = (record: PermitRecord): AggregatorStatus | undefined => 
 /**
  * The status of one found record, or FILL_NOT_FOUND (no record, or no status).
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const fillStatus = (record: PermitRecord | undefined): Effect.Effect<AggregatorStatus, AggregatorFailure> => {
@@ -129,7 +129,7 @@ export const fillStatus = (record: PermitRecord | undefined): Effect.Effect<Aggr
  * statuses of at most {@link STATUS_LIST_MAX} records, in their order; the
  * lookup echoes a userAddress in EIP-55 form.
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const statusListOf = (
@@ -151,7 +151,7 @@ export const statusListOf = (
 /**
  * The quoteToken lookup body of why a quote cannot be built (undefined: it can).
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const quoteValidityOf = (problem: { readonly code: AggregatorErrorCode } | undefined): AggregatorQuoteValidity =>
@@ -172,7 +172,7 @@ export interface StatusDeps extends QuoteProblemDeps {
 /**
  * One fill, recent fills, or the usability of a quote.
  *
- * @category status
+ * @category operations
  * @since 0.1.0
  */
 export const status = Effect.fn("Aggregator.status")(function*(deps: StatusDeps, lookup: StatusLookup) {
