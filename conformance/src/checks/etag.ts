@@ -29,7 +29,7 @@ const present = Check.make<Env>({
     if (etag === undefined || !ETAG.test(etag)) {
       c.add(failure(snapshot.exchange, "the feed has no weak ETag", "ETag: W/\"...\"", etag ?? "absent"))
     } else if (!etag.toLowerCase().startsWith(prefix.toLowerCase())) {
-      c.add(failure(snapshot.exchange, "the ETag does not name the dataVersion and feedHash", `${prefix}...\"`, etag))
+      c.add(failure(snapshot.exchange, "the ETag does not name the dataVersion and feedHash", `${prefix}..."`, etag))
     }
     if (h["cache-control"] !== "no-cache") c.add(failure(snapshot.exchange, "the feed's Cache-Control is not no-cache", "no-cache", h["cache-control"] ?? "absent"))
     if (!/accept-encoding/i.test(h.vary ?? "")) c.add(failure(snapshot.exchange, "the feed does not vary on Accept-Encoding", "Vary: Accept-Encoding", h.vary ?? "absent"))

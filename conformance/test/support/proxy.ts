@@ -120,7 +120,7 @@ export const start = async (): Promise<Proxy> => {
       up.on("response", async (upRes) => {
         const h = flat(upRes.headers)
         for (const k of HOP) delete h[k]
-        if (/^text\/event-stream/.test(h["content-type"] ?? "")) {
+        if ((h["content-type"] ?? "").startsWith("text/event-stream")) {
           res.writeHead(upRes.statusCode ?? 502, variant?.streamHeaders?.(rewritten, h) ?? h)
           res.flushHeaders()
           let buffer = ""

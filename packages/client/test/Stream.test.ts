@@ -120,6 +120,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("feed strea
       const [first] = yield* s.untilFeeds(1)
       assert.strictEqual(first!.dataVersion, current.dataVersion.toString())
       yield* publish // the next version: replaced on the wire by the old feed
+      // oxlint-disable-next-line no-unmodified-loop-condition -- set by the proxy's callback meanwhile
       while (!replaced) yield* Effect.sleep("10 millis")
       yield* publish
       const feeds = yield* s.untilFeeds(2)

@@ -159,6 +159,7 @@ describe("CanonicalJson.stringify: refusals", () => {
   it("refuses sparse arrays at the hole", () => {
     // eslint-disable-next-line no-sparse-arrays
     refusedAt([1, , 3], "$[1]")
+    // oxlint-disable-next-line unicorn/no-new-array -- an array with holes, on purpose
     const holes = new Array(3)
     refusedAt({ h: holes }, "$.h[0]")
   })

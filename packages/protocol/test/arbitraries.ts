@@ -151,6 +151,7 @@ export const address = addressLower.map((a) => getAddress(a) as Hex)
 
 /** Flips the case of the hex letters of a 0x string at random positions (same value, other spelling). */
 export const randomCase = (hex: string, random: () => number): string =>
+  // oxlint-disable-next-line unicorn/no-useless-spread -- the characters of a string
   `0x${[...hex.slice(2)].map((c) => (random() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join("")}`
 
 /** A 0x hex string in a random letter case. */

@@ -210,6 +210,7 @@ const jsInputs: Record<string, () => unknown> = {
   "Object.assign(Object.create(null), { b: 1, a: 2 })": () => Object.assign(Object.create(null), { b: 1, a: 2 }),
   "undefined": () => undefined,
   "{ a: undefined }": () => ({ a: undefined }),
+  // oxlint-disable-next-line no-sparse-arrays -- a sparse array, on purpose
   "[1, , 3]": () => [1, , 3],
   "NaN": () => Number.NaN,
   "Infinity": () => Number.POSITIVE_INFINITY,

@@ -171,6 +171,7 @@ export const make = (
   }
 
   const endAll = (frame: Uint8Array) => {
+    // oxlint-disable-next-line unicorn/no-useless-spread -- a snapshot: remove() mutates the set
     for (const s of [...subscribers]) {
       remove(s)
       s.sink.end(frame)

@@ -191,7 +191,9 @@ const total = <A>(what: string, input: unknown, f: () => A): A => {
   try {
     return f()
   } catch (e) {
-    throw new Error(`${what} threw for ${safeShow(input)} instead of returning a typed error: ${String((e as Error)?.message ?? e)}`)
+    throw new Error(`${what} threw for ${safeShow(input)} instead of returning a typed error: ${String((e as Error)?.message ?? e)}`, {
+      cause: e
+    })
   }
 }
 

@@ -144,7 +144,12 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
     pruneQuotes: (before) =>
       op("pruneQuotes", () => {
         let n = 0
-        for (const [k, q] of quotes) if (q.expiresAt < before) (quotes.delete(k), n++)
+        for (const [k, q] of quotes) {
+          if (q.expiresAt < before) {
+            quotes.delete(k)
+            n++
+          }
+        }
         return n
       })
   }
