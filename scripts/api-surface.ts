@@ -12,9 +12,9 @@
  * runs it. A file reachable by several subpaths (`"."` and `"./index"`) is listed
  * once, under `"."` or its shortest subpath.
  */
+import { Config, Context, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { readdirSync } from "node:fs"
 import * as path from "node:path"
-import { Config, Context, Effect, Layer, Option, Redacted, Schedule, Schema, Stream } from "effect"
 import { resolveExports, type WorkspacePackage } from "./module-graph.ts"
 
 /** One entry point of a package. */
@@ -30,7 +30,11 @@ export interface ApiEntry {
 const filesUnder = (dir: string): Array<string> => {
   const out: Array<string> = []
   let entries
-  try { entries = readdirSync(dir, { withFileTypes: true }) } catch { return out }
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return out
+  }
   for (const e of entries) {
     const full = path.join(dir, e.name)
     if (e.isDirectory()) out.push(...filesUnder(full))
@@ -54,7 +58,10 @@ export const apiEntries = (pkg: WorkspacePackage): Array<ApiEntry> => {
   )
   const candidates: Array<string> = []
   for (const [key, target] of Object.entries(map)) {
-    if (!key.includes("*")) { candidates.push(key); continue }
+    if (!key.includes("*")) {
+      candidates.push(key)
+      continue
+    }
     if (typeof target !== "string" || target.split("*").length !== 2) continue
     const [tPrefix, tSuffix] = target.split("*") as [string, string]
     const [kPrefix, kSuffix] = key.split("*") as [string, string]
@@ -63,12 +70,17 @@ export const apiEntries = (pkg: WorkspacePackage): Array<ApiEntry> => {
     const walkRoot = tPrefix.endsWith("/") ? base : path.dirname(base)
     for (const file of filesUnder(walkRoot)) {
       const rel = "./" + path.relative(pkg.dir, file).split(path.sep).join("/")
-      if (!rel.startsWith(tPrefix) || !rel.endsWith(tSuffix) || rel.length < tPrefix.length + tSuffix.length + 1) continue
+      if (!rel.startsWith(tPrefix) || !rel.endsWith(tSuffix) || rel.length < tPrefix.length + tSuffix.length + 1) {
+        continue
+      }
       candidates.push(kPrefix + rel.slice(tPrefix.length, rel.length - tSuffix.length) + kSuffix)
     }
   }
   const byFile = new Map<string, ApiEntry>()
-  const better = (a: string, b: string) => (a === "." ? true : b === "." ? false : a.length !== b.length ? a.length < b.length : a < b)
+  const better = (
+    a: string,
+    b: string
+  ) => (a === "." ? true : b === "." ? false : a.length !== b.length ? a.length < b.length : a < b)
   for (const subpath of candidates) {
     const target = resolveExports(map, subpath)
     if (target === null) continue
@@ -78,7 +90,10 @@ export const apiEntries = (pkg: WorkspacePackage): Array<ApiEntry> => {
     const seen = byFile.get(file)
     if (seen === undefined || better(subpath, seen.subpath)) byFile.set(file, entry)
   }
-  return [...byFile.values()].sort((a, b) => (a.subpath === "." ? -1 : b.subpath === "." ? 1 : compare(a.subpath, b.subpath)))
+  return [...byFile.values()].sort((
+    a,
+    b
+  ) => (a.subpath === "." ? -1 : b.subpath === "." ? 1 : compare(a.subpath, b.subpath)))
 }
 
 const isModuleNamespace = (v: unknown): v is Record<string, unknown> =>
@@ -115,7 +130,11 @@ export const valueKind = (v: unknown): string => {
   if (typeof v !== "object" && typeof v !== "function") return base
   for (const [name, is] of EFFECT_KINDS) {
     let yes = false
-    try { yes = is(v) } catch { yes = false }
+    try {
+      yes = is(v)
+    } catch {
+      yes = false
+    }
     if (yes) return `${base} (${name})`
   }
   return base

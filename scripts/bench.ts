@@ -39,13 +39,28 @@ const main = async (): Promise<number> => {
     loadAverageAtStart: Math.round(loadavg()[0]! * 100) / 100
   }
   const started = Date.now()
-  const { text, results } = which === "core" ? await runCore({ quick, routes }) : await runServer({ quick, routes, pin })
+  const { text, results } = which === "core"
+    ? await runCore({ quick, routes })
+    : await runServer({ quick, routes, pin })
   const seconds = Math.round((Date.now() - started) / 100) / 10
   const loadAtEnd = Math.round(loadavg()[0]! * 100) / 100
   process.stdout.write(
-    `${text}\n\nmachine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}; load average ${machine.loadAverageAtStart} at start, ${loadAtEnd} at end; ${seconds} s${quick ? " (quick)" : ""}\n`
+    `${text}\n\nmachine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, Linux ${machine.kernel}; load average ${machine.loadAverageAtStart} at start, ${loadAtEnd} at end; ${seconds} s${
+      quick ? " (quick)" : ""
+    }\n`
   )
-  process.stdout.write(`${JSON.stringify({ bench: which, quick, date: new Date(started).toISOString(), seconds, machine: { ...machine, loadAverageAtEnd: loadAtEnd }, results })}\n`)
+  process.stdout.write(
+    `${
+      JSON.stringify({
+        bench: which,
+        quick,
+        date: new Date(started).toISOString(),
+        seconds,
+        machine: { ...machine, loadAverageAtEnd: loadAtEnd },
+        results
+      })
+    }\n`
+  )
   return 0
 }
 

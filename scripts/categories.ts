@@ -212,7 +212,8 @@ export const categoryTags = (text: string, file = ""): Array<CategoryTag> => {
 /** The `@category` tags of every `.ts` file under packages/*\/src and conformance/src. */
 export const scanCategories = (root: string = repoRoot): Array<CategoryTag> =>
   sourceDirs(root).flatMap(listTsFiles).flatMap((file) =>
-    categoryTags(readFileSync(file, "utf8"), path.relative(root, file).split(path.sep).join("/")))
+    categoryTags(readFileSync(file, "utf8"), path.relative(root, file).split(path.sep).join("/"))
+  )
 
 /** Counts per value, most used first, then by name. */
 export const inventory = (tags: ReadonlyArray<CategoryTag>): Array<readonly [string, number]> => {
@@ -225,7 +226,10 @@ export const inventory = (tags: ReadonlyArray<CategoryTag>): Array<readonly [str
  * Rewrites the `@category` values of a source text through a mapping (values the
  * mapping lacks are left as they are); returns the new text and how many tags changed.
  */
-export const normalizeText = (text: string, mapping: Readonly<Record<string, string>>): { text: string; changed: number } => {
+export const normalizeText = (
+  text: string,
+  mapping: Readonly<Record<string, string>>
+): { text: string; changed: number } => {
   const lines = text.split("\n")
   let changed = 0
   for (const tag of categoryTags(text)) {

@@ -13,10 +13,11 @@
  *
  * fixtures/upstream is hand-transcribed and is never written here.
  */
+import { Result } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Result } from "effect"
+import { fromHex, keccak } from "../packages/protocol/src/Bytes.ts"
 import {
   CanonicalJson,
   decodeStrict,
@@ -28,10 +29,9 @@ import {
   PermitMessage,
   PermitRequest,
   Route,
-  SignedFeedPayload,
-  Signature
+  Signature,
+  SignedFeedPayload
 } from "../packages/protocol/src/index.ts"
-import { fromHex, keccak } from "../packages/protocol/src/Bytes.ts"
 
 type Hex = `0x${string}`
 type Case = Record<string, unknown>
@@ -255,68 +255,84 @@ const canonicalPositive: ReadonlyArray<CanonicalSpec> = [
   },
   {
     id: "persian-zwnj",
-    description: "Persian text with ZERO WIDTH NON-JOINER (U+200C) and Persian digits: emitted raw (UTF-8), never \\u-escaped.",
+    description:
+      "Persian text with ZERO WIDTH NON-JOINER (U+200C) and Persian digits: emitted raw (UTF-8), never \\u-escaped.",
     input: { text: "شبکه‌ی پرداخت ۱۲۳", کلید: "مقدار" }
   },
   {
     id: "astral-emoji",
-    description: "Astral-plane characters (surrogate pairs in UTF-16: emoji, musical symbol, flag sequence): emitted raw as 4-byte UTF-8.",
+    description:
+      "Astral-plane characters (surrogate pairs in UTF-16: emoji, musical symbol, flag sequence): emitted raw as 4-byte UTF-8.",
     input: { emoji: "😀 𝄞 🇮🇷 👩‍💻" }
   },
   {
     id: "line-separators",
-    description: "U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR are emitted raw (JSON.stringify semantics; Go's encoder would escape them).",
+    description:
+      "U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR are emitted raw (JSON.stringify semantics; Go's encoder would escape them).",
     input: { ls: "a\u2028b", ps: "c\u2029d" }
   },
   {
     id: "combining-marks",
-    description: "No Unicode normalisation: precomposed é (U+00E9) and decomposed e + U+0301 are different keys and values; keys sort by UTF-16 code units, so the decomposed form (starts with 'e', 0x65) comes first.",
+    description:
+      "No Unicode normalisation: precomposed é (U+00E9) and decomposed e + U+0301 are different keys and values; keys sort by UTF-16 code units, so the decomposed form (starts with 'e', 0x65) comes first.",
     input: { "é": "precomposed é", "e\u0301": "decomposed e\u0301", "n\u0303": "ñ" }
   },
   {
     id: "lone-surrogates",
-    description: "Lone surrogates (from \\ud800 / \\udfff escapes in the JSON text) are written as lowercase \\udxxx escapes; a reversed pair is two lone surrogates; a proper surrogate pair is one astral character, written raw.",
+    description:
+      "Lone surrogates (from \\ud800 / \\udfff escapes in the JSON text) are written as lowercase \\udxxx escapes; a reversed pair is two lone surrogates; a proper surrogate pair is one astral character, written raw.",
     input: ["\ud800", "\udfff", "\ude00\ud83d", "x\ud83dy", "\ud83d\ude00"]
   },
   {
     id: "control-characters",
-    description: "U+0000..U+001F use the short escapes \\b \\t \\n \\f \\r and otherwise \\u00xx with lowercase hex; U+007F (DEL) is emitted raw.",
+    description:
+      "U+0000..U+001F use the short escapes \\b \\t \\n \\f \\r and otherwise \\u00xx with lowercase hex; U+007F (DEL) is emitted raw.",
     input: { controls: CONTROL_CHARS }
   },
   {
     id: "quote-backslash-slash",
-    description: "Only \" and \\ are escaped among printable ASCII; / is not escaped; HTML-sensitive characters < > & ' are raw.",
+    description:
+      "Only \" and \\ are escaped among printable ASCII; / is not escaped; HTML-sensitive characters < > & ' are raw.",
     input: { s: "\"quoted\" back\\slash /path <b>&amp;</b> it's" }
   },
   {
     id: "key-order-ascii",
-    description: "ASCII key order by code unit: space < digits < uppercase < _ < lowercase < ~; the empty key sorts first.",
+    description:
+      "ASCII key order by code unit: space < digits < uppercase < _ < lowercase < ~; the empty key sorts first.",
     input: { z: 1, a: 2, Z: 3, A: 4, _: 5, "1": 6, "~": 7, " ": 8, "": 9, a0: 10, aa: 11, "a-": 12 }
   },
   {
     id: "key-order-utf16",
-    description: "Non-ASCII keys sort by UTF-16 code units (JavaScript sort), not code points: U+1F600 (surrogates 0xD83D 0xDE00) sorts BEFORE U+FF21 FULLWIDTH A (0xFF21), although its code point is larger. Code-point sorting (Python, Rust) would differ here; keep signed keys ASCII.",
+    description:
+      "Non-ASCII keys sort by UTF-16 code units (JavaScript sort), not code points: U+1F600 (surrogates 0xD83D 0xDE00) sorts BEFORE U+FF21 FULLWIDTH A (0xFF21), although its code point is larger. Code-point sorting (Python, Rust) would differ here; keep signed keys ASCII.",
     input: { "é": 1, z: 2, Z: 3, _: 4, "1": 5, "😀": 6, "Ａ": 7, "中": 8 }
   },
   {
     id: "key-order-integer-like",
-    description: "Integer-like keys sort as strings (\"10\" < \"2\" < \"9\"), not numerically, even though JavaScript enumerates them first in numeric order.",
+    description:
+      "Integer-like keys sort as strings (\"10\" < \"2\" < \"9\"), not numerically, even though JavaScript enumerates them first in numeric order.",
     input: { "9": "nine", "10": "ten", "2": "two", "-1": "minus one", "01": "zero one", b: "b" }
   },
   {
     id: "key-escapes",
-    description: "Keys are written with JSON.stringify: quote, backslash, newline and non-ASCII in keys are escaped/raw exactly as in values.",
+    description:
+      "Keys are written with JSON.stringify: quote, backslash, newline and non-ASCII in keys are escaped/raw exactly as in values.",
     input: { "a\"b": 1, "c\\d": 2, "e\nf": 3, "ü": 4 }
   },
   {
     id: "proto-key",
-    description: "A \"__proto__\" key read from JSON text is an ordinary own key (parse the case with JSON.parse, not an object literal).",
+    description:
+      "A \"__proto__\" key read from JSON text is an ordinary own key (parse the case with JSON.parse, not an object literal).",
     inputText: "{\"__proto__\":{\"b\":1,\"a\":2},\"constructor\":\"c\"}"
   },
   {
     id: "nested",
-    description: "Nested objects are sorted recursively at every depth; arrays keep their order (also arrays of objects and arrays of arrays).",
-    input: { b: { d: [{ z: 1, y: [{ k: 2, j: 1 }] }, [3, [2, [1]]]], c: { f: { h: null, g: false } } }, a: [true, false, null] }
+    description:
+      "Nested objects are sorted recursively at every depth; arrays keep their order (also arrays of objects and arrays of arrays).",
+    input: {
+      b: { d: [{ z: 1, y: [{ k: 2, j: 1 }] }, [3, [2, [1]]]], c: { f: { h: null, g: false } } },
+      a: [true, false, null]
+    }
   },
   {
     id: "empty-containers",
@@ -346,7 +362,8 @@ const canonicalPositive: ReadonlyArray<CanonicalSpec> = [
   },
   {
     id: "bigint-member",
-    description: "A bigint (inputBigintPaths: turn the string at that path into a bigint before canonicalising) is written as a quoted decimal string, identical to the string form: here 2^128.",
+    description:
+      "A bigint (inputBigintPaths: turn the string at that path into a bigint before canonicalising) is written as a quoted decimal string, identical to the string form: here 2^128.",
     input: { amount: "340282366920938463463374607431768211456", plain: "340282366920938463463374607431768211456" },
     inputBigintPaths: [["amount"]]
   },
@@ -356,7 +373,12 @@ const canonicalPositive: ReadonlyArray<CanonicalSpec> = [
     input: ["-1", "0", "18446744073709551616"],
     inputBigintPaths: [[0], [1], [2]]
   },
-  { id: "bigint-top-level", description: "A top-level bigint 10n is written \"10\".", input: "10", inputBigintPaths: [[]] }
+  {
+    id: "bigint-top-level",
+    description: "A top-level bigint 10n is written \"10\".",
+    input: "10",
+    inputBigintPaths: [[]]
+  }
 ]
 
 const canonicalNegative: ReadonlyArray<CanonicalSpec> = [
@@ -368,19 +390,36 @@ const canonicalNegative: ReadonlyArray<CanonicalSpec> = [
   },
   {
     id: "fraction-service-fee",
-    description: "A fractional serviceFeeBps in a route: the publisher refuses it (every signed number must be an integer).",
+    description:
+      "A fractional serviceFeeBps in a route: the publisher refuses it (every signed number must be an integer).",
     input: { routes: [{ serviceFeeBps: 2.5 }] }
   },
   { id: "exponent-1e21", description: "1e21 (JSON.stringify would print 1e+21) is beyond 2^53 - 1.", input: 1e21 },
-  { id: "two-pow-53", description: "2^53 = 9007199254740992 is not a safe integer (2^53 - 1 is the largest).", input: 9007199254740992 },
+  {
+    id: "two-pow-53",
+    description: "2^53 = 9007199254740992 is not a safe integer (2^53 - 1 is the largest).",
+    input: 9007199254740992
+  },
   { id: "minus-two-pow-53", description: "-2^53 is not a safe integer.", input: { n: -9007199254740992 } },
   { id: "float-sum", description: "0.1 + 0.2 is not an integer.", inputJs: "{ n: 0.1 + 0.2 }" },
   { id: "nan", description: "NaN has no JSON form.", inputJs: "NaN" },
   { id: "infinity", description: "Infinity has no JSON form.", inputJs: "Infinity" },
   { id: "minus-infinity", description: "-Infinity has no JSON form.", inputJs: "-Infinity" },
-  { id: "undefined", description: "undefined is refused (the upstream SDK throws; an old upstream verifier wrote the text undefined).", inputJs: "undefined" },
-  { id: "undefined-member", description: "A member whose value is undefined is refused, not skipped.", inputJs: "{ a: undefined }" },
-  { id: "sparse-array", description: "A sparse array hole is refused (JSON.stringify would write null).", inputJs: "[1, , 3]" },
+  {
+    id: "undefined",
+    description: "undefined is refused (the upstream SDK throws; an old upstream verifier wrote the text undefined).",
+    inputJs: "undefined"
+  },
+  {
+    id: "undefined-member",
+    description: "A member whose value is undefined is refused, not skipped.",
+    inputJs: "{ a: undefined }"
+  },
+  {
+    id: "sparse-array",
+    description: "A sparse array hole is refused (JSON.stringify would write null).",
+    inputJs: "[1, , 3]"
+  },
   { id: "function", description: "A function has no JSON form.", inputJs: "() => 1" },
   { id: "symbol", description: "A symbol has no JSON form.", inputJs: "Symbol(\"s\")" },
   { id: "date", description: "A Date is not a plain object (no toJSON conversion).", inputJs: "new Date(0)" },
@@ -419,8 +458,25 @@ const buildCanonical = (): string => {
 
 interface RouteSpec {
   readonly dataVersion: string
-  readonly source: { readonly networkId: Hex; readonly assetId: Hex; readonly chainId: string | null; readonly asset: Hex | null; readonly vault: Hex | null; readonly router: Hex | null; readonly locator: Record<string, unknown>; readonly decimals: number }
-  readonly destination: { readonly networkId: Hex; readonly assetId: Hex; readonly chainId: string | null; readonly asset: Hex | null; readonly vault: Hex | null; readonly locator: Record<string, unknown>; readonly decimals: number }
+  readonly source: {
+    readonly networkId: Hex
+    readonly assetId: Hex
+    readonly chainId: string | null
+    readonly asset: Hex | null
+    readonly vault: Hex | null
+    readonly router: Hex | null
+    readonly locator: Record<string, unknown>
+    readonly decimals: number
+  }
+  readonly destination: {
+    readonly networkId: Hex
+    readonly assetId: Hex
+    readonly chainId: string | null
+    readonly asset: Hex | null
+    readonly vault: Hex | null
+    readonly locator: Record<string, unknown>
+    readonly decimals: number
+  }
   readonly name: string
   readonly lane: "L1" | "L2" | "L3" | "L4"
   readonly rank: number
@@ -686,7 +742,10 @@ const buildFeedCase = (spec: FeedSpec): Case => {
   const canonicalPayload = CanonicalJson.stringify(spec.signedPayload)
   const feed = { signedPayload: spec.signedPayload, feedHash, feedSignature, feedSigner: spec.feedSigner }
   const verification = ok(
-    FeedSignature.verify(feed, spec.expectedSigner === undefined ? { now: spec.now } : { now: spec.now, expectedSigner: spec.expectedSigner }),
+    FeedSignature.verify(
+      feed,
+      spec.expectedSigner === undefined ? { now: spec.now } : { now: spec.now, expectedSigner: spec.expectedSigner }
+    ),
     spec.id
   )
   const out: Case = {
@@ -720,7 +779,8 @@ const buildFeed = (): string => {
   const specs: ReadonlyArray<FeedSpec> = [
     {
       id: "empty-routes",
-      description: "Valid: a payload with no routes, signed with the Appendix A test key; now = generatedAt (generatedAt <= now is inclusive).",
+      description:
+        "Valid: a payload with no routes, signed with the Appendix A test key; now = generatedAt (generatedAt <= now is inclusive).",
       signedPayload: empty,
       signingKey: KEY1,
       feedSigner: ADDR1,
@@ -728,7 +788,8 @@ const buildFeed = (): string => {
     },
     {
       id: "one-full-route",
-      description: "Valid: one schema-valid 42-field Route (Base -> BSC, ids derived with the svc rules) signed with the test key.",
+      description:
+        "Valid: one schema-valid 42-field Route (Base -> BSC, ids derived with the svc rules) signed with the test key.",
       signedPayload: one,
       signingKey: KEY1,
       feedSigner: ADDR1,
@@ -736,7 +797,8 @@ const buildFeed = (): string => {
     },
     {
       id: "three-routes",
-      description: "Valid: three routes ordered by (publicationLane, publicationRank, routeId): Base -> BSC, Base -> Solana (null EVM bindings on the Solana side), BSC native -> HyperEVM native (closed: dailyStatus CLOSED, permitAvailable false).",
+      description:
+        "Valid: three routes ordered by (publicationLane, publicationRank, routeId): Base -> BSC, Base -> Solana (null EVM bindings on the Solana side), BSC native -> HyperEVM native (closed: dailyStatus CLOSED, permitAvailable false).",
       signedPayload: three,
       signingKey: KEY1,
       feedSigner: ADDR1,
@@ -744,7 +806,8 @@ const buildFeed = (): string => {
     },
     {
       id: "large-uint-strings",
-      description: "Valid: UintStr values beyond 2^64 and up to 2^256 - 1 (dataVersion 2^64 + 1, maxAvailableInRaw 2^128 - 1, numerator 2^256 - 1) stay strings; integers up to 2^53 - 1 stay numbers (route validUntil, publicationRank 2^32).",
+      description:
+        "Valid: UintStr values beyond 2^64 and up to 2^256 - 1 (dataVersion 2^64 + 1, maxAvailableInRaw 2^128 - 1, numerator 2^256 - 1) stay strings; integers up to 2^53 - 1 stay numbers (route validUntil, publicationRank 2^32).",
       signedPayload: large,
       signingKey: KEY1,
       feedSigner: ADDR1,
@@ -752,7 +815,8 @@ const buildFeed = (): string => {
     },
     {
       id: "second-key",
-      description: "Valid: signed and declared by the second fixture key; without expectedSigner the declared feedSigner is expected.",
+      description:
+        "Valid: signed and declared by the second fixture key; without expectedSigner the declared feedSigner is expected.",
       signedPayload: one,
       signingKey: KEY2,
       feedSigner: ADDR2,
@@ -760,7 +824,8 @@ const buildFeed = (): string => {
     },
     {
       id: "second-key-pinned-lowercase",
-      description: "Valid: expectedSigner pinned in lowercase; signer comparison is on EIP-55 forms, so case does not matter.",
+      description:
+        "Valid: expectedSigner pinned in lowercase; signer comparison is on EIP-55 forms, so case does not matter.",
       signedPayload: one,
       signingKey: KEY2,
       feedSigner: ADDR2,
@@ -769,7 +834,8 @@ const buildFeed = (): string => {
     },
     {
       id: "v-zero-one",
-      description: "Valid: the same signature with v = 0/1 instead of 27/28 is accepted by verifiers (svc emits 27/28).",
+      description:
+        "Valid: the same signature with v = 0/1 instead of 27/28 is accepted by verifiers (svc emits 27/28).",
       signedPayload: one,
       signingKey: KEY1,
       signatureTransform: "v0or1",
@@ -778,7 +844,8 @@ const buildFeed = (): string => {
     },
     {
       id: "tampered-payload",
-      description: "Negative: the payload was changed after signing (maxAvailableInRaw + 1): the computed hash differs from feedHash, and recovery over the computed hash gives an unrelated address.",
+      description:
+        "Negative: the payload was changed after signing (maxAvailableInRaw + 1): the computed hash differs from feedHash, and recovery over the computed hash gives an unrelated address.",
       signedPayload: tampered,
       signedOver: one,
       signingKey: KEY1,
@@ -787,7 +854,8 @@ const buildFeed = (): string => {
     },
     {
       id: "tampered-hash",
-      description: "Negative: feedHash was changed (last hex digit) while payload and signature are intact: hash mismatch even though the signature recovers to the signer over the computed hash.",
+      description:
+        "Negative: feedHash was changed (last hex digit) while payload and signature are intact: hash mismatch even though the signature recovers to the signer over the computed hash.",
       signedPayload: one,
       signingKey: KEY1,
       feedHash: flipLastNibble,
@@ -804,7 +872,8 @@ const buildFeed = (): string => {
     },
     {
       id: "unexpected-signer",
-      description: "Negative: signed and declared by the second key, but the client pins the test key as expectedSigner: declared != expected.",
+      description:
+        "Negative: signed and declared by the second key, but the client pins the test key as expectedSigner: declared != expected.",
       signedPayload: one,
       signingKey: KEY2,
       feedSigner: ADDR2,
@@ -813,7 +882,8 @@ const buildFeed = (): string => {
     },
     {
       id: "eip191-prefixed-signature",
-      description: "Negative: signed over the EIP-191 personal digest of feedHash instead of the raw digest: recovery over the raw hash gives another address.",
+      description:
+        "Negative: signed over the EIP-191 personal digest of feedHash instead of the raw digest: recovery over the raw hash gives another address.",
       signedPayload: one,
       signingKey: KEY1,
       eip191: true,
@@ -838,7 +908,8 @@ const buildFeed = (): string => {
     },
     {
       id: "not-yet-valid",
-      description: "Negative: now = generatedAt - 1: not valid, expired false. svc's failureCode reports SVC_SDK_FEED_EXPIRED for a future generatedAt (the upstream TS SDK would fall through to SVC_SDK_FEED_SIGNER_MISMATCH).",
+      description:
+        "Negative: now = generatedAt - 1: not valid, expired false. svc's failureCode reports SVC_SDK_FEED_EXPIRED for a future generatedAt (the upstream TS SDK would fall through to SVC_SDK_FEED_SIGNER_MISMATCH).",
       signedPayload: one,
       signingKey: KEY1,
       feedSigner: ADDR1,
@@ -846,7 +917,8 @@ const buildFeed = (): string => {
     },
     {
       id: "high-s-twin",
-      description: "Negative: the high-s twin (s' = n - s, v flipped) of a valid signature: lenient recovery gives the signer, but svc refuses high-s, so recoveredSigner is null.",
+      description:
+        "Negative: the high-s twin (s' = n - s, v flipped) of a valid signature: lenient recovery gives the signer, but svc refuses high-s, so recoveredSigner is null.",
       signedPayload: one,
       signingKey: KEY1,
       signatureTransform: "highSTwin",
@@ -875,7 +947,8 @@ const buildFeed = (): string => {
   return document(
     "Signed feed (docs/protocol.md, Feed hash and signature): preimage = \"SVC_MAINNET_V6_SIGNED_FEED_V1\" + LF + canonical JSON " +
       "of signedPayload; feedHash = keccak256(UTF-8 preimage); feedSignature = secp256k1 over feedHash itself (no " +
-      "EIP-191 prefix), RFC 6979, low-s, v = 27/28. Keys (public test material, never fund): keccak256(\"" + KEY1_LABEL +
+      "EIP-191 prefix), RFC 6979, low-s, v = 27/28. Keys (public test material, never fund): keccak256(\"" +
+      KEY1_LABEL +
       "\") = " + KEY1 + " (" + ADDR1 + ") and keccak256(\"" + KEY2_LABEL + "\") = " + KEY2 + " (" + ADDR2 + "). " +
       "Each case: feedSignature = signatureTransform(sign(signedDigest, signingKey)); verification is the result of " +
       "verifying {signedPayload, feedHash, feedSignature, feedSigner} at `now` (with expectedSigner when given); " +
@@ -974,17 +1047,20 @@ const SOLANA_RECIPIENT_ACCOUNT = Ids.accountId(SOLANA.networkId, SOLANA_RECIPIEN
 const messagePositive: ReadonlyArray<MessageSpec> = [
   {
     id: "evm-appendix-a",
-    description: "EVM form (Appendix A permitRequestEvm): 7 lines, 297 bytes; payer given in EIP-55, written lowercase; standard ERC-7683.",
+    description:
+      "EVM form (Appendix A permitRequestEvm): 7 lines, 297 bytes; payer given in EIP-55, written lowercase; standard ERC-7683.",
     request: evm()
   },
   {
     id: "locator-appendix-a",
-    description: "Account/locator form (Appendix A permitRequestLocator): 9 lines; standard omitted -> DIRECT; string locator -> {\"native\": ...}; object locator keys sorted.",
+    description:
+      "Account/locator form (Appendix A permitRequestLocator): 9 lines; standard omitted -> DIRECT; string locator -> {\"native\": ...}; object locator keys sorted.",
     request: locatorForm()
   },
   {
     id: "mixed-evm-payer-locator-recipient",
-    description: "Mixed: EVM payer + account/locator recipient on Solana (8 lines; recipient lines are recipientAccountId then recipientLocator).",
+    description:
+      "Mixed: EVM payer + account/locator recipient on Solana (8 lines; recipient lines are recipientAccountId then recipientLocator).",
     request: {
       quoteId: QUOTE,
       requestedAmountInRaw: "5000000",
@@ -997,7 +1073,8 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "mixed-locator-payer-evm-recipient",
-    description: "Mixed: account/locator payer + EVM recipient (8 lines; payer lines come before the recipient line). Signed with the second key.",
+    description:
+      "Mixed: account/locator payer + EVM recipient (8 lines; payer lines come before the recipient line). Signed with the second key.",
     request: {
       quoteId: QUOTE,
       requestedAmountInRaw: "5000000",
@@ -1010,8 +1087,13 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "hex-case",
-    description: "Hex case: quoteId in uppercase hex, payer all-lowercase, recipient with an all-uppercase body (both carry no checksum and pass): the message is lowercase, normalized quoteId lowercase and addresses EIP-55.",
-    request: evm({ quoteId: `0x${"AB".repeat(32)}`, payer: ADDR1.toLowerCase(), recipient: `0x${ADDR2.slice(2).toUpperCase()}` })
+    description:
+      "Hex case: quoteId in uppercase hex, payer all-lowercase, recipient with an all-uppercase body (both carry no checksum and pass): the message is lowercase, normalized quoteId lowercase and addresses EIP-55.",
+    request: evm({
+      quoteId: `0x${"AB".repeat(32)}`,
+      payer: ADDR1.toLowerCase(),
+      recipient: `0x${ADDR2.slice(2).toUpperCase()}`
+    })
   },
   {
     id: "account-id-uppercase",
@@ -1020,12 +1102,14 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "trimmed-key",
-    description: "The idempotency key is trimmed (String.prototype.trim: spaces, tabs, newlines) before validation and in the message.",
+    description:
+      "The idempotency key is trimmed (String.prototype.trim: spaces, tabs, newlines) before validation and in the message.",
     request: evm({ idempotencyKey: "  \t sdk-vector-0001 \n" })
   },
   {
     id: "trimmed-key-unicode-space",
-    description: "Trimming follows JavaScript String.prototype.trim, which also removes U+00A0 NO-BREAK SPACE and U+FEFF (BOM) at both ends.",
+    description:
+      "Trimming follows JavaScript String.prototype.trim, which also removes U+00A0 NO-BREAK SPACE and U+FEFF (BOM) at both ends.",
     request: evm({ idempotencyKey: "\u00a0\ufeffsdk-vector-0001\u2003" })
   },
   {
@@ -1040,27 +1124,32 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "standard-punctuation",
-    description: "Any standard matching ^[A-Z0-9][A-Z0-9._:-]{0,63}$ after uppercasing builds a message (a server may still answer UNSUPPORTED_STANDARD).",
+    description:
+      "Any standard matching ^[A-Z0-9][A-Z0-9._:-]{0,63}$ after uppercasing builds a message (a server may still answer UNSUPPORTED_STANDARD).",
     request: evm({ standard: "oif:v1.0_x" })
   },
   {
     id: "locator-object-native",
-    description: "The object locator {\"native\": ...} gives the same message as the string form of locator-appendix-a.",
+    description:
+      "The object locator {\"native\": ...} gives the same message as the string form of locator-appendix-a.",
     request: locatorForm({ payerLocator: { native: "So1anaPubKeyExample" } })
   },
   {
     id: "locator-key-order",
-    description: "Locator key order does not matter: nested keys are sorted recursively (canonical JSON) in the message; the normalized request keeps the object as given.",
+    description:
+      "Locator key order does not matter: nested keys are sorted recursively (canonical JSON) in the message; the normalized request keeps the object as given.",
     request: locatorForm({ recipientLocator: { z: { y: 1, b: [{ d: 2, c: 1 }] }, address: "T-addr", a: null } })
   },
   {
     id: "locator-unicode-newline",
-    description: "A locator with non-ASCII text and a newline in a value: canonical JSON escapes the newline (no extra message line) and writes the Persian text raw, so the byte length exceeds the character count.",
+    description:
+      "A locator with non-ASCII text and a newline in a value: canonical JSON escapes the newline (no extra message line) and writes the Persian text raw, so the byte length exceeds the character count.",
     request: locatorForm({ recipientLocator: { memo: "line1\nline2", name: "شبکه" } })
   },
   {
     id: "null-identity-fields-evm",
-    description: "EVM form with explicit null for every unused identity field (as upstream SDKs send): accepted as absent.",
+    description:
+      "EVM form with explicit null for every unused identity field (as upstream SDKs send): accepted as absent.",
     request: evm({ payerAccountId: null, payerLocator: null, recipientAccountId: null, recipientLocator: null })
   },
   {
@@ -1070,7 +1159,8 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "amount-number",
-    description: "A safe-integer JSON number amount is written in decimal (library convenience; the HTTP body requires a string).",
+    description:
+      "A safe-integer JSON number amount is written in decimal (library convenience; the HTTP body requires a string).",
     request: evm({ requestedAmountInRaw: 2500000 })
   },
   {
@@ -1097,7 +1187,11 @@ const messagePositive: ReadonlyArray<MessageSpec> = [
 
 const messageNegative: ReadonlyArray<MessageSpec> = [
   { id: "request-null", description: "The request is not an object.", request: null },
-  { id: "quote-id-short", description: "quoteId with 63 hex digits.", request: evm({ quoteId: `0x${"2".repeat(63)}` }) },
+  {
+    id: "quote-id-short",
+    description: "quoteId with 63 hex digits.",
+    request: evm({ quoteId: `0x${"2".repeat(63)}` })
+  },
   { id: "quote-id-no-prefix", description: "quoteId without 0x.", request: evm({ quoteId: "20".repeat(32) }) },
   { id: "quote-id-missing", description: "quoteId missing.", request: without(evm(), "quoteId") },
   {
@@ -1107,32 +1201,74 @@ const messageNegative: ReadonlyArray<MessageSpec> = [
   },
   {
     id: "amount-hex",
-    description: "Amount in hex (\"0x10\"): refused (the upstream TS SDK's BigInt() would accept it; the HTTP pattern does not).",
+    description:
+      "Amount in hex (\"0x10\"): refused (the upstream TS SDK's BigInt() would accept it; the HTTP pattern does not).",
     request: evm({ requestedAmountInRaw: "0x10" })
   },
-  { id: "amount-leading-zero", description: "Amount with a leading zero.", request: evm({ requestedAmountInRaw: "0100" }) },
+  {
+    id: "amount-leading-zero",
+    description: "Amount with a leading zero.",
+    request: evm({ requestedAmountInRaw: "0100" })
+  },
   { id: "amount-negative", description: "Negative amount string.", request: evm({ requestedAmountInRaw: "-1" }) },
-  { id: "amount-decimal-point", description: "Amount with a decimal point.", request: evm({ requestedAmountInRaw: "1.5" }) },
+  {
+    id: "amount-decimal-point",
+    description: "Amount with a decimal point.",
+    request: evm({ requestedAmountInRaw: "1.5" })
+  },
   { id: "amount-empty", description: "Empty amount.", request: evm({ requestedAmountInRaw: "" }) },
-  { id: "amount-number-fraction", description: "Fractional JSON number amount.", request: evm({ requestedAmountInRaw: 1.5 }) },
-  { id: "amount-number-unsafe", description: "JSON number amount beyond 2^53 - 1.", request: evm({ requestedAmountInRaw: 1e21 }) },
+  {
+    id: "amount-number-fraction",
+    description: "Fractional JSON number amount.",
+    request: evm({ requestedAmountInRaw: 1.5 })
+  },
+  {
+    id: "amount-number-unsafe",
+    description: "JSON number amount beyond 2^53 - 1.",
+    request: evm({ requestedAmountInRaw: 1e21 })
+  },
   { id: "amount-zero", description: "Amount 0.", request: evm({ requestedAmountInRaw: "0" }) },
-  { id: "amount-too-large", description: "Amount 2^128.", request: evm({ requestedAmountInRaw: (1n << 128n).toString() }) },
+  {
+    id: "amount-too-large",
+    description: "Amount 2^128.",
+    request: evm({ requestedAmountInRaw: (1n << 128n).toString() })
+  },
   {
     id: "order-identity-before-amount-range",
-    description: "Check order: the identities are checked before the amount range (amount 0 and no payer -> PAYER_IDENTITY_MISSING).",
+    description:
+      "Check order: the identities are checked before the amount range (amount 0 and no payer -> PAYER_IDENTITY_MISSING).",
     request: without(evm({ requestedAmountInRaw: "0" }), "payer")
   },
-  { id: "standard-empty", description: "Empty standard (not defaulted: only null/absent default to DIRECT).", request: evm({ standard: "" }) },
+  {
+    id: "standard-empty",
+    description: "Empty standard (not defaulted: only null/absent default to DIRECT).",
+    request: evm({ standard: "" })
+  },
   { id: "standard-leading-dash", description: "Standard starting with '-'.", request: evm({ standard: "-DIRECT" }) },
   { id: "standard-space", description: "Standard with a space.", request: evm({ standard: "ERC 7683" }) },
   { id: "standard-too-long", description: "Standard of 65 characters.", request: evm({ standard: "S".repeat(65) }) },
   { id: "standard-number", description: "Standard given as a number.", request: evm({ standard: 7683 }) },
   { id: "key-too-short", description: "Idempotency key of 7 characters.", request: evm({ idempotencyKey: "short-7" }) },
-  { id: "key-too-long", description: "Idempotency key of 129 characters.", request: evm({ idempotencyKey: "k".repeat(129) }) },
-  { id: "key-inner-space", description: "Idempotency key with an inner space (only the ends are trimmed).", request: evm({ idempotencyKey: "sdk vector 0001" }) },
-  { id: "key-whitespace-only", description: "Idempotency key of whitespace only (empty after trimming).", request: evm({ idempotencyKey: "           " }) },
-  { id: "key-non-ascii", description: "Idempotency key with non-ASCII letters.", request: evm({ idempotencyKey: "ключ-0000001" }) },
+  {
+    id: "key-too-long",
+    description: "Idempotency key of 129 characters.",
+    request: evm({ idempotencyKey: "k".repeat(129) })
+  },
+  {
+    id: "key-inner-space",
+    description: "Idempotency key with an inner space (only the ends are trimmed).",
+    request: evm({ idempotencyKey: "sdk vector 0001" })
+  },
+  {
+    id: "key-whitespace-only",
+    description: "Idempotency key of whitespace only (empty after trimming).",
+    request: evm({ idempotencyKey: "           " })
+  },
+  {
+    id: "key-non-ascii",
+    description: "Idempotency key with non-ASCII letters.",
+    request: evm({ idempotencyKey: "ключ-0000001" })
+  },
   {
     id: "payer-ambiguous",
     description: "Payer given both as an address and as an account id.",
@@ -1185,7 +1321,11 @@ const messageNegative: ReadonlyArray<MessageSpec> = [
     description: "Recipient given both as an address and with a locator.",
     request: evm({ recipientLocator: { native: "x" } })
   },
-  { id: "recipient-invalid", description: "Recipient address with 41 hex digits.", request: evm({ recipient: `0x${"2".repeat(41)}` }) },
+  {
+    id: "recipient-invalid",
+    description: "Recipient address with 41 hex digits.",
+    request: evm({ recipient: `0x${"2".repeat(41)}` })
+  },
   {
     id: "recipient-checksum",
     description: "Mixed-case recipient address with a wrong EIP-55 checksum.",
@@ -1351,23 +1491,27 @@ const permitBaseSolana = makePermit({
   amountOutRaw: "4990000"
 })
 
-const PERMITS: ReadonlyArray<{ readonly id: string; readonly description: string; readonly permit: ExecutionPermit }> = [
-  {
-    id: "base-bsc",
-    description: "Base USDC-like token -> BSC token, EVM payer and recipient; ids derived with the svc rules from route three-routes[0] of feed/vectors.json.",
-    permit: permitBaseBsc
-  },
-  {
-    id: "bsc-hyperevm-native-extremes",
-    description: "BSC native coin (zero address) -> HyperEVM native coin, with range extremes: validAfter 0, validUntil and dataVersion 2^64 - 1, sourceFinalityBlocks 2^32 - 1, amountInRaw 2^128 - 1, serviceFeeBps null; signed by the same authority (test key).",
-    permit: permitBscHyperMax
-  },
-  {
-    id: "base-solana",
-    description: "Base -> Solana: the non-EVM destination has zero EVM bindings (destinationChainId \"0\", zero destinationAsset, destinationVault and recipient); the Solana account ids carry the identity.",
-    permit: permitBaseSolana
-  }
-]
+const PERMITS: ReadonlyArray<{ readonly id: string; readonly description: string; readonly permit: ExecutionPermit }> =
+  [
+    {
+      id: "base-bsc",
+      description:
+        "Base USDC-like token -> BSC token, EVM payer and recipient; ids derived with the svc rules from route three-routes[0] of feed/vectors.json.",
+      permit: permitBaseBsc
+    },
+    {
+      id: "bsc-hyperevm-native-extremes",
+      description:
+        "BSC native coin (zero address) -> HyperEVM native coin, with range extremes: validAfter 0, validUntil and dataVersion 2^64 - 1, sourceFinalityBlocks 2^32 - 1, amountInRaw 2^128 - 1, serviceFeeBps null; signed by the same authority (test key).",
+      permit: permitBscHyperMax
+    },
+    {
+      id: "base-solana",
+      description:
+        "Base -> Solana: the non-EVM destination has zero EVM bindings (destinationChainId \"0\", zero destinationAsset, destinationVault and recipient); the Solana account ids carry the identity.",
+      permit: permitBaseSolana
+    }
+  ]
 
 const AUTHORITY_KEY = KEY1
 const AUTHORITY = ADDR1
@@ -1402,7 +1546,12 @@ const digestCase = (id: string, description: string, permit: ExecutionPermit, si
     id,
     description,
     permit,
-    domain: { name: domain.name, version: domain.version, chainId: domain.chainId.toString(), verifyingContract: permit.sourceRouter },
+    domain: {
+      name: domain.name,
+      version: domain.version,
+      chainId: domain.chainId.toString(),
+      verifyingContract: permit.sourceRouter
+    },
     domainSeparator,
     structHash,
     permitDigest,
@@ -1434,7 +1583,8 @@ const buildDigest = (): string => {
   const cases: Array<Case> = [
     {
       id: "type",
-      description: "The EIP-712 type of ExecutionPermit: the 31 tuple fields in ABI order with their Solidity types, and its typehash; the domain type and its typehash.",
+      description:
+        "The EIP-712 type of ExecutionPermit: the 31 tuple fields in ABI order with their Solidity types, and its typehash; the domain type and its typehash.",
       encodeType: PermitDigest.ENCODE_TYPE,
       typehash: PermitDigest.TYPEHASH,
       domainType: EIP712_DOMAIN_TYPE,
@@ -1470,15 +1620,26 @@ const buildDigest = (): string => {
     return { id, description, permit, error: { reasonIncludes } }
   }
   cases.push(
-    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", { ...first, validUntil: (1n << 64n).toString() }, "validUntil does not fit uint64"),
-    negative("missing-field", "Negative: a permit without permitNonce has no digest.", without(first as never, "permitNonce"), "permitNonce is missing"),
+    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", {
+      ...first,
+      validUntil: (1n << 64n).toString()
+    }, "validUntil does not fit uint64"),
+    negative(
+      "missing-field",
+      "Negative: a permit without permitNonce has no digest.",
+      without(first as never, "permitNonce"),
+      "permitNonce is missing"
+    ),
     negative(
       "uint-not-decimal",
       "Negative: amountInRaw \"0x10\" is not a base-10 unsigned integer (the ABI encoding refuses it too).",
       { ...first, amountInRaw: "0x10" },
       "amountInRaw is not an unsigned integer"
     ),
-    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", { ...first, sourceRouter: "0x1234" }, "sourceRouter is not an address")
+    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", {
+      ...first,
+      sourceRouter: "0x1234"
+    }, "sourceRouter is not an address")
   )
   return document(
     "permitDigest (svc's decision, docs/protocol.md, permitDigest and permitSignature): EIP-712 hash with primaryType ExecutionPermit (31 tuple fields " +
@@ -1517,7 +1678,8 @@ const buildAbi = (): string => {
   const cases: Array<Case> = [
     {
       id: "constants",
-      description: "The fillDirect signature and selectors (fillDirect 0xeeff9007, previewFillDirect 0xff5da6a9) and the tuple fields in ABI order.",
+      description:
+        "The fillDirect signature and selectors (fillDirect 0xeeff9007, previewFillDirect 0xff5da6a9) and the tuple fields in ABI order.",
       fillDirectSignature: PermitAbi.FILL_DIRECT_SIGNATURE,
       fillDirectSelector: PermitAbi.FILL_DIRECT_SELECTOR,
       previewFillDirectSelector: PermitAbi.PREVIEW_FILL_DIRECT_SELECTOR,
@@ -1525,30 +1687,82 @@ const buildAbi = (): string => {
       mediaType: "application/vnd.svc.execution-permit-v6+abi",
       fields: PermitAbi.PERMIT_TUPLE_FIELDS.map((f) => ({ name: f.name, type: f.type }))
     },
-    ...PERMITS.map((p) => abiCase(p.id, `${p.description} Tuple (31 words), standard payload (tuple + offset 0x400 + length 0x41 + padded signature = 1152 bytes), calldata (selector + payload) and decoding back (addresses EIP-55, uint32 as numbers, other integers as strings, JSON-only fields absent).`, p.permit))
+    ...PERMITS.map((p) =>
+      abiCase(
+        p.id,
+        `${p.description} Tuple (31 words), standard payload (tuple + offset 0x400 + length 0x41 + padded signature = 1152 bytes), calldata (selector + payload) and decoding back (addresses EIP-55, uint32 as numbers, other integers as strings, JSON-only fields absent).`,
+        p.permit
+      )
+    )
   ]
   const negative = (id: string, description: string, permit: unknown, signature: string = sig): Case => {
-    const error = errorCase(caught(() => PermitAbi.encodePayload(permit as PermitAbi.AbiPermit, signature)), "PermitAbiError")
-    return { id, description, operation: "encodePayload", permit, permitSignature: signature, error: { reasonIncludes: String(error.reason) } }
+    const error = errorCase(
+      caught(() => PermitAbi.encodePayload(permit as PermitAbi.AbiPermit, signature)),
+      "PermitAbiError"
+    )
+    return {
+      id,
+      description,
+      operation: "encodePayload",
+      permit,
+      permitSignature: signature,
+      error: { reasonIncludes: String(error.reason) }
+    }
   }
-  const decodeNegative = (id: string, description: string, operation: "decodeFillDirect" | "decodePayload", input: string): Case => {
+  const decodeNegative = (
+    id: string,
+    description: string,
+    operation: "decodeFillDirect" | "decodePayload",
+    input: string
+  ): Case => {
     const f = operation === "decodeFillDirect" ? PermitAbi.decodeFillDirect : PermitAbi.decodePayload
     const error = errorCase(caught(() => f(input)), "PermitAbiError")
     const reason = String(error.reason)
-    return { id, description, operation, input, error: { reasonIncludes: reason.startsWith("not a permit payload") ? "not a permit payload" : reason } }
+    return {
+      id,
+      description,
+      operation,
+      input,
+      error: { reasonIncludes: reason.startsWith("not a permit payload") ? "not a permit payload" : reason }
+    }
   }
   const calldata = PermitAbi.encodeFillDirect(first, sig)
   cases.push(
-    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", { ...first, validUntil: (1n << 64n).toString() }),
-    negative("uint32-overflow", "Negative: sourceFinalityBlocks = 2^32 does not fit uint32.", { ...first, sourceFinalityBlocks: 4294967296 }),
-    negative("uint128-overflow", "Negative: amountInRaw = 2^128 does not fit uint128.", { ...first, amountInRaw: (1n << 128n).toString() }),
-    negative("uint-not-decimal", "Negative: amountOutRaw \"1.5\" is not an unsigned integer.", { ...first, amountOutRaw: "1.5" }),
-    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", { ...first, sourceRouter: "0x1234" }),
+    negative("uint64-overflow", "Negative: validUntil = 2^64 does not fit uint64.", {
+      ...first,
+      validUntil: (1n << 64n).toString()
+    }),
+    negative("uint32-overflow", "Negative: sourceFinalityBlocks = 2^32 does not fit uint32.", {
+      ...first,
+      sourceFinalityBlocks: 4294967296
+    }),
+    negative("uint128-overflow", "Negative: amountInRaw = 2^128 does not fit uint128.", {
+      ...first,
+      amountInRaw: (1n << 128n).toString()
+    }),
+    negative("uint-not-decimal", "Negative: amountOutRaw \"1.5\" is not an unsigned integer.", {
+      ...first,
+      amountOutRaw: "1.5"
+    }),
+    negative("bad-address", "Negative: sourceRouter \"0x1234\" is not an address.", {
+      ...first,
+      sourceRouter: "0x1234"
+    }),
     negative("bad-bytes32", "Negative: fillId \"0x12\" is not bytes32.", { ...first, fillId: "0x12" }),
     negative("missing-field", "Negative: a permit without recipient.", without(first as never, "recipient")),
     negative("signature-not-hex", "Negative: a permitSignature that is not hex bytes (odd length).", first, "0x123"),
-    decodeNegative("wrong-selector", "Negative: calldata with another selector.", "decodeFillDirect", `0x12345678${calldata.slice(10)}`),
-    decodeNegative("truncated-payload", "Negative: a payload cut to 33 words (tuple, offset and length, but no signature bytes) does not decode.", "decodePayload", `0x${calldata.slice(10, 10 + 64 * 33)}`)
+    decodeNegative(
+      "wrong-selector",
+      "Negative: calldata with another selector.",
+      "decodeFillDirect",
+      `0x12345678${calldata.slice(10)}`
+    ),
+    decodeNegative(
+      "truncated-payload",
+      "Negative: a payload cut to 33 words (tuple, offset and length, but no signature bytes) does not decode.",
+      "decodePayload",
+      `0x${calldata.slice(10, 10 + 64 * 33)}`
+    )
   )
   return document(
     "ExecutionPermit ABI (docs/protocol.md, ExecutionPermit encoding): the 31-field static tuple in ABI order, the standard " +
@@ -1640,10 +1854,34 @@ const idNegative = (spec: IdSpec): Case => {
 const buildIds = (): string => {
   const USDC_MINT_HEX = base58ToBytes32(USDC_SOLANA_MINT)
   const positive: ReadonlyArray<IdSpec> = [
-    { id: "vm-type-evm", description: "vmType of EVM networks (upstream value).", function: "vmType", input: { name: "EVM" }, derivation: "keccak256(utf8(\"EVM\"))" },
-    { id: "vm-type-svm", description: "vmType of Solana (SVM) networks.", function: "vmType", input: { name: "SVM" }, derivation: "keccak256(utf8(\"SVM\"))" },
-    { id: "release-id", description: "The demo releaseId (Appendix A).", function: "label", input: { text: "SVC_MAINNET_V6" }, derivation: "keccak256(utf8(\"SVC_MAINNET_V6\"))" },
-    { id: "label-erc7683", description: "A label hash (standard ids, salts): keccak256 of the UTF-8 text.", function: "label", input: { text: "ERC-7683" }, derivation: "keccak256(utf8(\"ERC-7683\"))" },
+    {
+      id: "vm-type-evm",
+      description: "vmType of EVM networks (upstream value).",
+      function: "vmType",
+      input: { name: "EVM" },
+      derivation: "keccak256(utf8(\"EVM\"))"
+    },
+    {
+      id: "vm-type-svm",
+      description: "vmType of Solana (SVM) networks.",
+      function: "vmType",
+      input: { name: "SVM" },
+      derivation: "keccak256(utf8(\"SVM\"))"
+    },
+    {
+      id: "release-id",
+      description: "The demo releaseId (Appendix A).",
+      function: "label",
+      input: { text: "SVC_MAINNET_V6" },
+      derivation: "keccak256(utf8(\"SVC_MAINNET_V6\"))"
+    },
+    {
+      id: "label-erc7683",
+      description: "A label hash (standard ids, salts): keccak256 of the UTF-8 text.",
+      function: "label",
+      input: { text: "ERC-7683" },
+      derivation: "keccak256(utf8(\"ERC-7683\"))"
+    },
     ...[["base", "8453"], ["bsc", "56"], ["hyperevm", "999"], ["ethereum", "1"]].map(([name, chainId]): IdSpec => ({
       id: `evm-network-${name}`,
       description: `EVM networkId of chain ${chainId} (svc's derivation; does not equal the upstream published id).`,
@@ -1667,7 +1905,8 @@ const buildIds = (): string => {
     },
     {
       id: "network-id-generic",
-      description: "The generic form networkId(vmType, networkReference) with the chain id as a 32-byte word equals evmNetworkId(8453).",
+      description:
+        "The generic form networkId(vmType, networkReference) with the chain id as a 32-byte word equals evmNetworkId(8453).",
       function: "networkId",
       input: { vmType: Ids.EVM_VM_TYPE, networkReference: `0x${word(8453n)}` },
       derivation: "keccak256(abi.encode(bytes32 vmType, bytes32 networkReference))"
@@ -1707,7 +1946,8 @@ const buildIds = (): string => {
     },
     {
       id: "account-solana",
-      description: "accountId of a Solana account: the reference is the 32-byte public key (nativeReferenceBase58 is its base58 form).",
+      description:
+        "accountId of a Solana account: the reference is the 32-byte public key (nativeReferenceBase58 is its base58 form).",
       function: "accountId",
       input: { networkId: SOLANA.networkId, nativeReference: SOLANA_RECIPIENT_HEX },
       derivation: "keccak256(abi.encode(bytes32 networkId, bytes32 publicKey))",
@@ -1752,7 +1992,8 @@ const buildIds = (): string => {
         destinationAssetId: routeBaseBsc.destinationAssetId,
         releaseId: RELEASE_ID
       },
-      derivation: "keccak256(abi.encode(bytes32 sourceNetworkId, bytes32 sourceAssetId, bytes32 destinationNetworkId, bytes32 destinationAssetId, bytes32 releaseId))"
+      derivation:
+        "keccak256(abi.encode(bytes32 sourceNetworkId, bytes32 sourceAssetId, bytes32 destinationNetworkId, bytes32 destinationAssetId, bytes32 releaseId))"
     },
     {
       id: "route-base-solana",
@@ -1778,7 +2019,8 @@ const buildIds = (): string => {
         executionGeneration: routeBaseBsc.executionGeneration,
         policyHash: routeBaseBsc.policyHash
       },
-      derivation: "keccak256(abi.encode(bytes32 routeId, bytes32 pricingReferenceId, uint64 validAfter, uint64 validUntil, bytes32 executionGeneration, bytes32 policyHash))"
+      derivation:
+        "keccak256(abi.encode(bytes32 routeId, bytes32 pricingReferenceId, uint64 validAfter, uint64 validUntil, bytes32 executionGeneration, bytes32 policyHash))"
     },
     {
       id: "quote-max-window",
@@ -1797,25 +2039,115 @@ const buildIds = (): string => {
   const routeInput = positive.find((c) => c.id === "route-base-bsc")!.input
   const quoteInput = positive.find((c) => c.id === "quote-base-bsc")!.input
   const negative: ReadonlyArray<IdSpec> = [
-    { id: "chain-id-negative", description: "A negative chain id.", function: "evmNetworkId", input: { chainId: "-1" } },
+    {
+      id: "chain-id-negative",
+      description: "A negative chain id.",
+      function: "evmNetworkId",
+      input: { chainId: "-1" }
+    },
     { id: "chain-id-hex", description: "A chain id in hex.", function: "evmNetworkId", input: { chainId: "0x2105" } },
-    { id: "chain-id-leading-zero", description: "A chain id with a leading zero.", function: "evmNetworkId", input: { chainId: "08453" } },
-    { id: "chain-id-fraction", description: "A fractional chain id.", function: "evmNetworkId", input: { chainId: 1.5 } },
-    { id: "chain-id-too-large", description: "Chain id 2^256 does not fit uint256.", function: "evmNetworkId", input: { chainId: (1n << 256n).toString() } },
-    { id: "genesis-not-base58", description: "A genesis hash with characters outside base58 (0, O, I, l).", function: "solanaNetworkId", input: { genesisHash: "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl" } },
-    { id: "genesis-too-short", description: "A genesis hash shorter than 32 characters.", function: "solanaNetworkId", input: { genesisHash: "5eykt4UsFv8P8NJd" } },
-    { id: "vm-type-not-bytes32", description: "networkId with a vmType that is not bytes32.", function: "networkId", input: { vmType: "EVM", networkReference: `0x${word(1n)}` } },
-    { id: "network-reference-not-bytes32", description: "networkId with a 20-byte network reference.", function: "networkId", input: { vmType: Ids.EVM_VM_TYPE, networkReference: ADDR1 } },
-    { id: "address-short", description: "evmReference of a short address.", function: "evmReference", input: { address: "0x1234" } },
-    { id: "address-no-prefix", description: "evmReference of an address without 0x.", function: "evmReference", input: { address: ADDR1.slice(2) } },
-    { id: "account-network-invalid", description: "evmAccountId with a network id that is not bytes32.", function: "evmAccountId", input: { networkId: "0x2105", address: ADDR1 } },
-    { id: "account-address-invalid", description: "evmAccountId with a 21-byte address.", function: "evmAccountId", input: { networkId: BASE.networkId, address: `${ADDR1}00` } },
-    { id: "asset-reference-invalid", description: "assetId with a reference that is not bytes32.", function: "assetId", input: { networkId: SOLANA.networkId, nativeReference: USDC_SOLANA_MINT } },
-    { id: "route-release-invalid", description: "routeId with a releaseId that is not bytes32.", function: "routeId", input: { ...routeInput, releaseId: "SVC_MAINNET_V6" } },
-    { id: "route-missing-field", description: "routeId without destinationAssetId.", function: "routeId", input: without(routeInput, "destinationAssetId") },
-    { id: "quote-valid-until-overflow", description: "quoteId with validUntil = 2^64.", function: "quoteId", input: { ...quoteInput, validUntil: (1n << 64n).toString() } },
-    { id: "quote-valid-after-negative", description: "quoteId with a negative validAfter.", function: "quoteId", input: { ...quoteInput, validAfter: -5 } },
-    { id: "quote-policy-invalid", description: "quoteId with a policyHash of 63 hex digits.", function: "quoteId", input: { ...quoteInput, policyHash: `0x${"1".repeat(63)}` } }
+    {
+      id: "chain-id-leading-zero",
+      description: "A chain id with a leading zero.",
+      function: "evmNetworkId",
+      input: { chainId: "08453" }
+    },
+    {
+      id: "chain-id-fraction",
+      description: "A fractional chain id.",
+      function: "evmNetworkId",
+      input: { chainId: 1.5 }
+    },
+    {
+      id: "chain-id-too-large",
+      description: "Chain id 2^256 does not fit uint256.",
+      function: "evmNetworkId",
+      input: { chainId: (1n << 256n).toString() }
+    },
+    {
+      id: "genesis-not-base58",
+      description: "A genesis hash with characters outside base58 (0, O, I, l).",
+      function: "solanaNetworkId",
+      input: { genesisHash: "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl" }
+    },
+    {
+      id: "genesis-too-short",
+      description: "A genesis hash shorter than 32 characters.",
+      function: "solanaNetworkId",
+      input: { genesisHash: "5eykt4UsFv8P8NJd" }
+    },
+    {
+      id: "vm-type-not-bytes32",
+      description: "networkId with a vmType that is not bytes32.",
+      function: "networkId",
+      input: { vmType: "EVM", networkReference: `0x${word(1n)}` }
+    },
+    {
+      id: "network-reference-not-bytes32",
+      description: "networkId with a 20-byte network reference.",
+      function: "networkId",
+      input: { vmType: Ids.EVM_VM_TYPE, networkReference: ADDR1 }
+    },
+    {
+      id: "address-short",
+      description: "evmReference of a short address.",
+      function: "evmReference",
+      input: { address: "0x1234" }
+    },
+    {
+      id: "address-no-prefix",
+      description: "evmReference of an address without 0x.",
+      function: "evmReference",
+      input: { address: ADDR1.slice(2) }
+    },
+    {
+      id: "account-network-invalid",
+      description: "evmAccountId with a network id that is not bytes32.",
+      function: "evmAccountId",
+      input: { networkId: "0x2105", address: ADDR1 }
+    },
+    {
+      id: "account-address-invalid",
+      description: "evmAccountId with a 21-byte address.",
+      function: "evmAccountId",
+      input: { networkId: BASE.networkId, address: `${ADDR1}00` }
+    },
+    {
+      id: "asset-reference-invalid",
+      description: "assetId with a reference that is not bytes32.",
+      function: "assetId",
+      input: { networkId: SOLANA.networkId, nativeReference: USDC_SOLANA_MINT }
+    },
+    {
+      id: "route-release-invalid",
+      description: "routeId with a releaseId that is not bytes32.",
+      function: "routeId",
+      input: { ...routeInput, releaseId: "SVC_MAINNET_V6" }
+    },
+    {
+      id: "route-missing-field",
+      description: "routeId without destinationAssetId.",
+      function: "routeId",
+      input: without(routeInput, "destinationAssetId")
+    },
+    {
+      id: "quote-valid-until-overflow",
+      description: "quoteId with validUntil = 2^64.",
+      function: "quoteId",
+      input: { ...quoteInput, validUntil: (1n << 64n).toString() }
+    },
+    {
+      id: "quote-valid-after-negative",
+      description: "quoteId with a negative validAfter.",
+      function: "quoteId",
+      input: { ...quoteInput, validAfter: -5 }
+    },
+    {
+      id: "quote-policy-invalid",
+      description: "quoteId with a policyHash of 63 hex digits.",
+      function: "quoteId",
+      input: { ...quoteInput, policyHash: `0x${"1".repeat(63)}` }
+    }
   ]
   return document(
     "Identifiers (svc's decisions, docs/protocol.md, Identifiers): vmType = keccak256(name); EVM networkId = " +
@@ -1964,7 +2296,9 @@ const cell = (text: string): string => text.replaceAll("|", "\\|").replaceAll("\
 const readme = (folder: Folder, text: string): string => {
   const cases = (JSON.parse(text) as { cases: Array<Case> }).cases
   const negatives = cases.filter(folder.negative).length
-  const rows = cases.map((c) => `| \`${String(c.id)}\` | ${folder.negative(c) ? "negative" : "positive"} | ${cell(String(c.description))} |`)
+  const rows = cases.map((c) =>
+    `| \`${String(c.id)}\` | ${folder.negative(c) ? "negative" : "positive"} | ${cell(String(c.description))} |`
+  )
   return [
     `# ${folder.title}`,
     "",
@@ -1974,7 +2308,9 @@ const readme = (folder: Folder, text: string): string => {
     "",
     folder.intro,
     "",
-    `\`vectors.json\`: \`{generator, description, cases}\`, ${cases.length} cases (${cases.length - negatives} positive, ${negatives} negative).`,
+    `\`vectors.json\`: \`{generator, description, cases}\`, ${cases.length} cases (${
+      cases.length - negatives
+    } positive, ${negatives} negative).`,
     "",
     "| id | kind | what it proves |",
     "| --- | --- | --- |",
@@ -2036,7 +2372,9 @@ if (import.meta.main) {
   if (process.argv.includes("--check")) {
     const differing = differingFiles(built)
     if (differing.length > 0) {
-      console.error(`fixtures differ from ${GENERATOR}; run \`${REBUILD}\`:\n${differing.map((f) => `  ${f}`).join("\n")}`)
+      console.error(
+        `fixtures differ from ${GENERATOR}; run \`${REBUILD}\`:\n${differing.map((f) => `  ${f}`).join("\n")}`
+      )
       process.exit(1)
     }
     console.log(`fixtures up to date (${Object.keys(built).length} files)`)

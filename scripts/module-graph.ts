@@ -37,8 +37,23 @@ export interface Token {
 }
 
 const KEYWORDS_BEFORE_EXPRESSION = new Set([
-  "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield",
-  "await", "extends", "export", "default"
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
+  "yield",
+  "await",
+  "extends",
+  "export",
+  "default"
 ])
 
 const isIdStart = (c: string) => /[A-Za-z_$#\\]/.test(c) || c.charCodeAt(0) > 0x7f
@@ -49,12 +64,21 @@ const decodeEscapes = (raw: string) =>
     if (e.startsWith("u{")) return String.fromCodePoint(parseInt(e.slice(2, -1), 16))
     if (e.length > 1 && (e[0] === "u" || e[0] === "x")) return String.fromCharCode(parseInt(e.slice(1), 16))
     switch (e) {
-      case "n": return "\n"
-      case "t": return "\t"
-      case "r": return "\r"
-      case "0": return "\0"
-      case "\n": case "\r\n": case "\u2028": case "\u2029": return ""
-      default: return e
+      case "n":
+        return "\n"
+      case "t":
+        return "\t"
+      case "r":
+        return "\r"
+      case "0":
+        return "\0"
+      case "\n":
+      case "\r\n":
+      case "\u2028":
+      case "\u2029":
+        return ""
+      default:
+        return e
     }
   })
 
@@ -72,7 +96,7 @@ export const tokenize = (src: string): Array<Token> => {
   // what each open `{` is: a block/object brace, or a template substitution
   const braces: Array<"{" | "${"> = []
   let i = 0
-  if (src.startsWith("#!")) while (i < n && src[i] !== "\n") i++
+  if (src.startsWith("#!")) { while (i < n && src[i] !== "\n") i++ }
   const push = (kind: Token["kind"], value: string, pos: number) => tokens.push({ kind, value, pos })
 
   // Reads template characters from i (just after "`" or the "}" closing a substitution).
@@ -80,9 +104,22 @@ export const tokenize = (src: string): Array<Token> => {
     let raw = ""
     while (i < n) {
       const c = src[i]!
-      if (c === "\\") { raw += src.slice(i, i + 2); i += 2; continue }
-      if (c === "`") { i++; push(head ? "template" : "other", decodeEscapes(raw), start); return }
-      if (c === "$" && src[i + 1] === "{") { i += 2; braces.push("${"); push("other", "`${", start); return }
+      if (c === "\\") {
+        raw += src.slice(i, i + 2)
+        i += 2
+        continue
+      }
+      if (c === "`") {
+        i++
+        push(head ? "template" : "other", decodeEscapes(raw), start)
+        return
+      }
+      if (c === "$" && src[i + 1] === "{") {
+        i += 2
+        braces.push("${")
+        push("other", "`${", start)
+        return
+      }
       raw += c
       i++
     }
@@ -101,9 +138,17 @@ export const tokenize = (src: string): Array<Token> => {
   while (i < n) {
     const c = src[i]!
     const start = i
-    if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v" || c === "\uFEFF" ||
-      c === "\u00A0" || c === "\u2028" || c === "\u2029") { i++; continue }
-    if (c === "/" && src[i + 1] === "/") { while (i < n && src[i] !== "\n") i++; continue }
+    if (
+      c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v" || c === "\uFEFF" ||
+      c === "\u00A0" || c === "\u2028" || c === "\u2029"
+    ) {
+      i++
+      continue
+    }
+    if (c === "/" && src[i + 1] === "/") {
+      while (i < n && src[i] !== "\n") i++
+      continue
+    }
     if (c === "/" && src[i + 1] === "*") {
       const end = src.indexOf("*/", i + 2)
       i = end < 0 ? n : end + 2
@@ -116,8 +161,17 @@ export const tokenize = (src: string): Array<Token> => {
       i = j + 1
       continue
     }
-    if (c === "`") { i++; readTemplate(start, true); continue }
-    if (c === "{") { braces.push("{"); push("punct", "{", start); i++; continue }
+    if (c === "`") {
+      i++
+      readTemplate(start, true)
+      continue
+    }
+    if (c === "{") {
+      braces.push("{")
+      push("punct", "{", start)
+      i++
+      continue
+    }
     if (c === "}") {
       i++
       if (braces.pop() === "${") readTemplate(start, false)
@@ -130,10 +184,16 @@ export const tokenize = (src: string): Array<Token> => {
       let ok = false
       while (j < n && src[j] !== "\n") {
         const d = src[j]
-        if (d === "\\") { j += 2; continue }
+        if (d === "\\") {
+          j += 2
+          continue
+        }
         if (d === "[") inClass = true
         else if (d === "]") inClass = false
-        else if (d === "/" && !inClass) { ok = true; break }
+        else if (d === "/" && !inClass) {
+          ok = true
+          break
+        }
         j++
       }
       if (ok) {
@@ -159,8 +219,16 @@ export const tokenize = (src: string): Array<Token> => {
       i = j
       continue
     }
-    if (c === "." && src[i + 1] === "." && src[i + 2] === ".") { push("punct", "...", start); i += 3; continue }
-    if (c === "?" && src[i + 1] === ".") { push("punct", "?.", start); i += 2; continue }
+    if (c === "." && src[i + 1] === "." && src[i + 2] === ".") {
+      push("punct", "...", start)
+      i += 3
+      continue
+    }
+    if (c === "?" && src[i + 1] === ".") {
+      push("punct", "?.", start)
+      i += 2
+      continue
+    }
     push("punct", c, start)
     i++
   }
@@ -256,7 +324,10 @@ export const extractImports = (src: string): FileImports => {
         }
         continue
       }
-      if (is(k + 1, "string")) { imports.push(ref(k + 1, "static")); continue } // import "m"
+      if (is(k + 1, "string")) {
+        imports.push(ref(k + 1, "static"))
+        continue
+      } // import "m"
       let j = k + 1
       let typeStatement = false
       // `import type X from`, `import type { X } from`, `import type * as X from`; but `import type from "m"` imports a default called `type`
@@ -320,7 +391,10 @@ export const workspacePackages = (root: string = repoRoot): Array<WorkspacePacka
   const globs: Array<string> = []
   let inPackages = false
   for (const line of yaml.split("\n")) {
-    if (/^packages:\s*$/.test(line)) { inPackages = true; continue }
+    if (/^packages:\s*$/.test(line)) {
+      inPackages = true
+      continue
+    }
     if (inPackages) {
       const m = /^\s+-\s+["']?([^"'#\s]+)["']?/.exec(line)
       if (m !== null) globs.push(m[1]!)
@@ -388,8 +462,11 @@ const patternKeyCompare = (a: string, b: string) => {
 export const resolveExports = (exportsField: unknown, subpath: string): string | null => {
   if (exportsField === undefined) return subpath === "." ? "./index.js" : subpath
   let map: Record<string, unknown>
-  if (typeof exportsField === "string" || Array.isArray(exportsField) ||
-    (typeof exportsField === "object" && exportsField !== null && !Object.keys(exportsField).some((k) => k.startsWith(".")))) {
+  if (
+    typeof exportsField === "string" || Array.isArray(exportsField) ||
+    (typeof exportsField === "object" && exportsField !== null &&
+      !Object.keys(exportsField).some((k) => k.startsWith(".")))
+  ) {
     map = { ".": exportsField }
   } else {
     map = exportsField as Record<string, unknown>
@@ -398,8 +475,10 @@ export const resolveExports = (exportsField: unknown, subpath: string): string |
   const patterns = Object.keys(map).filter((k) => k.split("*").length === 2).sort(patternKeyCompare)
   for (const key of patterns) {
     const [prefix, suffix] = key.split("*") as [string, string]
-    if (subpath.startsWith(prefix) && subpath !== prefix && subpath.length >= key.length &&
-      subpath.endsWith(suffix)) {
+    if (
+      subpath.startsWith(prefix) && subpath !== prefix && subpath.length >= key.length &&
+      subpath.endsWith(suffix)
+    ) {
       return resolveTarget(map[key], subpath.slice(prefix.length, subpath.length - suffix.length)) ?? null
     }
   }
@@ -441,7 +520,9 @@ export const resolveSpecifier = (
   const target = resolveExports(pkg.json.exports, subpath)
   if (target === null) return { _tag: "unresolved", reason: `${name} does not export ${subpath}` }
   const file = path.resolve(pkg.dir, target)
-  if (!existsSync(file)) return { _tag: "unresolved", reason: `${specifier} maps to missing ${toPosix(path.relative(root, file))}` }
+  if (!existsSync(file)) {
+    return { _tag: "unresolved", reason: `${specifier} maps to missing ${toPosix(path.relative(root, file))}` }
+  }
   return { _tag: "file", file }
 }
 
@@ -464,16 +545,22 @@ export const cyclicComponents = (graph: Graph): Array<Array<string>> => {
   for (const root of nodes) {
     if (index.has(root)) continue
     const work: Array<{ node: string; next: number }> = [{ node: root, next: 0 }]
-    index.set(root, counter); low.set(root, counter); counter++
-    stack.push(root); onStack.add(root)
+    index.set(root, counter)
+    low.set(root, counter)
+    counter++
+    stack.push(root)
+    onStack.add(root)
     while (work.length > 0) {
       const frame = work[work.length - 1]!
       const succ = graph.get(frame.node) ?? []
       if (frame.next < succ.length) {
         const w = succ[frame.next++]!
         if (!index.has(w)) {
-          index.set(w, counter); low.set(w, counter); counter++
-          stack.push(w); onStack.add(w)
+          index.set(w, counter)
+          low.set(w, counter)
+          counter++
+          stack.push(w)
+          onStack.add(w)
           work.push({ node: w, next: 0 })
         } else if (onStack.has(w)) {
           low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!))
@@ -486,7 +573,11 @@ export const cyclicComponents = (graph: Graph): Array<Array<string>> => {
       if (low.get(frame.node) === index.get(frame.node)) {
         const comp: Array<string> = []
         let w: string
-        do { w = stack.pop()!; onStack.delete(w); comp.push(w) } while (w !== frame.node)
+        do {
+          w = stack.pop()!
+          onStack.delete(w)
+          comp.push(w)
+        } while (w !== frame.node)
         if (comp.length > 1 || (graph.get(frame.node) ?? []).includes(frame.node)) out.push(comp.sort())
       }
     }
@@ -520,13 +611,17 @@ export const elementaryCycles = (graph: Graph, limit = 1000): Array<Array<string
         const x = todo.pop()!
         if (!blocked.delete(x)) continue
         const bs = blockMap.get(x)
-        if (bs !== undefined) { todo.push(...bs); bs.clear() }
+        if (bs !== undefined) {
+          todo.push(...bs)
+          bs.clear()
+        }
       }
     }
     // iterative circuit()
     const frames: Array<{ v: string; succ: Array<string>; next: number; found: boolean }> = []
     const enter = (v: string) => {
-      pathStack.push(v); blocked.add(v)
+      pathStack.push(v)
+      blocked.add(v)
       frames.push({ v, succ: succ(v), next: 0, found: false })
     }
     enter(start)
@@ -534,17 +629,19 @@ export const elementaryCycles = (graph: Graph, limit = 1000): Array<Array<string
       const f = frames[frames.length - 1]!
       if (f.next < f.succ.length) {
         const w = f.succ[f.next++]!
-        if (w === start) { cycles.push([...pathStack, start]); f.found = true }
-        else if (!blocked.has(w)) enter(w)
+        if (w === start) {
+          cycles.push([...pathStack, start])
+          f.found = true
+        } else if (!blocked.has(w)) enter(w)
         continue
       }
       frames.pop()
       if (f.found) unblock(f.v)
-      else for (const w of f.succ) {
-        let bs = blockMap.get(w)
-        if (bs === undefined) blockMap.set(w, (bs = new Set()))
-        bs.add(f.v)
-      }
+      else {for (const w of f.succ) {
+          let bs = blockMap.get(w)
+          if (bs === undefined) blockMap.set(w, bs = new Set())
+          bs.add(f.v)
+        }}
       pathStack.pop()
       const parent = frames[frames.length - 1]
       if (parent !== undefined && f.found) parent.found = true
@@ -599,8 +696,7 @@ export const sourceDirs = (root: string = repoRoot): Array<string> => {
 /** Builds the runtime module graph of the workspace sources. */
 export const buildModuleGraph = (root: string = repoRoot): ModuleGraph => {
   const packages = new Map(workspacePackages(root).map((p) => [p.name, p]))
-  const owner = (file: string) =>
-    [...packages.values()].find((p) => file.startsWith(p.dir + path.sep))
+  const owner = (file: string) => [...packages.values()].find((p) => file.startsWith(p.dir + path.sep))
   const graph = new Map<string, Array<string>>()
   const edgeKinds = new Map<string, Set<EdgeKind>>()
   const unresolved: Array<string> = []
@@ -618,11 +714,16 @@ export const buildModuleGraph = (root: string = repoRoot): ModuleGraph => {
     const succ = new Set<string>()
     for (const imp of found.imports) {
       const r = resolveSpecifier(imp.specifier, file, packages, root)
-      if (r._tag === "unresolved") { unresolved.push(`${rel}:${imp.line}: ${imp.specifier} (${r.reason})`); continue }
+      if (r._tag === "unresolved") {
+        unresolved.push(`${rel}:${imp.line}: ${imp.specifier} (${r.reason})`)
+        continue
+      }
       if (r._tag === "external") continue
       const { name } = splitBareSpecifier(imp.specifier)
-      if (!imp.specifier.startsWith(".") && pkg !== undefined && name !== pkg.name && packages.has(name) &&
-        pkg.json.dependencies?.[name] === undefined && pkg.json.peerDependencies?.[name] === undefined) {
+      if (
+        !imp.specifier.startsWith(".") && pkg !== undefined && name !== pkg.name && packages.has(name) &&
+        pkg.json.dependencies?.[name] === undefined && pkg.json.peerDependencies?.[name] === undefined
+      ) {
         undeclared.push(`${rel}:${imp.line}: ${imp.specifier}`)
       }
       const to = toPosix(path.relative(root, r.file))
@@ -630,7 +731,7 @@ export const buildModuleGraph = (root: string = repoRoot): ModuleGraph => {
       if (!graph.has(to)) graph.set(to, []) // a file outside the scanned folders
       const key = `${rel}\u0000${to}`
       let kinds = edgeKinds.get(key)
-      if (kinds === undefined) edgeKinds.set(key, (kinds = new Set()))
+      if (kinds === undefined) edgeKinds.set(key, kinds = new Set())
       kinds.add(imp.kind)
     }
     graph.set(rel, [...succ].sort())
@@ -654,14 +755,22 @@ const main = () => {
   const m = buildModuleGraph()
   const cycles = elementaryCycles(m.graph)
   const pkgCycles = elementaryCycles(buildPackageGraph())
-  console.log(`${m.graph.size} files, ${[...m.graph.values()].reduce((s, v) => s + v.length, 0)} runtime edges, ${m.typeOnlyCount} type-only statements skipped`)
+  console.log(
+    `${m.graph.size} files, ${
+      [...m.graph.values()].reduce((s, v) => s + v.length, 0)
+    } runtime edges, ${m.typeOnlyCount} type-only statements skipped`
+  )
   console.log(`file cycles: ${cycles.length}`)
   for (const c of cycles) console.log(`  ${formatCycle(c)}`)
   console.log(`package cycles: ${pkgCycles.length}`)
   for (const c of pkgCycles) console.log(`  ${formatCycle(c)}`)
   if (m.unresolved.length > 0) console.log(`unresolved:\n  ${m.unresolved.join("\n  ")}`)
-  if (m.dynamicComputed.length > 0) console.log(`import() with computed specifiers (not followed):\n  ${m.dynamicComputed.join("\n  ")}`)
-  if (m.undeclared.length > 0) console.log(`workspace imports not declared in dependencies/peerDependencies:\n  ${m.undeclared.join("\n  ")}`)
+  if (m.dynamicComputed.length > 0) {
+    console.log(`import() with computed specifiers (not followed):\n  ${m.dynamicComputed.join("\n  ")}`)
+  }
+  if (m.undeclared.length > 0) {
+    console.log(`workspace imports not declared in dependencies/peerDependencies:\n  ${m.undeclared.join("\n  ")}`)
+  }
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main()

@@ -11,13 +11,15 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { MAPPING, scanCategories, normalizeText, SHORT_LIST } from "./categories.ts"
+import { MAPPING, normalizeText, scanCategories, SHORT_LIST } from "./categories.ts"
 import { listTsFiles, repoRoot, sourceDirs } from "./module-graph.ts"
 
 const dryRun = process.argv.includes("--dry-run")
 const unmapped = scanCategories().filter((t) => MAPPING[t.value] === undefined && !Object.hasOwn(SHORT_LIST, t.value))
 if (unmapped.length > 0) {
-  console.error(`values MAPPING lacks (add them first):\n${unmapped.map((t) => `  ${t.file}:${t.line}: ${t.value}`).join("\n")}`)
+  console.error(
+    `values MAPPING lacks (add them first):\n${unmapped.map((t) => `  ${t.file}:${t.line}: ${t.value}`).join("\n")}`
+  )
   process.exit(1)
 }
 let files = 0

@@ -16,9 +16,30 @@ const packages = workspacePackages().filter((p) => apiEntries(p).length > 0)
 describe("api surface helpers", () => {
   it("names value kinds", () => {
     expect([
-      valueKind(() => 1), valueKind(class {}), valueKind({}), valueKind([]), valueKind("s"), valueKind(1),
-      valueKind(1n), valueKind(true), valueKind(undefined), valueKind(null), valueKind(Symbol("s"))
-    ]).toEqual(["function", "class", "object", "array", "string", "number", "bigint", "boolean", "undefined", "null", "symbol"])
+      valueKind(() => 1),
+      valueKind(class {}),
+      valueKind({}),
+      valueKind([]),
+      valueKind("s"),
+      valueKind(1),
+      valueKind(1n),
+      valueKind(true),
+      valueKind(undefined),
+      valueKind(null),
+      valueKind(Symbol("s"))
+    ]).toEqual([
+      "function",
+      "class",
+      "object",
+      "array",
+      "string",
+      "number",
+      "bigint",
+      "boolean",
+      "undefined",
+      "null",
+      "symbol"
+    ])
   })
 
   it("lists namespace members one level down, sorted", async () => {

@@ -21,10 +21,15 @@ describe("@category tags", () => {
   it("come from the accepted list (scripts/categories.ts)", () => {
     expect(tags.length).toBeGreaterThan(100) // the scan found the sources
     const allowed = allowedCategories()
-    const bad = tags.filter((t) => !allowed.has(t.value)).map((t) => `${t.file}:${t.line}: @category ${JSON.stringify(t.value)}`)
-    expect(bad, ENFORCE === "short"
-      ? `use a value of SHORT_LIST in scripts/categories.ts:\n${bad.join("\n")}`
-      : `use a value of SHORT_LIST (or add the new value to MAPPING) in scripts/categories.ts:\n${bad.join("\n")}`).toEqual([])
+    const bad = tags.filter((t) => !allowed.has(t.value)).map((t) =>
+      `${t.file}:${t.line}: @category ${JSON.stringify(t.value)}`
+    )
+    expect(
+      bad,
+      ENFORCE === "short"
+        ? `use a value of SHORT_LIST in scripts/categories.ts:\n${bad.join("\n")}`
+        : `use a value of SHORT_LIST (or add the new value to MAPPING) in scripts/categories.ts:\n${bad.join("\n")}`
+    ).toEqual([])
   })
 
   it("map every accepted value into the short list", () => {
@@ -38,7 +43,11 @@ describe("@category tags", () => {
   })
 
   it("have a non-empty lower-case value", () => {
-    expect(tags.filter((t) => !/^[a-z0-9][a-z0-9 -]*$/.test(t.value)).map((t) => `${t.file}:${t.line}: ${JSON.stringify(t.value)}`)).toEqual([])
+    expect(
+      tags.filter((t) => !/^[a-z0-9][a-z0-9 -]*$/.test(t.value)).map((t) =>
+        `${t.file}:${t.line}: ${JSON.stringify(t.value)}`
+      )
+    ).toEqual([])
   })
 
   it("are counted per value", () => {
@@ -80,8 +89,17 @@ describe("scanning and normalizing", () => {
   })
 
   it("rewrites only the values the mapping names, in place", () => {
-    const { text, changed } = normalizeText(source, { "helpers": "utils", "vm types": "identifiers", "schemas": "schemas" })
+    const { text, changed } = normalizeText(source, {
+      "helpers": "utils",
+      "vm types": "identifiers",
+      "schemas": "schemas"
+    })
     expect(changed).toBe(2)
-    expect(text).toBe(source.replace(" * @category helpers", " * @category utils").replace("/** @category vm types */", "/** @category identifiers */"))
+    expect(text).toBe(
+      source.replace(" * @category helpers", " * @category utils").replace(
+        "/** @category vm types */",
+        "/** @category identifiers */"
+      )
+    )
   })
 })

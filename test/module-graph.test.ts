@@ -50,9 +50,18 @@ describe("import extraction", () => {
       `import def, * as all from "./both.ts"`
     ].join("\n")
     expect(specs(src)).toEqual([
-      "static:./a.ts", "static:./b.ts", "static:./c.ts", "static:./h.ts", "static:./side-effect.ts",
-      "reexport:./star.ts", "reexport:./ns.ts", "reexport:./xy.ts", "dynamic:./dyn.ts", "dynamic:./tmpl.ts",
-      "static:./default-named-type.ts", "static:./both.ts"
+      "static:./a.ts",
+      "static:./b.ts",
+      "static:./c.ts",
+      "static:./h.ts",
+      "static:./side-effect.ts",
+      "reexport:./star.ts",
+      "reexport:./ns.ts",
+      "reexport:./xy.ts",
+      "dynamic:./dyn.ts",
+      "dynamic:./tmpl.ts",
+      "static:./default-named-type.ts",
+      "static:./both.ts"
     ])
   })
 
@@ -69,7 +78,15 @@ describe("import extraction", () => {
       `let i: import("./type-i.ts").I`
     ].join("\n")
     expect(specs(src)).toEqual(["static:./inline-f.ts", "reexport:./inline-g.ts"])
-    expect(typeSpecs(src)).toEqual(["./type-a.ts", "./type-b.ts", "./type-c.ts", "./type-d.ts", "./type-e.ts", "./type-h.ts", "./type-i.ts"])
+    expect(typeSpecs(src)).toEqual([
+      "./type-a.ts",
+      "./type-b.ts",
+      "./type-c.ts",
+      "./type-d.ts",
+      "./type-e.ts",
+      "./type-h.ts",
+      "./type-i.ts"
+    ])
   })
 
   it("ignores comments, strings, templates and regular expressions that look like imports", () => {
@@ -111,7 +128,12 @@ describe("import extraction", () => {
 })
 
 describe("exports resolution", () => {
-  const exportsMap = { ".": "./src/index.ts", "./*": "./src/*.ts", "./internal/*": null, "./special": { import: "./src/Special.ts" } }
+  const exportsMap = {
+    ".": "./src/index.ts",
+    "./*": "./src/*.ts",
+    "./internal/*": null,
+    "./special": { import: "./src/Special.ts" }
+  }
 
   it("resolves exact keys, patterns by longest prefix, conditions and blocking nulls", () => {
     expect(resolveExports(exportsMap, ".")).toBe("./src/index.ts")
@@ -169,16 +191,27 @@ describe("a synthetic workspace", () => {
     writeFileSync(path.join(root, file), text)
   }
   const pkg = (name: string, fields: object) =>
-    JSON.stringify({ name, type: "module", exports: { ".": "./src/index.ts", "./*": "./src/*.ts", "./internal/*": null }, ...fields })
+    JSON.stringify({
+      name,
+      type: "module",
+      exports: { ".": "./src/index.ts", "./*": "./src/*.ts", "./internal/*": null },
+      ...fields
+    })
   write("pnpm-workspace.yaml", "packages:\n  - packages/*\n  - conformance\n")
   write("packages/a/package.json", pkg("@x/a", { dependencies: { "@x/b": "workspace:*" } }))
   write("packages/b/package.json", pkg("@x/b", { peerDependencies: { "@x/a": "workspace:^" } }))
-  write("packages/c/package.json", pkg("@x/c", { dependencies: { "@x/a": "workspace:*" }, devDependencies: { "@x/d": "workspace:*" } }))
+  write(
+    "packages/c/package.json",
+    pkg("@x/c", { dependencies: { "@x/a": "workspace:*" }, devDependencies: { "@x/d": "workspace:*" } })
+  )
   write("packages/d/package.json", pkg("@x/d", { dependencies: { "@x/c": "workspace:*" } }))
   write("conformance/package.json", pkg("@x/conformance", {}))
   write("packages/a/src/index.ts", `export * as One from "./One.ts"\n`)
   write("packages/a/src/One.ts", `import { two } from "@x/b/Two"\nexport const one = two\n`)
-  write("packages/b/src/Two.ts", `import type { T } from "@x/a"\nimport { one } from "./internal/three.ts"\nexport const two: T = one\n`)
+  write(
+    "packages/b/src/Two.ts",
+    `import type { T } from "@x/a"\nimport { one } from "./internal/three.ts"\nexport const two: T = one\n`
+  )
   write("packages/b/src/internal/three.ts", `import { One } from "@x/a"\nexport const one = One\n`)
   write("packages/c/src/index.ts", `import "@x/a/internal/hidden"\nimport "./missing.ts"\nexport {}\n`)
   write("conformance/src/index.ts", `export const x = await import("./lazy.ts")\n`)
@@ -243,7 +276,13 @@ describe("the workspace", () => {
       }
       console.log(JSON.stringify(out))
     `
-    const r = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "--input-type=module", "-e", script], {
+    const r = spawnSync(process.execPath, [
+      "--experimental-vm-modules",
+      "--no-warnings",
+      "--input-type=module",
+      "-e",
+      script
+    ], {
       cwd: repoRoot,
       encoding: "utf8"
     })

@@ -14,12 +14,12 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, Result, Schema } from "effect"
 import { describeSchemaError, strictParseOptions } from "@svc/protocol"
+import { Data, Effect, Result, Schema } from "effect"
 import type { Exchange } from "./Exchange.ts"
-import type { Shared } from "./Shared.ts"
 import type { Observer } from "./Observer.ts"
 import type { Options } from "./RunOptions.ts"
+import type { Shared } from "./Shared.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
@@ -182,7 +182,8 @@ export const make = <R>(definition: CheckDefinition<R>): Check<R> => {
  * @category errors
  * @since 0.1.0
  */
-export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> => Effect.fail(new CheckFailed({ failures: [failure] }))
+export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> =>
+  Effect.fail(new CheckFailed({ failures: [failure] }))
 
 /**
  * Collects failures and fails at the end when there are any (for checks that
@@ -226,7 +227,9 @@ export const show = (value: unknown, max = 300): string => {
 export const schemaIssues = (schema: Schema.Decoder<unknown>, value: unknown): ReadonlyArray<string> => {
   const result = Schema.decodeUnknownResult(schema)(value, strictParseOptions)
   if (Result.isSuccess(result)) return []
-  return describeSchemaError(result.failure).map((i) => `${i.path.length === 0 ? "$" : `$.${i.path.join(".")}`}: ${i.message}`)
+  return describeSchemaError(result.failure).map((i) =>
+    `${i.path.length === 0 ? "$" : `$.${i.path.join(".")}`}: ${i.message}`
+  )
 }
 
 /**

@@ -15,8 +15,8 @@ import { type Check, GROUP_TITLES, GROUPS } from "./Check.ts"
 import * as Registry from "./Registry.ts"
 import { type Report, ReportInput } from "./Report.ts"
 import * as Reporters from "./Reporters.ts"
-import * as RunOptions from "./RunOptions.ts"
 import * as Runner from "./Runner.ts"
+import * as RunOptions from "./RunOptions.ts"
 import * as Transport from "./Transport.ts"
 
 /**
@@ -80,7 +80,10 @@ export interface ExecuteOptions {
  */
 export const execute = (options: RunOptions.RunOptions, run: ExecuteOptions = {}) =>
   Effect.gen(function*() {
-    const reporters = [Reporters.consoleReporter(run.output ?? stdout()), ...(yield* Reporters.fileReporters(options.reports))]
+    const reporters = [
+      Reporters.consoleReporter(run.output ?? stdout()),
+      ...(yield* Reporters.fileReporters(options.reports))
+    ]
     return yield* Runner.runScoped(run.checks ?? Registry.all, reporters).pipe(
       Effect.provide(Transport.layer({
         baseUrl: options.baseUrl,
@@ -93,7 +96,10 @@ export const execute = (options: RunOptions.RunOptions, run: ExecuteOptions = {}
   })
 
 const list = (values: Option.Option<string>) =>
-  Option.match(values, { onNone: () => [], onSome: (v) => v.split(",").map((s) => s.trim()).filter((s) => s.length > 0) })
+  Option.match(values, {
+    onNone: () => [],
+    onSome: (v) => v.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+  })
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const KEY = /^0x[0-9a-fA-F]{64}$/
@@ -106,9 +112,15 @@ interface Shared {
 }
 
 const validateShared = (shared: Shared): string | undefined => {
-  if (Option.isSome(shared.timeout) && !(shared.timeout.value > 0)) return "--timeout must be a positive number of seconds"
-  if (Option.isSome(shared.rate) && !(shared.rate.value > 0)) return "--rate must be a positive number of requests per second"
-  if (Option.isSome(shared.walletKey) && !KEY.test(shared.walletKey.value)) return "--wallet-key must be 0x followed by 64 hex digits"
+  if (Option.isSome(shared.timeout) && !(shared.timeout.value > 0)) {
+    return "--timeout must be a positive number of seconds"
+  }
+  if (Option.isSome(shared.rate) && !(shared.rate.value > 0)) {
+    return "--rate must be a positive number of requests per second"
+  }
+  if (Option.isSome(shared.walletKey) && !KEY.test(shared.walletKey.value)) {
+    return "--wallet-key must be 0x followed by 64 hex digits"
+  }
   return undefined
 }
 
@@ -117,15 +129,25 @@ const validateUrl = (url: string): string | undefined =>
 
 const sharedFlags = {
   timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription(`per-request timeout and the wait of time-dependent checks, seconds (default ${RunOptions.DEFAULTS.timeoutSeconds})`),
+    Flag.withDescription(
+      `per-request timeout and the wait of time-dependent checks, seconds (default ${RunOptions.DEFAULTS.timeoutSeconds})`
+    ),
     Flag.optional
   ),
-  rate: Flag.Finite("rate").pipe(Flag.withDescription("requests per second (default: unlimited); a 429 with Retry-After is waited out"), Flag.optional),
+  rate: Flag.Finite("rate").pipe(
+    Flag.withDescription("requests per second (default: unlimited); a 429 with Retry-After is waited out"),
+    Flag.optional
+  ),
   walletKey: Flag.String("wallet-key").pipe(
-    Flag.withDescription("private key of the test wallet that signs permit requests (a key with no funds); generated when absent"),
+    Flag.withDescription(
+      "private key of the test wallet that signs permit requests (a key with no funds); generated when absent"
+    ),
     Flag.optional
   ),
-  report: Flag.String("report").pipe(Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH"), Flag.optional)
+  report: Flag.String("report").pipe(
+    Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH"),
+    Flag.optional
+  )
 }
 
 /**
@@ -137,7 +159,9 @@ const sharedFlags = {
 export const listText = (checks: ReadonlyArray<Check> = Registry.all): string =>
   GROUPS.map((g) => {
     const inGroup = checks.filter((c) => c.group === g)
-    return `${g}: ${GROUP_TITLES[g]}\n${inGroup.map((c) => `  ${c.name}${c.createsPermit ? " [creates a permit]" : ""}\n      ${c.title}`).join("\n")}`
+    return `${g}: ${GROUP_TITLES[g]}\n${
+      inGroup.map((c) => `  ${c.name}${c.createsPermit ? " [creates a permit]" : ""}\n      ${c.title}`).join("\n")
+    }`
   }).join("\n\n") + "\n"
 
 /**
@@ -153,7 +177,10 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
 
   const replay = Command.make("replay", {
     file: Argument.String("report").pipe(Argument.withDescription("a JSON report written with --report json=PATH")),
-    url: Flag.String("url").pipe(Flag.withDescription("base URL to replay against (default: the report's)"), Flag.optional),
+    url: Flag.String("url").pipe(
+      Flag.withDescription("base URL to replay against (default: the report's)"),
+      Flag.optional
+    ),
     ...sharedFlags
   }, (input) =>
     Effect.gen(function*() {
@@ -168,7 +195,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         return yield* bad(`${input.file} is not JSON`)
       }
       const decoded = Schema.decodeUnknownResult(ReportInput)(json)
-      if (Result.isFailure(decoded)) return yield* bad(`${input.file} is not a conformance report (SVC_CONFORMANCE_REPORT_V1)`)
+      if (Result.isFailure(decoded)) {
+        return yield* bad(`${input.file} is not a conformance report (SVC_CONFORMANCE_REPORT_V1)`)
+      }
       const previous = decoded.success
       const failed = previous.results.filter((r) => r.status === "failed").map((r) => r.name)
       const out = output()
@@ -177,7 +206,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         return
       }
       const unknown = failed.filter((n) => Registry.find(n) === undefined)
-      if (unknown.length > 0) return yield* bad(`the report names checks this version does not have: ${unknown.join(", ")}`)
+      if (unknown.length > 0) {
+        return yield* bad(`the report names checks this version does not have: ${unknown.join(", ")}`)
+      }
       const parsed = Option.isSome(input.report) ? Reporters.parseTargets(input.report.value) : { targets: {} }
       if ("error" in parsed) return yield* bad(parsed.error)
       const options = RunOptions.make({
@@ -188,7 +219,11 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         timeoutSeconds: Option.getOrElse(input.timeout, () => previous.options.timeoutSeconds),
         readOnly: previous.options.readOnly,
         reports: parsed.targets,
-        ...(Option.isSome(input.rate) ? { rate: input.rate.value } : previous.options.rate === undefined ? {} : { rate: previous.options.rate }),
+        ...(Option.isSome(input.rate)
+          ? { rate: input.rate.value }
+          : previous.options.rate === undefined
+          ? {}
+          : { rate: previous.options.rate }),
         ...(previous.options.signer === undefined ? {} : { signer: previous.options.signer }),
         ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {})
       })
@@ -196,37 +231,69 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       const report = yield* execute(options, { output: out })
       const still = report.results.filter((r) => r.status === "failed").map((r) => r.name)
       const fixed = failed.filter((n) => !still.includes(n))
-      out.write(`\nfixed: ${fixed.length === 0 ? "none" : fixed.join(", ")}\nstill failing: ${still.length === 0 ? "none" : still.join(", ")}\n`)
+      out.write(
+        `\nfixed: ${fixed.length === 0 ? "none" : fixed.join(", ")}\nstill failing: ${
+          still.length === 0 ? "none" : still.join(", ")
+        }\n`
+      )
       yield* verdict(report)
-    })).pipe(Command.withDescription("re-run the failed checks of a JSON report (same seed); exit 0 when none fails any more"))
+    })).pipe(
+      Command.withDescription("re-run the failed checks of a JSON report (same seed); exit 0 when none fails any more")
+    )
 
   const listCommand = Command.make("list", {}, () => Effect.sync(() => output().write(listText()))).pipe(
     Command.withDescription("list the checks by group")
   )
 
   return Command.make("conformance", {
-    url: Flag.String("url").pipe(Flag.withDescription("base URL of the deployment, e.g. https://solver.example"), Flag.optional),
-    only: Flag.String("only").pipe(Flag.withDescription(`groups or check names to run, comma-separated (groups: ${GROUPS.join(", ")})`), Flag.optional),
-    skip: Flag.String("skip").pipe(Flag.withDescription("groups or check names to leave out, comma-separated"), Flag.optional),
-    seed: Flag.Int("seed").pipe(Flag.withDescription("seed of the generated inputs (default: random, printed)"), Flag.optional),
+    url: Flag.String("url").pipe(
+      Flag.withDescription("base URL of the deployment, e.g. https://solver.example"),
+      Flag.optional
+    ),
+    only: Flag.String("only").pipe(
+      Flag.withDescription(`groups or check names to run, comma-separated (groups: ${GROUPS.join(", ")})`),
+      Flag.optional
+    ),
+    skip: Flag.String("skip").pipe(
+      Flag.withDescription("groups or check names to leave out, comma-separated"),
+      Flag.optional
+    ),
+    seed: Flag.Int("seed").pipe(
+      Flag.withDescription("seed of the generated inputs (default: random, printed)"),
+      Flag.optional
+    ),
     maxExamples: Flag.Int("max-examples").pipe(
       Flag.withDescription(`generated inputs per operation (default ${RunOptions.DEFAULTS.maxExamples})`),
       Flag.optional
     ),
-    signer: Flag.String("signer").pipe(Flag.withDescription("the pinned feed signer / permit authority (default: the manifest's feedSigner)"), Flag.optional),
-    readOnly: Flag.Boolean("read-only").pipe(Flag.withDescription("skip every check that can create a permit (production)"), Flag.withDefault(false)),
+    signer: Flag.String("signer").pipe(
+      Flag.withDescription("the pinned feed signer / permit authority (default: the manifest's feedSigner)"),
+      Flag.optional
+    ),
+    readOnly: Flag.Boolean("read-only").pipe(
+      Flag.withDescription("skip every check that can create a permit (production)"),
+      Flag.withDefault(false)
+    ),
     ...sharedFlags
   }, (input) =>
     Effect.gen(function*() {
-      if (Option.isNone(input.url)) return yield* bad("--url is required (the deployment's base URL), e.g. svc conformance --url http://127.0.0.1:8787")
+      if (Option.isNone(input.url)) {
+        return yield* bad(
+          "--url is required (the deployment's base URL), e.g. svc conformance --url http://127.0.0.1:8787"
+        )
+      }
       const only = list(input.only)
       const skip = list(input.skip)
       const unknown = Runner.unknownSelectors(Registry.all, [...only, ...skip])
       const problem = validateUrl(input.url.value) ??
         validateShared(input) ??
         (unknown.length > 0 ? `unknown group or check: ${unknown.join(", ")} (see svc conformance list)` : undefined) ??
-        (Option.isSome(input.signer) && !ADDRESS.test(input.signer.value) ? "--signer must be an address (0x followed by 40 hex digits)" : undefined) ??
-        (Option.isSome(input.maxExamples) && input.maxExamples.value < 1 ? "--max-examples must be at least 1" : undefined)
+        (Option.isSome(input.signer) && !ADDRESS.test(input.signer.value)
+          ? "--signer must be an address (0x followed by 40 hex digits)"
+          : undefined) ??
+        (Option.isSome(input.maxExamples) && input.maxExamples.value < 1
+          ? "--max-examples must be at least 1"
+          : undefined)
       if (problem !== undefined) return yield* bad(problem)
       const parsed = Option.isSome(input.report) ? Reporters.parseTargets(input.report.value) : { targets: {} }
       if ("error" in parsed) return yield* bad(parsed.error)
@@ -246,7 +313,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       const report = yield* execute(options, { output: output() })
       yield* verdict(report)
     })).pipe(
-      Command.withDescription("check a deployment against the V6 interface over HTTP; exit 0 only when no check failed"),
+      Command.withDescription(
+        "check a deployment against the V6 interface over HTTP; exit 0 only when no check failed"
+      ),
       Command.withSubcommands([replay, listCommand])
     )
 }

@@ -27,7 +27,8 @@ export interface CurlRequest {
  * @category encoding
  * @since 0.1.0
  */
-export const shellQuote = (s: string): string => /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+export const shellQuote = (s: string): string =>
+  /^[A-Za-z0-9_./:=@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
 
 /** Bodies longer than this with a long run of trailing spaces are generated with printf. */
 const PAD_RUN = 256
@@ -56,7 +57,9 @@ export const command = (request: CurlRequest): string => {
   const trimmed = body.replace(/ +$/, "")
   const pad = body.length - trimmed.length
   if (pad >= PAD_RUN) {
-    return `{ printf '%s' ${shellQuote(trimmed)}; printf '%${pad}s' ''; } | ${[...parts, "--data-binary", "@-", url].join(" ")}`
+    return `{ printf '%s' ${shellQuote(trimmed)}; printf '%${pad}s' ''; } | ${
+      [...parts, "--data-binary", "@-", url].join(" ")
+    }`
   }
   return [...parts, "--data-binary", shellQuote(body), url].join(" ")
 }

@@ -137,5 +137,6 @@ export const responseSummary = (exchange: Exchange, maxBody = 600): string => {
   const body = exchange.stream !== undefined
     ? exchange.stream.events.map((e) => `event: ${e.event} id: ${e.idInBlock ? e.lastEventId : "(none)"}`).join("; ")
     : r.body
-  return `${r.status} ${r.headers["content-type"] ?? ""} ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`.trim()
+  return `${r.status} ${r.headers["content-type"] ?? ""} ${body.length > maxBody ? `${body.slice(0, maxBody)}…` : body}`
+    .trim()
 }

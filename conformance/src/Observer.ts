@@ -53,9 +53,11 @@ export const layer: Layer.Layer<Observer, never, Transport> = Layer.effect(
 
     const loop = Effect.gen(function*() {
       const handle = yield* transport.stream({ path: "/api/v6/solver-feed/events" }).pipe(
-        Effect.catch((e) => Effect.sync(() => {
-          problem = e.reason
-        }).pipe(Effect.as(undefined)))
+        Effect.catch((e) =>
+          Effect.sync(() => {
+            problem = e.reason
+          }).pipe(Effect.as(undefined))
+        )
       )
       if (handle === undefined) return
       exchange = handle.exchange
@@ -81,7 +83,9 @@ export const layer: Layer.Layer<Observer, never, Transport> = Layer.effect(
     const newer = (than: bigint, deadline: number) =>
       Effect.gen(function*() {
         while (true) {
-          const hit = events.find((e) => e.event === "feed" && e.idInBlock && UINT.test(e.lastEventId) && BigInt(e.lastEventId) > than)
+          const hit = events.find((e) =>
+            e.event === "feed" && e.idInBlock && UINT.test(e.lastEventId) && BigInt(e.lastEventId) > than
+          )
           if (hit !== undefined) return hit
           const now = yield* Clock.currentTimeMillis
           if (now >= deadline || problem !== undefined) return undefined
@@ -99,4 +103,3 @@ export const layer: Layer.Layer<Observer, never, Transport> = Layer.effect(
     })
   })
 )
-

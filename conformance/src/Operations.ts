@@ -104,7 +104,9 @@ const op = (
  */
 export const OPERATIONS: ReadonlyArray<Operation> = [
   op("getSolverManifest", "GET", "/.well-known/svc-solver.json", [200], { 200: SolverDiscovery }),
-  op("getOnchainDiscovery", "GET", "/.well-known/svc-onchain-discovery.json", [200], { 200: OnchainDiscoveryFingerprint }),
+  op("getOnchainDiscovery", "GET", "/.well-known/svc-onchain-discovery.json", [200], {
+    200: OnchainDiscoveryFingerprint
+  }),
   op("getOpenApi", "GET", "/openapi.json", [200], { 200: "openapi" }),
   op("getStandardsManifest", "GET", "/.well-known/svc-standards.json", [200], { 200: StandardsManifest }),
   op("getSolverDiscovery", "GET", "/api/v6/solver-discovery", [200, 500, 503], { 200: SolverDiscovery }),
@@ -130,8 +132,12 @@ export const OPERATIONS: ReadonlyArray<Operation> = [
   op("aggregator_quote", "POST", "/v1/quote", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorQuote }),
   op("aggregator_build", "POST", "/v1/build", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorBuild }),
   op("aggregator_status", "GET", "/v1/status", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorStatusBody }),
-  op("aggregator_chains", "GET", "/v1/chains", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorChains, 304: "empty" }, [304]),
-  op("aggregator_tokens", "GET", "/v1/tokens", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorTokens, 304: "empty" }, [304]),
+  op("aggregator_chains", "GET", "/v1/chains", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorChains, 304: "empty" }, [
+    304
+  ]),
+  op("aggregator_tokens", "GET", "/v1/tokens", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorTokens, 304: "empty" }, [
+    304
+  ]),
   op("aggregator_health", "GET", "/v1/health", [200, ...AGGREGATOR_STATUSES], { 200: AggregatorHealth })
 ]
 

@@ -110,7 +110,13 @@ export interface Report {
  * @since 0.1.0
  */
 export type RunEvent =
-  | { readonly type: "run-started"; readonly baseUrl: string; readonly checks: number; readonly groups: ReadonlyArray<{ readonly group: Group; readonly checks: number }>; readonly options: ReportedOptions }
+  | {
+    readonly type: "run-started"
+    readonly baseUrl: string
+    readonly checks: number
+    readonly groups: ReadonlyArray<{ readonly group: Group; readonly checks: number }>
+    readonly options: ReportedOptions
+  }
   | { readonly type: "group-started"; readonly group: Group; readonly checks: number }
   | { readonly type: "check-started"; readonly group: Group; readonly name: string }
   | { readonly type: "check-finished"; readonly result: CheckResult }

@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Path } from "effect"
-import { GROUP_TITLES, type Group } from "./Check.ts"
+import { type Group, GROUP_TITLES } from "./Check.ts"
 import type { CheckResult, Counts, Report, RunEvent } from "./Report.ts"
-import type { ReportTargets } from "./RunOptions.ts"
 import type { Reporter } from "./Runner.ts"
+import type { ReportTargets } from "./RunOptions.ts"
 
 // ---------------------------------------------------------------------------
 // Console
@@ -44,13 +44,25 @@ const countsText = (c: Counts) =>
  * @since 0.1.0
  */
 export const summaryTable = (report: Report): string => {
-  const rows: Array<[string, Counts]> = (Object.entries(report.groups) as Array<[Group, Counts]>).map(([g, c]) => [g, c])
+  const rows: Array<[string, Counts]> = (Object.entries(report.groups) as Array<[Group, Counts]>).map((
+    [g, c]
+  ) => [g, c])
   rows.push(["total", report.summary])
-  const header = `${pad("group", 12)}${padStart("passed", 8)}${padStart("failed", 8)}${padStart("inconclusive", 14)}${padStart("skipped", 9)}`
+  const header = `${pad("group", 12)}${padStart("passed", 8)}${padStart("failed", 8)}${padStart("inconclusive", 14)}${
+    padStart("skipped", 9)
+  }`
   const line = (name: string, c: Counts) =>
-    `${pad(name, 12)}${padStart(String(c.passed), 8)}${padStart(String(c.failed), 8)}${padStart(String(c.inconclusive), 14)}${padStart(String(c.skipped), 9)}`
+    `${pad(name, 12)}${padStart(String(c.passed), 8)}${padStart(String(c.failed), 8)}${
+      padStart(String(c.inconclusive), 14)
+    }${padStart(String(c.skipped), 9)}`
   const sep = "-".repeat(header.length)
-  return [header, sep, ...rows.slice(0, -1).map(([n, c]) => line(n, c)), sep, line(rows[rows.length - 1]![0], rows[rows.length - 1]![1])].join("\n")
+  return [
+    header,
+    sep,
+    ...rows.slice(0, -1).map(([n, c]) => line(n, c)),
+    sep,
+    line(rows[rows.length - 1]![0], rows[rows.length - 1]![1])
+  ].join("\n")
 }
 
 const indent = (text: string, by: string) => text.split("\n").map((l) => by + l).join("\n")
@@ -99,7 +111,9 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
     if (group === undefined) return ""
     const k = group.done
     const failed = k.filter((r) => r.status === "failed").length
-    return `  ${pad(group.name, 11)} ${padStart(String(k.length), 3)}/${group.total}  ${failed > 0 ? red(`${failed} failed`) : ""} ${dim(group.current)}`
+    return `  ${pad(group.name, 11)} ${padStart(String(k.length), 3)}/${group.total}  ${
+      failed > 0 ? red(`${failed} failed`) : ""
+    } ${dim(group.current)}`
   }
 
   const onEvent = (event: RunEvent) =>
@@ -109,7 +123,13 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
           const o = event.options
           options.write(
             `${bold("svc conformance")} ${event.baseUrl}\n` +
-              dim(`  ${event.checks} checks in ${event.groups.length} group${event.groups.length === 1 ? "" : "s"}; seed ${o.seed}; max examples ${o.maxExamples}; timeout ${o.timeoutSeconds} s${o.rate === undefined ? "" : `; ${o.rate} req/s`}${o.readOnly ? "; read-only" : ""}; wallet ${o.wallet}`) +
+              dim(
+                `  ${event.checks} checks in ${event.groups.length} group${
+                  event.groups.length === 1 ? "" : "s"
+                }; seed ${o.seed}; max examples ${o.maxExamples}; timeout ${o.timeoutSeconds} s${
+                  o.rate === undefined ? "" : `; ${o.rate} req/s`
+                }${o.readOnly ? "; read-only" : ""}; wallet ${o.wallet}`
+              ) +
               "\n\n"
           )
           return
@@ -128,8 +148,16 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
           return
         case "group-finished": {
           const k = event.counts
-          const mark = k.failed > 0 ? red("✗") : k.inconclusive > 0 ? yellow("?") : k.passed === 0 ? dim("-") : green("✓")
-          const line = `${mark} ${pad(event.group, 11)} ${countsText(k)} ${dim(`(${(event.durationMs / 1000).toFixed(1)} s)`)}`
+          const mark = k.failed > 0
+            ? red("✗")
+            : k.inconclusive > 0
+            ? yellow("?")
+            : k.passed === 0
+            ? dim("-")
+            : green("✓")
+          const line = `${mark} ${pad(event.group, 11)} ${countsText(k)} ${
+            dim(`(${(event.durationMs / 1000).toFixed(1)} s)`)
+          }`
           options.write(`${options.tty ? "\r\x1b[K" : ""}${line}\n`)
           group = undefined
           return
@@ -139,16 +167,26 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
           options.write(`\n${summaryTable(r)}\n\n`)
           const failures = failureText(r.results, options.color)
           if (failures.length > 0) options.write(`${failures}\n`)
-          const other = r.results.filter((x) => x.status === "inconclusive" || (x.status === "skipped" && x.reason !== undefined))
+          const other = r.results.filter((x) =>
+            x.status === "inconclusive" || (x.status === "skipped" && x.reason !== undefined)
+          )
           if (other.length > 0) {
             options.write(`${bold("Not decided")}\n`)
-            for (const x of other) options.write(`  ${x.status === "inconclusive" ? yellow("inconclusive") : dim("skipped")} ${x.name}: ${x.reason ?? ""}\n`)
+            for (const x of other) {
+              options.write(
+                `  ${x.status === "inconclusive" ? yellow("inconclusive") : dim("skipped")} ${x.name}: ${
+                  x.reason ?? ""
+                }\n`
+              )
+            }
             options.write("\n")
           }
           const notes = [...new Set(r.results.flatMap((x) => x.notes))]
           if (notes.length > 0) options.write(`${dim(`Transport notes: ${notes.slice(0, 5).join("; ")}`)}\n\n`)
           options.write(
-            `${r.summary.failed === 0 ? green(bold("PASS")) : red(bold("FAIL"))} ${countsText(r.summary)} in ${(r.durationMs / 1000).toFixed(1)} s\n`
+            `${r.summary.failed === 0 ? green(bold("PASS")) : red(bold("FAIL"))} ${countsText(r.summary)} in ${
+              (r.durationMs / 1000).toFixed(1)
+            } s\n`
           )
           return
         }
@@ -163,7 +201,10 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
 
 const xml = (s: string) =>
   // oxlint-disable-next-line no-control-regex -- XML 1.0 forbids these characters: they are removed
-  s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+  s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
+    />/g,
+    "&gt;"
+  ).replace(/"/g, "&quot;")
 
 /**
  * The JUnit XML of a report: one testsuite per group, one testcase per check;
@@ -181,18 +222,30 @@ export const junit = (report: Report): string => {
     const skipped = results.filter((r) => r.status === "skipped" || r.status === "inconclusive").length
     const time = results.reduce((t, r) => t + r.durationMs, 0)
     const cases = results.map((r) => {
-      const open = `    <testcase classname="svc.conformance.${g}" name="${xml(r.name)}" time="${seconds(r.durationMs)}"`
+      const open = `    <testcase classname="svc.conformance.${g}" name="${xml(r.name)}" time="${
+        seconds(r.durationMs)
+      }"`
       if (r.status === "passed") return `${open}/>`
       if (r.status === "failed") {
         const text = failureText([r])
-        return `${open}>\n      <failure message="${xml(r.failures[0]?.title ?? r.title)}" type="CheckFailed">${xml(text)}</failure>\n    </testcase>`
+        return `${open}>\n      <failure message="${xml(r.failures[0]?.title ?? r.title)}" type="CheckFailed">${
+          xml(text)
+        }</failure>\n    </testcase>`
       }
       return `${open}>\n      <skipped message="${xml(`${r.status}: ${r.reason ?? ""}`)}"/>\n    </testcase>`
     })
-    return `  <testsuite name="${g}" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${seconds(time)}">\n    <properties><property name="description" value="${xml(GROUP_TITLES[g])}"/></properties>\n${cases.join("\n")}\n  </testsuite>`
+    return `  <testsuite name="${g}" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${
+      seconds(time)
+    }">\n    <properties><property name="description" value="${xml(GROUP_TITLES[g])}"/></properties>\n${
+      cases.join("\n")
+    }\n  </testsuite>`
   })
   const s = report.summary
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-conformance ${xml(report.baseUrl)}" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped + s.inconclusive}" time="${seconds(report.durationMs)}" timestamp="${report.startedAt}">\n${suites.join("\n")}\n</testsuites>\n`
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="svc-conformance ${
+    xml(report.baseUrl)
+  }" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped + s.inconclusive}" time="${
+    seconds(report.durationMs)
+  }" timestamp="${report.startedAt}">\n${suites.join("\n")}\n</testsuites>\n`
 }
 
 /**
@@ -228,13 +281,15 @@ export const fileReporters = (targets: ReportTargets) =>
     const path = yield* Path.Path
     const prepare = (file: string) => fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(Effect.ignore)
     const reporters: Array<Reporter> = []
-    const log = (what: string) => (e: unknown) => Effect.logWarning(`cannot write the ${what} report: ${String((e as Error)?.message ?? e)}`)
+    const log = (what: string) => (e: unknown) =>
+      Effect.logWarning(`cannot write the ${what} report: ${String((e as Error)?.message ?? e)}`)
     if (targets.ndjson !== undefined) {
       const file = targets.ndjson
       yield* prepare(file)
       yield* fs.writeFileString(file, "").pipe(Effect.catch(log("NDJSON")))
       reporters.push({
-        onEvent: (event) => fs.writeFileString(file, `${JSON.stringify(event)}\n`, { flag: "a" }).pipe(Effect.catch(log("NDJSON")))
+        onEvent: (event) =>
+          fs.writeFileString(file, `${JSON.stringify(event)}\n`, { flag: "a" }).pipe(Effect.catch(log("NDJSON")))
       })
     }
     const atEnd = (file: string | undefined, what: string, render: (r: Report) => string) => {
@@ -243,7 +298,10 @@ export const fileReporters = (targets: ReportTargets) =>
         onEvent: (event) =>
           event.type !== "run-finished"
             ? Effect.void
-            : prepare(file).pipe(Effect.andThen(fs.writeFileString(file, render(event.report))), Effect.catch(log(what)))
+            : prepare(file).pipe(
+              Effect.andThen(fs.writeFileString(file, render(event.report))),
+              Effect.catch(log(what))
+            )
       })
     }
     atEnd(targets.junit, "JUnit", junit)

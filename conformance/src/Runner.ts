@@ -9,12 +9,19 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
-import { type Check, GROUPS, type Group, type Status } from "./Check.ts"
+import { type Check, type Group, GROUPS, type Status } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
-import * as Shared from "./Shared.ts"
 import * as Observer from "./Observer.ts"
-import { type CheckResult, countsOf, type FailureRecord, type Report, type ReportedOptions, type RunEvent } from "./Report.ts"
+import {
+  type CheckResult,
+  countsOf,
+  type FailureRecord,
+  type Report,
+  type ReportedOptions,
+  type RunEvent
+} from "./Report.ts"
 import { Options, type RunOptions } from "./RunOptions.ts"
+import * as Shared from "./Shared.ts"
 import { Transport } from "./Transport.ts"
 
 /**
@@ -52,7 +59,10 @@ export interface PlanEntry {
  * @category running
  * @since 0.1.0
  */
-export const unknownSelectors = (checks: ReadonlyArray<Check>, selectors: ReadonlyArray<string>): ReadonlyArray<string> =>
+export const unknownSelectors = (
+  checks: ReadonlyArray<Check>,
+  selectors: ReadonlyArray<string>
+): ReadonlyArray<string> =>
   selectors.filter((s) => !(GROUPS as ReadonlyArray<string>).includes(s) && !checks.some((c) => c.name === s))
 
 /**
@@ -61,7 +71,10 @@ export const unknownSelectors = (checks: ReadonlyArray<Check>, selectors: Readon
  * @category running
  * @since 0.1.0
  */
-export const plan = (checks: ReadonlyArray<Check>, options: Pick<RunOptions, "only" | "skip" | "readOnly">): ReadonlyArray<PlanEntry> => {
+export const plan = (
+  checks: ReadonlyArray<Check>,
+  options: Pick<RunOptions, "only" | "skip" | "readOnly">
+): ReadonlyArray<PlanEntry> => {
   const hit = (c: Check, list: ReadonlyArray<string>) => list.includes(c.group) || list.includes(c.name)
   const selected = checks.filter((c) => (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip))
   return GROUPS.flatMap((g) => selected.filter((c) => c.group === g)).map((check) =>
@@ -71,7 +84,9 @@ export const plan = (checks: ReadonlyArray<Check>, options: Pick<RunOptions, "on
 
 const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s)
 
-const failureRecord = (f: { title: string; expected: string; actual: string; exchange?: Exchange.Exchange | undefined }): FailureRecord => ({
+const failureRecord = (
+  f: { title: string; expected: string; actual: string; exchange?: Exchange.Exchange | undefined }
+): FailureRecord => ({
   title: f.title,
   expected: f.expected,
   actual: f.actual,
@@ -86,7 +101,9 @@ const failureRecord = (f: { title: string; expected: string; actual: string; exc
       body: truncate(
         f.exchange.stream === undefined
           ? f.exchange.response.body
-          : f.exchange.stream.events.map((e) => `${e.idInBlock ? `id: ${e.lastEventId}\n` : ""}event: ${e.event}\ndata: ${truncate(e.data, 300)}\n`).join("\n"),
+          : f.exchange.stream.events.map((e) =>
+            `${e.idInBlock ? `id: ${e.lastEventId}\n` : ""}event: ${e.event}\ndata: ${truncate(e.data, 300)}\n`
+          ).join("\n"),
         4096
       )
     },
@@ -95,14 +112,22 @@ const failureRecord = (f: { title: string; expected: string; actual: string; exc
 })
 
 /** Longest time one check may take before it is cut and reported inconclusive. */
-const checkBudgetMs = (options: RunOptions) => Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000)
+const checkBudgetMs = (options: RunOptions) =>
+  Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000)
 
 const runOne = (entry: PlanEntry, options: RunOptions) =>
   Effect.gen(function*() {
     const { check } = entry
     const base = { name: check.name, group: check.group, title: check.title, reference: check.reference }
     if (entry.skip !== undefined) {
-      return { ...base, status: "skipped" as Status, durationMs: 0, reason: entry.skip, failures: [], notes: [] } satisfies CheckResult
+      return {
+        ...base,
+        status: "skipped" as Status,
+        durationMs: 0,
+        reason: entry.skip,
+        failures: [],
+        notes: []
+      } satisfies CheckResult
     }
     const transport = yield* Transport
     const before = (yield* transport.exchanges).length
@@ -110,7 +135,10 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
     const exit = yield* Effect.exit(check.run.pipe(Effect.timeoutOption(checkBudgetMs(options))))
     const durationMs = (yield* Clock.currentTimeMillis) - started
     const notes = (yield* transport.exchanges).slice(before).flatMap((e) => e.notes).filter((n) => n !== "no response")
-    const result = (status: Status, extra: { reason?: string; failures?: ReadonlyArray<FailureRecord> }): CheckResult => ({
+    const result = (
+      status: Status,
+      extra: { reason?: string; failures?: ReadonlyArray<FailureRecord> }
+    ): CheckResult => ({
       ...base,
       status,
       durationMs,
@@ -120,7 +148,9 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
     })
     if (Exit.isSuccess(exit)) {
       return Option.isNone(exit.value)
-        ? result("inconclusive", { reason: `the check did not finish within ${Math.round(checkBudgetMs(options) / 1000)} s` })
+        ? result("inconclusive", {
+          reason: `the check did not finish within ${Math.round(checkBudgetMs(options) / 1000)} s`
+        })
         : result("passed", {})
     }
     const error = Cause.findErrorOption(exit.cause)
@@ -136,7 +166,9 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
       }
     }
     // a defect is a bug of the check, not a verdict on the deployment
-    return result("inconclusive", { reason: `internal error of the check: ${Cause.pretty(exit.cause).split("\n").slice(0, 3).join(" ")}` })
+    return result("inconclusive", {
+      reason: `internal error of the check: ${Cause.pretty(exit.cause).split("\n").slice(0, 3).join(" ")}`
+    })
   })
 
 /**
@@ -209,7 +241,9 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
       durationMs: finished - startedAt,
       options: reported,
       summary: { ...summary, total: results.length },
-      groups: Object.fromEntries(groups.map(({ group }) => [group, countsOf(results.filter((r) => r.group === group))])),
+      groups: Object.fromEntries(
+        groups.map(({ group }) => [group, countsOf(results.filter((r) => r.group === group))])
+      ),
       results
     }
     yield* emit({ type: "run-finished", report })

@@ -13,7 +13,7 @@
  */
 import { PermitMessage, type Route, Signature } from "@svc/protocol"
 import { Context, Effect, Exit, Layer } from "effect"
-import { CheckFailed, type Failure, fail, Inconclusive, Skip } from "./Check.ts"
+import { CheckFailed, fail, type Failure, Inconclusive, Skip } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
 import { Options } from "./RunOptions.ts"
 import { type Request, Transport } from "./Transport.ts"
@@ -95,7 +95,9 @@ export class Shared extends Context.Service<Shared, {
 // Helpers for checks
 // ---------------------------------------------------------------------------
 
-const pseudoExchange = (request: { method: string; url: string; headers: Readonly<Record<string, string>>; body?: string | undefined }): Exchange.Exchange => ({
+const pseudoExchange = (
+  request: { method: string; url: string; headers: Readonly<Record<string, string>>; body?: string | undefined }
+): Exchange.Exchange => ({
   id: 0,
   operation: undefined,
   request,
@@ -155,7 +157,12 @@ export const expectStatus = (
 export const expectJson = (exchange: Exchange.Exchange): Effect.Effect<unknown, CheckFailed> =>
   Exchange.isJson(exchange)
     ? Effect.succeed(Exchange.json(exchange))
-    : fail({ title: "the body is not JSON", expected: "a JSON body", actual: Exchange.responseSummary(exchange), exchange })
+    : fail({
+      title: "the body is not JSON",
+      expected: "a JSON body",
+      actual: Exchange.responseSummary(exchange),
+      exchange
+    })
 
 /**
  * A failure about an exchange.
@@ -163,7 +170,12 @@ export const expectJson = (exchange: Exchange.Exchange): Effect.Effect<unknown, 
  * @category operations
  * @since 0.1.0
  */
-export const failure = (exchange: Exchange.Exchange | undefined, title: string, expected: string, actual: string): Failure => ({
+export const failure = (
+  exchange: Exchange.Exchange | undefined,
+  title: string,
+  expected: string,
+  actual: string
+): Failure => ({
   title,
   expected,
   actual,
@@ -191,7 +203,11 @@ export const prerequisite = <A, R>(what: string, effect: Effect.Effect<A, CheckF
  * @since 0.1.0
  */
 export const randomHex = (bytes: number): `0x${string}` =>
-  `0x${Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("")}`
+  `0x${
+    Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join(
+      ""
+    )
+  }`
 
 // ---------------------------------------------------------------------------
 // The layer
@@ -205,8 +221,18 @@ const snapshotOf = (exchange: Exchange.Exchange): Effect.Effect<FeedSnapshot, Ch
     const feed = asObject(asObject(Exchange.json(exchange))?.feed)
     const payload = asObject(feed?.signedPayload)
     const routes = payload?.routes
-    if (feed === undefined || payload === undefined || !Array.isArray(routes) || routes.some((r) => asObject(r) === undefined)) {
-      return yield* fail(failure(exchange, "the feed has no feed.signedPayload.routes", "a FeedResponse", Exchange.responseSummary(exchange)))
+    if (
+      feed === undefined || payload === undefined || !Array.isArray(routes) ||
+      routes.some((r) => asObject(r) === undefined)
+    ) {
+      return yield* fail(
+        failure(
+          exchange,
+          "the feed has no feed.signedPayload.routes",
+          "a FeedResponse",
+          Exchange.responseSummary(exchange)
+        )
+      )
     }
     return {
       exchange,
@@ -241,7 +267,9 @@ export const permitRequestFor = (
   route: Route,
   wallet: { readonly address: string },
   idempotencyKey: string,
-  extra?: Partial<Omit<PermitMessage.PermitRequestInput, "requestedAmountInRaw">> & { readonly requestedAmountInRaw?: string }
+  extra?: Partial<Omit<PermitMessage.PermitRequestInput, "requestedAmountInRaw">> & {
+    readonly requestedAmountInRaw?: string
+  }
 ): PermitBody => ({
   quoteId: route.quoteId,
   requestedAmountInRaw: route.minimumFillInRaw,
@@ -274,9 +302,13 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
   Effect.gen(function*() {
     const transport = yield* Transport
     const options = yield* Options
-    const provide = <A, E>(effect: Effect.Effect<A, E, Transport>) => Effect.provideService(effect, Transport, transport)
+    const provide = <A, E>(effect: Effect.Effect<A, E, Transport>) =>
+      Effect.provideService(effect, Transport, transport)
     const wallet = { key: options.walletKey, address: Signature.addressOf(options.walletKey) }
-    const runTag = Array.from(globalThis.crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("")
+    const runTag = Array.from(
+      globalThis.crypto.getRandomValues(new Uint8Array(4)),
+      (b) => b.toString(16).padStart(2, "0")
+    ).join("")
     let keys = 0
     const newKey = () => `svc-conformance-${runTag}-${++keys}`
 
@@ -297,10 +329,16 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
       Effect.gen(function*() {
         const exchange = yield* get("/.well-known/svc-solver.json")
         if (exchange.response.status !== 200) {
-          return yield* fail(failure(exchange, "the solver manifest is not available", "200", Exchange.responseSummary(exchange)))
+          return yield* fail(
+            failure(exchange, "the solver manifest is not available", "200", Exchange.responseSummary(exchange))
+          )
         }
         const value = asObject(Exchange.json(exchange))
-        if (value === undefined) return yield* fail(failure(exchange, "the manifest is not a JSON object", "a JSON object", Exchange.responseSummary(exchange)))
+        if (value === undefined) {
+          return yield* fail(
+            failure(exchange, "the manifest is not a JSON object", "a JSON object", Exchange.responseSummary(exchange))
+          )
+        }
         return { exchange, value }
       })
     ))
@@ -335,7 +373,10 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
           const route = yield* openRoute
           const request = signRequest(permitRequestFor(route, wallet, newKey()), wallet.key)
           // any answer is the shared value: permit_create_201 judges it, the others skip without a permit
-          const exchange = yield* prerequisite("POST /api/v6/execution-permits", provide(send({ method: "POST", path: "/api/v6/execution-permits", json: request })))
+          const exchange = yield* prerequisite(
+            "POST /api/v6/execution-permits",
+            provide(send({ method: "POST", path: "/api/v6/execution-permits", json: request }))
+          )
           return { route, request, exchange, body: asObject(Exchange.json(exchange)) ?? {} }
         })
     )

@@ -169,7 +169,12 @@ export const make = (options: FetchOptions) =>
         headers["content-type"] = "application/json"
       }
       for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v
-      return { method: (request.method ?? (body === undefined ? "GET" : "POST")).toUpperCase(), url, headers, ...(body === undefined ? {} : { body }) }
+      return {
+        method: (request.method ?? (body === undefined ? "GET" : "POST")).toUpperCase(),
+        url,
+        headers,
+        ...(body === undefined ? {} : { body })
+      }
     }
 
     const operationOf = (r: RecordedRequest) => {
@@ -197,7 +202,8 @@ export const make = (options: FetchOptions) =>
       }).pipe(
         Effect.timeoutOption(options.timeoutMs),
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new TransportError({ request: r, reason: `no response within ${options.timeoutMs} ms` })),
+          onNone: () =>
+            Effect.fail(new TransportError({ request: r, reason: `no response within ${options.timeoutMs} ms` })),
           onSome: Effect.succeed
         }))
       )
@@ -209,7 +215,8 @@ export const make = (options: FetchOptions) =>
       }).pipe(
         Effect.timeoutOption(options.timeoutMs),
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new TransportError({ request: r, reason: `body not complete within ${options.timeoutMs} ms` })),
+          onNone: () =>
+            Effect.fail(new TransportError({ request: r, reason: `body not complete within ${options.timeoutMs} ms` })),
           onSome: (buffer) => Effect.succeed(new TextDecoder().decode(buffer))
         }))
       )
@@ -237,10 +244,16 @@ export const make = (options: FetchOptions) =>
           })
           const after = retryAfterSeconds(headers["retry-after"], now)
           const seconds = after ?? 1
-          notes.push(`429 from ${r.method} ${new URL(r.url).pathname}: ${after === undefined ? "no Retry-After, waited 1 s" : `waited Retry-After ${after} s`}`)
+          notes.push(
+            `429 from ${r.method} ${new URL(r.url).pathname}: ${
+              after === undefined ? "no Retry-After, waited 1 s" : `waited Retry-After ${after} s`
+            }`
+          )
           if (waited + seconds * 1000 > maxWait || attempt >= 4) {
             return yield* new RateLimited({
-              reason: `${r.method} ${new URL(r.url).pathname} answered 429 (Retry-After ${headers["retry-after"] ?? "absent"}) beyond the ${Math.round(maxWait / 1000)} s the run may wait`
+              reason: `${r.method} ${new URL(r.url).pathname} answered 429 (Retry-After ${
+                headers["retry-after"] ?? "absent"
+              }) beyond the ${Math.round(maxWait / 1000)} s the run may wait`
             })
           }
           waited += seconds * 1000
@@ -261,7 +274,11 @@ export const make = (options: FetchOptions) =>
         const { response, startedAt } = yield* sendHead(r, controller.signal, notes)
         const body = yield* readBody(r, response)
         const finished = yield* Clock.currentTimeMillis
-        const recordedResponse: RecordedResponse = { status: response.status, headers: lowerHeaders(response.headers), body }
+        const recordedResponse: RecordedResponse = {
+          status: response.status,
+          headers: lowerHeaders(response.headers),
+          body
+        }
         return record({
           id: ++counter,
           operation: operationOf(r),
@@ -329,9 +346,11 @@ export const make = (options: FetchOptions) =>
           if (pending === undefined) pending = reader.read()
           const current = pending
           return Effect.promise(() => current.then((v) => v, () => ({ done: true as const, value: undefined }))).pipe(
-            Effect.tap(() => Effect.sync(() => {
-              pending = undefined
-            }))
+            Effect.tap(() =>
+              Effect.sync(() => {
+                pending = undefined
+              })
+            )
           )
         })
         const next = (timeoutMs: number): Effect.Effect<Sse.SseEvent | undefined> =>

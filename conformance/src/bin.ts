@@ -14,7 +14,10 @@ import { VERSION } from "./Runner.ts"
 class Failed extends Data.TaggedError("Failed")<{ readonly message: string }> {}
 class BadInput extends Data.TaggedError("BadInput")<{ readonly message: string }> {}
 
-const command = makeCommand({ failed: (message) => new Failed({ message }), badInput: (message) => new BadInput({ message }) })
+const command = makeCommand({
+  failed: (message) => new Failed({ message }),
+  badInput: (message) => new BadInput({ message })
+})
 
 const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
   if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return 0

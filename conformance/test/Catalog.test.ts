@@ -8,7 +8,9 @@ import { Deployment, explain, failed, layer as deployment, run } from "./support
 import { variants } from "./support/variants.ts"
 
 /** Which checks caught each variant (filled as the tests run; written out at the end). */
-const caught: Array<{ variant: string; breaks: string; writtenFor: ReadonlyArray<string>; caughtBy: ReadonlyArray<string> }> = []
+const caught: Array<
+  { variant: string; breaks: string; writtenFor: ReadonlyArray<string>; caughtBy: ReadonlyArray<string> }
+> = []
 
 const SMOKE = ["discovery_solver_manifest", "feed_schema_strict"]
 
@@ -35,12 +37,21 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken varia
           // a variant's checks are expected to fail: a short "sent immediately" budget only makes them fail sooner
           const report = yield* run({ only: [...groups, smoke], immediateMillis: 1000 })
           const failing = failed(report)
-          caught.push({ variant: variant.name, breaks: variant.breaks, writtenFor: variant.caughtBy, caughtBy: failing })
+          caught.push({
+            variant: variant.name,
+            breaks: variant.breaks,
+            writtenFor: variant.caughtBy,
+            caughtBy: failing
+          })
           for (const name of variant.caughtBy) {
             assert.include(failing, name, `${variant.name} was not caught by ${name}:\n${explain(report)}`)
           }
           const smokeResult = report.results.find((r) => r.name === smoke)!
-          assert.strictEqual(smokeResult.status, "passed", `the smoke check failed, the variant broke more than one behaviour:\n${explain(report)}`)
+          assert.strictEqual(
+            smokeResult.status,
+            "passed",
+            `the smoke check failed, the variant broke more than one behaviour:\n${explain(report)}`
+          )
         } finally {
           d.proxy.setVariant(undefined)
         }

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { GROUPS } from "../src/Check.ts"
 import * as Registry from "../src/Registry.ts"
-import * as Reporters from "../src/Reporters.ts"
 import type { Report } from "../src/Report.ts"
+import * as Reporters from "../src/Reporters.ts"
 import * as Runner from "../src/Runner.ts"
 import { cli } from "./support/cli.ts"
 
@@ -12,14 +12,16 @@ const errorOf = (exit: { _tag: string; cause?: unknown }) => JSON.stringify(exit
 describe("the command line", () => {
   it.effect("bad input is refused before any request: no --url, a bad URL, an unknown group, a bad key", () =>
     Effect.gen(function*() {
-      for (const [args, message] of [
-        [[], "--url is required"],
-        [["--url", "ftp://x"], "is not an http(s) URL"],
-        [["--url", "http://127.0.0.1:1", "--only", "feeds"], "unknown group or check: feeds"],
-        [["--url", "http://127.0.0.1:1", "--wallet-key", "0x12"], "--wallet-key must be"],
-        [["--url", "http://127.0.0.1:1", "--signer", "nobody"], "--signer must be an address"],
-        [["--url", "http://127.0.0.1:1", "--report", "xml=out.xml"], "is not junit=PATH"]
-      ] as const) {
+      for (
+        const [args, message] of [
+          [[], "--url is required"],
+          [["--url", "ftp://x"], "is not an http(s) URL"],
+          [["--url", "http://127.0.0.1:1", "--only", "feeds"], "unknown group or check: feeds"],
+          [["--url", "http://127.0.0.1:1", "--wallet-key", "0x12"], "--wallet-key must be"],
+          [["--url", "http://127.0.0.1:1", "--signer", "nobody"], "--signer must be an address"],
+          [["--url", "http://127.0.0.1:1", "--report", "xml=out.xml"], "is not junit=PATH"]
+        ] as const
+      ) {
         const { exit } = yield* cli(args)
         assert.strictEqual(exit._tag, "Failure")
         assert.include(errorOf(exit), "Bad", `${args.join(" ")}`)
@@ -37,7 +39,14 @@ describe("the command line", () => {
 
   it.effect("an unreachable deployment fails (exit 1), with a failure per check, not a crash", () =>
     Effect.gen(function*() {
-      const { exit, text } = yield* cli(["--url", "http://127.0.0.1:9", "--only", "discovery_solver_manifest", "--timeout", "2"])
+      const { exit, text } = yield* cli([
+        "--url",
+        "http://127.0.0.1:9",
+        "--only",
+        "discovery_solver_manifest",
+        "--timeout",
+        "2"
+      ])
       assert.include(errorOf(exit), "Failed")
       assert.match(text, /FAILED discovery_solver_manifest/)
       assert.match(text, /ECONNREFUSED|fetch failed|no response/)
@@ -52,10 +61,27 @@ describe("the command line", () => {
         baseUrl: "http://127.0.0.1:9",
         startedAt: new Date().toISOString(),
         durationMs: 1,
-        options: { only: [], skip: [], seed: 1, maxExamples: 1, timeoutSeconds: 1, readOnly: false, wallet: "0x0000000000000000000000000000000000000000" },
+        options: {
+          only: [],
+          skip: [],
+          seed: 1,
+          maxExamples: 1,
+          timeoutSeconds: 1,
+          readOnly: false,
+          wallet: "0x0000000000000000000000000000000000000000"
+        },
         summary: { passed: 1, failed: 0, inconclusive: 0, skipped: 0, total: 1 },
         groups: { discovery: { passed: 1, failed: 0, inconclusive: 0, skipped: 0 } },
-        results: [{ name: "discovery_solver_manifest", group: "discovery", title: "", reference: "", status: "passed", durationMs: 1, failures: [], notes: [] }]
+        results: [{
+          name: "discovery_solver_manifest",
+          group: "discovery",
+          title: "",
+          reference: "",
+          status: "passed",
+          durationMs: 1,
+          failures: [],
+          notes: []
+        }]
       }
       yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(file, JSON.stringify(report))))
       const { exit, text } = yield* cli(["replay", file])
@@ -79,7 +105,11 @@ describe("registry and reports", () => {
   })
 
   it("selection: --only and --skip take groups or names; --read-only skips what can create a permit", () => {
-    const plan = Runner.plan(Registry.all, { only: ["permits", "feed_hash"], skip: ["permit_create_201"], readOnly: true })
+    const plan = Runner.plan(Registry.all, {
+      only: ["permits", "feed_hash"],
+      skip: ["permit_create_201"],
+      readOnly: true
+    })
     const names = plan.map((e) => e.check.name)
     assert.include(names, "feed_hash")
     assert.notInclude(names, "permit_create_201")
@@ -89,7 +119,9 @@ describe("registry and reports", () => {
   })
 
   it("--report targets parse; JUnit escapes and counts", () => {
-    assert.deepStrictEqual(Reporters.parseTargets("junit=a.xml,json=b.json,ndjson=c.ndjson"), { targets: { junit: "a.xml", json: "b.json", ndjson: "c.ndjson" } })
+    assert.deepStrictEqual(Reporters.parseTargets("junit=a.xml,json=b.json,ndjson=c.ndjson"), {
+      targets: { junit: "a.xml", json: "b.json", ndjson: "c.ndjson" }
+    })
     assert.isTrue("error" in Reporters.parseTargets("junit"))
     const report: Report = {
       schema: "SVC_CONFORMANCE_REPORT_V1",
@@ -101,9 +133,37 @@ describe("registry and reports", () => {
       summary: { passed: 1, failed: 1, inconclusive: 1, skipped: 0, total: 3 },
       groups: { feed: { passed: 1, failed: 1, inconclusive: 1, skipped: 0 } },
       results: [
-        { name: "a", group: "feed", title: "t", reference: "r", status: "passed", durationMs: 1, failures: [], notes: [] },
-        { name: "b", group: "feed", title: "t", reference: "r", status: "failed", durationMs: 1, failures: [{ title: "x < y & \"z\"", expected: "1", actual: "2", curl: "curl -sS 'http://x'" }], notes: [] },
-        { name: "c", group: "feed", title: "t", reference: "r", status: "inconclusive", durationMs: 1, reason: "no publication", failures: [], notes: [] }
+        {
+          name: "a",
+          group: "feed",
+          title: "t",
+          reference: "r",
+          status: "passed",
+          durationMs: 1,
+          failures: [],
+          notes: []
+        },
+        {
+          name: "b",
+          group: "feed",
+          title: "t",
+          reference: "r",
+          status: "failed",
+          durationMs: 1,
+          failures: [{ title: "x < y & \"z\"", expected: "1", actual: "2", curl: "curl -sS 'http://x'" }],
+          notes: []
+        },
+        {
+          name: "c",
+          group: "feed",
+          title: "t",
+          reference: "r",
+          status: "inconclusive",
+          durationMs: 1,
+          reason: "no publication",
+          failures: [],
+          notes: []
+        }
       ]
     }
     const xml = Reporters.junit(report)

@@ -9,26 +9,34 @@ import { variants } from "./support/variants.ts"
 
 layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suite against our real server", (it) => {
   describe("replay", () => {
-    it.effect("re-runs the failed checks of a JSON report: still failing on the broken server, fixed on the real one", () =>
-      Effect.gen(function*() {
-        const d = yield* Deployment
-        const file = join(tmpdir(), `svc-conformance-replay-${process.pid}.json`)
-        d.proxy.setVariant(variants.find((v) => v.name === "feed-wrong-hash"))
-        try {
-          const report = yield* run({ only: ["feed"], reports: { json: file } })
-          assert.deepStrictEqual(failed(report), ["feed_hash"])
-          const written = JSON.parse(readFileSync(file, "utf8"))
-          assert.strictEqual(written.results.find((r: any) => r.name === "feed_hash").status, "failed")
-          const broken = yield* cli(["replay", file, "--timeout", "3"]).pipe(Effect.provideService(Clock.Clock, d.clock))
-          assert.include(JSON.stringify(broken.exit), "Failed")
-          assert.include(broken.text, "still failing: feed_hash")
-        } finally {
-          d.proxy.setVariant(undefined)
-        }
-        const repaired = yield* cli(["replay", file, "--timeout", "3"]).pipe(Effect.provideService(Clock.Clock, d.clock))
-        assert.strictEqual(repaired.exit._tag, "Success", repaired.text)
-        assert.include(repaired.text, "fixed: feed_hash")
-      }), { timeout: 60_000 })
+    it.effect(
+      "re-runs the failed checks of a JSON report: still failing on the broken server, fixed on the real one",
+      () =>
+        Effect.gen(function*() {
+          const d = yield* Deployment
+          const file = join(tmpdir(), `svc-conformance-replay-${process.pid}.json`)
+          d.proxy.setVariant(variants.find((v) => v.name === "feed-wrong-hash"))
+          try {
+            const report = yield* run({ only: ["feed"], reports: { json: file } })
+            assert.deepStrictEqual(failed(report), ["feed_hash"])
+            const written = JSON.parse(readFileSync(file, "utf8"))
+            assert.strictEqual(written.results.find((r: any) => r.name === "feed_hash").status, "failed")
+            const broken = yield* cli(["replay", file, "--timeout", "3"]).pipe(
+              Effect.provideService(Clock.Clock, d.clock)
+            )
+            assert.include(JSON.stringify(broken.exit), "Failed")
+            assert.include(broken.text, "still failing: feed_hash")
+          } finally {
+            d.proxy.setVariant(undefined)
+          }
+          const repaired = yield* cli(["replay", file, "--timeout", "3"]).pipe(
+            Effect.provideService(Clock.Clock, d.clock)
+          )
+          assert.strictEqual(repaired.exit._tag, "Success", repaired.text)
+          assert.include(repaired.text, "fixed: feed_hash")
+        }),
+      { timeout: 60_000 }
+    )
   })
 
   describe("every check", () => {

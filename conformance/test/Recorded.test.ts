@@ -15,10 +15,19 @@ const recording = good()
 /** Runs the offline groups against a recording, at the recorded time. */
 const replay = (overrides?: BadRecording) =>
   Effect.gen(function*() {
-    const options = RunOptions.make({ baseUrl: recording.origin, only: [...OFFLINE_GROUPS], seed: 1, walletKey: WALLET_KEY, timeoutSeconds: 3, quietMillis: 100 })
+    const options = RunOptions.make({
+      baseUrl: recording.origin,
+      only: [...OFFLINE_GROUPS],
+      seed: 1,
+      walletKey: WALLET_KEY,
+      timeoutSeconds: 3,
+      quietMillis: 100
+    })
     const clock = shiftedClock({ ms: recording.recordedAt + 2000 - Date.now() })
     return (yield* Runner.runScoped(Registry.all, []).pipe(
-      Effect.provide(Transport.layer({ baseUrl: options.baseUrl, timeoutMs: 3000, fetch: replayFetch(recording, overrides) })),
+      Effect.provide(
+        Transport.layer({ baseUrl: options.baseUrl, timeoutMs: 3000, fetch: replayFetch(recording, overrides) })
+      ),
       Effect.provideService(RunOptions.Options, options),
       Effect.provideService(Clock.Clock, clock)
     )) as Report
@@ -40,16 +49,27 @@ describe("golden HTTP fixtures (fixtures/http, recorded from our server)", () =>
         for (const name of b.mustFail) assert.include(failed(report), name, explain(report))
         // the failure carries the exchange that shows it, with a curl reproduction
         const result = report.results.find((r) => r.name === b.mustFail[0])!
-        assert.isTrue(result.failures.some((f) => f.curl !== undefined && f.curl.startsWith("curl ") || f.curl?.startsWith("{ printf") === true))
+        assert.isTrue(result.failures.some((f) =>
+          f.curl !== undefined && f.curl.startsWith("curl ") || f.curl?.startsWith("{ printf") === true
+        ))
       }))
   }
 
   it.live("the console shows a live line per group, the summary table, and each failure with expected, actual and curl", () =>
     Effect.gen(function*() {
       const overrides = bad().find((b) => b.variant === "feed-unsorted-canonical")!
-      const options = RunOptions.make({ baseUrl: recording.origin, only: ["feed", "discovery_solver_manifest"], seed: 1, walletKey: WALLET_KEY, timeoutSeconds: 3 })
+      const options = RunOptions.make({
+        baseUrl: recording.origin,
+        only: ["feed", "discovery_solver_manifest"],
+        seed: 1,
+        walletKey: WALLET_KEY,
+        timeoutSeconds: 3
+      })
       let text = ""
-      const report = yield* Cli.execute(options, { output: { write: (t) => void (text += t), tty: false, color: false }, fetch: replayFetch(recording, overrides) }).pipe(
+      const report = yield* Cli.execute(options, {
+        output: { write: (t) => void (text += t), tty: false, color: false },
+        fetch: replayFetch(recording, overrides)
+      }).pipe(
         Effect.provideService(Clock.Clock, shiftedClock({ ms: recording.recordedAt + 2000 - Date.now() })),
         Effect.provide(NodeServices.layer)
       )

@@ -57,32 +57,55 @@ const chunks = (bytes: Uint8Array, cuts: ReadonlyArray<number>) => {
 
 describe("Sse.makeParser", () => {
   test.prop(
-    [fc.array(spec, { maxLength: 6 }), fc.constantFrom("\n", "\r\n", "\r"), fc.boolean(), fc.boolean(), fc.array(fc.nat(), { maxLength: 12 })],
+    [
+      fc.array(spec, { maxLength: 6 }),
+      fc.constantFrom("\n", "\r\n", "\r"),
+      fc.boolean(),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 12 })
+    ],
     { numRuns: NUM_RUNS }
-  )("any chunking of the bytes (inside CRLF, inside UTF-8) dispatches the same events", (events, eol, bom, comments, cuts) => {
-    // ": " strips exactly one space, so values starting with a space stay exact
-    const text = serialize(events, eol, bom, comments)
-    const bytes = new TextEncoder().encode(text)
-    const parser = Sse.makeParser()
-    const got = [...chunks(bytes, cuts).flatMap((c) => parser.push(c)), ...parser.end()]
-    expect(got).toEqual(expected(events))
-    expect(Sse.parseAll(text)).toEqual(got)
-    expect(parser.comments().length).toBe(comments ? events.length : 0)
-  })
+  )(
+    "any chunking of the bytes (inside CRLF, inside UTF-8) dispatches the same events",
+    (events, eol, bom, comments, cuts) => {
+      // ": " strips exactly one space, so values starting with a space stay exact
+      const text = serialize(events, eol, bom, comments)
+      const bytes = new TextEncoder().encode(text)
+      const parser = Sse.makeParser()
+      const got = [...chunks(bytes, cuts).flatMap((c) => parser.push(c)), ...parser.end()]
+      expect(got).toEqual(expected(events))
+      expect(Sse.parseAll(text)).toEqual(got)
+      expect(parser.comments().length).toBe(comments ? events.length : 0)
+    }
+  )
 
   test.prop([fc.array(spec, { maxLength: 5 })], { numRuns: NUM_RUNS })("frame and parse round-trip", (events) => {
-    const text = events.map((e) => Sse.frame({ data: e.data.join("\n"), ...(e.event === undefined ? {} : { event: e.event }), ...(e.id === undefined ? {} : { id: e.id }) })).join("")
+    const text = events.map((e) =>
+      Sse.frame({
+        data: e.data.join("\n"),
+        ...(e.event === undefined ? {} : { event: e.event }),
+        ...(e.id === undefined ? {} : { id: e.id })
+      })
+    ).join("")
     const got = Sse.parseAll(text)
     expect(got.map((e) => e.data)).toEqual(events.map((e) => e.data.join("\n")))
   })
 
   it("keeps an incomplete last event out (the stream ended mid-event)", () => {
-    expect(Sse.parseAll("data: a\n\ndata: b\n")).toEqual([{ event: "message", data: "a", lastEventId: "", idInBlock: false }])
+    expect(Sse.parseAll("data: a\n\ndata: b\n")).toEqual([{
+      event: "message",
+      data: "a",
+      lastEventId: "",
+      idInBlock: false
+    }])
   })
 
   it("ignores an id containing NUL, keeps the previous id, counts retries and unknown fields", () => {
     const parser = Sse.makeParser()
-    const events = [...parser.push("id: 7\ndata: x\n\nid: a\u0000b\ndata: y\n\nretry: 3000\nfoo: bar\n\n"), ...parser.end()]
+    const events = [
+      ...parser.push("id: 7\ndata: x\n\nid: a\u0000b\ndata: y\n\nretry: 3000\nfoo: bar\n\n"),
+      ...parser.end()
+    ]
     expect(events.map((e) => [e.lastEventId, e.idInBlock])).toEqual([["7", true], ["7", false]])
     expect(parser.retries()).toEqual([3000])
     expect(parser.unknownFields()).toEqual(["foo"])

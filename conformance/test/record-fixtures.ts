@@ -11,8 +11,8 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import * as Registry from "../src/Registry.ts"
-import * as RunOptions from "../src/RunOptions.ts"
 import * as Runner from "../src/Runner.ts"
+import * as RunOptions from "../src/RunOptions.ts"
 import * as Transport from "../src/Transport.ts"
 import { Deployment, layer as deployment, WALLET_KEY } from "./support/harness.ts"
 import { type BadRecording, entriesOf, OFFLINE_GROUPS, type Recording } from "./support/recorded.ts"
@@ -42,12 +42,20 @@ const normalize = (body: string) =>
     .replace(/"(permitConversionRate|fillConversionRate)":(null|[0-9.e-]+)/g, "\"$1\":0")
     .replace(/"updatedAt":("[^"]*"|null)/g, "\"updatedAt\":null")
     .replace(/"checkedAt":[0-9]+/g, "\"checkedAt\":0")
-const stable = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "content-encoding"))
+const stable = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).filter(([k]) => k !== "content-encoding"))
 
 const record = Effect.gen(function*() {
   const d = yield* Deployment
   const run = Effect.gen(function*() {
-    const options = RunOptions.make({ baseUrl: d.proxy.url, only: [...OFFLINE_GROUPS], seed: 1, walletKey: WALLET_KEY, timeoutSeconds: 3, quietMillis: 300 })
+    const options = RunOptions.make({
+      baseUrl: d.proxy.url,
+      only: [...OFFLINE_GROUPS],
+      seed: 1,
+      walletKey: WALLET_KEY,
+      timeoutSeconds: 3,
+      quietMillis: 300
+    })
     const recordedAt = yield* Clock.currentTimeMillis
     return yield* Effect.gen(function*() {
       const t = yield* Transport.Transport
@@ -61,9 +69,12 @@ const record = Effect.gen(function*() {
   }).pipe(Effect.provideService(Clock.Clock, d.clock))
 
   const good = yield* run
-  if (good.report.summary.failed > 0) return yield* Effect.die(new Error("the real server fails the offline groups: not recording"))
+  if (good.report.summary.failed > 0) {
+    return yield* Effect.die(new Error("the real server fails the offline groups: not recording"))
+  }
   const recording: Recording = {
-    description: "a run of the request-deterministic groups (discovery, openapi, http, feed, etag, route, responses) against the real svc server with the demo catalog",
+    description:
+      "a run of the request-deterministic groups (discovery, openapi, http, feed, etag, route, responses) against the real svc server with the demo catalog",
     origin: d.proxy.url,
     recordedAt: good.recordedAt,
     entries: good.entries,
@@ -84,8 +95,16 @@ const record = Effect.gen(function*() {
         normalize(good.bodies[g.body]!) !== normalize(bad.bodies[e.body]!) ||
         JSON.stringify(stable(g.headers)) !== JSON.stringify(stable(e.headers))
     })
-    const bodies = Object.fromEntries(changed.filter((e) => good.bodies[e.body] === undefined).map((e) => [e.body, bad.bodies[e.body]!]))
-    const file: BadRecording = { variant: name, breaks: variant.breaks, mustFail: variant.caughtBy, entries: changed, bodies }
+    const bodies = Object.fromEntries(
+      changed.filter((e) => good.bodies[e.body] === undefined).map((e) => [e.body, bad.bodies[e.body]!])
+    )
+    const file: BadRecording = {
+      variant: name,
+      breaks: variant.breaks,
+      mustFail: variant.caughtBy,
+      entries: changed,
+      bodies
+    }
     writeFileSync(new URL(`bad/${name}.json`, dir), `${JSON.stringify(file)}\n`)
     process.stdout.write(`bad/${name}.json: ${changed.length} changed responses\n`)
   }

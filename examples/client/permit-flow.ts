@@ -60,7 +60,9 @@ export const main = async (baseUrl: string, payerKey?: `0x${string}`, waitMs?: n
       to: tx.to,
       value: tx.value.toString(),
       data: tx.data,
-      approval: tx.approval === null ? null : { token: tx.approval.token, spender: tx.approval.spender, amount: tx.approval.amount.toString() }
+      approval: tx.approval === null
+        ? null
+        : { token: tx.approval.token, spender: tx.approval.spender, amount: tx.approval.amount.toString() }
     },
     state: status.state
   }

@@ -23,8 +23,12 @@ export const main = async (baseUrl: string, payerKey?: `0x${string}`) => {
   const { routeId: _routeId, ...fields } = pair
 
   // 2. Quote, build and sign; on REFRESH_QUOTE (expired, closed or changed quote) quote again.
-  for (let attempt = 1; ; attempt++) {
-    const quote = await svc.aggregator.quote({ ...fields, amountIn: limits.minimumFillInRaw, userAddress: account.address })
+  for (let attempt = 1;; attempt++) {
+    const quote = await svc.aggregator.quote({
+      ...fields,
+      amountIn: limits.minimumFillInRaw,
+      userAddress: account.address
+    })
     try {
       const built = await svc.aggregator.buildTransaction({ quote, signer: account })
       // 3. Send built.transaction.approval (ERC-20) then the transaction itself; then follow the fill.

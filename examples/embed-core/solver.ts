@@ -29,7 +29,9 @@ import { join } from "node:path"
 
 /** A price source: destination raw units per source raw unit, as a fraction. */
 export interface Oracle {
-  readonly price: (route: Catalog.CatalogRoute) => Effect.Effect<{ readonly numerator: bigint; readonly denominator: bigint }>
+  readonly price: (
+    route: Catalog.CatalogRoute
+  ) => Effect.Effect<{ readonly numerator: bigint; readonly denominator: bigint }>
 }
 
 /** The oracle of this example: the catalog price, moved by a few basis points every minute. */
@@ -37,7 +39,10 @@ const simulatedOracle: Oracle = {
   price: (route) =>
     Effect.map(Clock.currentTimeMillis, (now) => {
       const drift = BigInt(Math.floor(now / 60_000) % 7) // 0..6 bps
-      return { numerator: route.priceNumeratorRaw * (10_000n - drift), denominator: route.priceDenominatorRaw * 10_000n }
+      return {
+        numerator: route.priceNumeratorRaw * (10_000n - drift),
+        denominator: route.priceDenominatorRaw * 10_000n
+      }
     })
 }
 
@@ -106,7 +111,13 @@ export const OraclePricing = (oracle: Oracle): Layer.Layer<Pricing.Pricing> =>
     capacity: (route, availableOutRaw) =>
       // conservative: the largest amount whose out fits, at a 50 bp spread
       Effect.map(oracle.price(route), ({ denominator, numerator }) =>
-        Pricing.linearCapacity(availableOutRaw, numerator * (BPS - 50n), denominator * BPS, route.serviceFeeBps, Pricing.MAX_AMOUNT))
+        Pricing.linearCapacity(
+          availableOutRaw,
+          numerator * (BPS - 50n),
+          denominator * BPS,
+          route.serviceFeeBps,
+          Pricing.MAX_AMOUNT
+        ))
   })
 
 // ---------------------------------------------------------------------------
@@ -123,11 +134,30 @@ export const catalog = {
     { key: "bsc", name: "BNB Smart Chain", vm: "EVM", chainId: "56", router: ROUTER, vault: VAULT }
   ],
   assets: [
-    { key: "usdc.base", network: "base", symbol: "USDC", decimals: 6, address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" },
-    { key: "usdt.bsc", network: "bsc", symbol: "USDT", decimals: 18, address: "0x55d398326f99059fF775485246999027B3197955", inventoryRaw: "500000000000000000000000" }
+    {
+      key: "usdc.base",
+      network: "base",
+      symbol: "USDC",
+      decimals: 6,
+      address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+    },
+    {
+      key: "usdt.bsc",
+      network: "bsc",
+      symbol: "USDT",
+      decimals: 18,
+      address: "0x55d398326f99059fF775485246999027B3197955",
+      inventoryRaw: "500000000000000000000000"
+    }
   ],
   routes: [
-    { source: "usdc.base", destination: "usdt.bsc", serviceFeeBps: 5, price: { numeratorRaw: "1000000000000", denominatorRaw: "1" }, minimumFillInRaw: "1000000" }
+    {
+      source: "usdc.base",
+      destination: "usdt.bsc",
+      serviceFeeBps: 5,
+      price: { numeratorRaw: "1000000000000", denominatorRaw: "1" },
+      minimumFillInRaw: "1000000"
+    }
   ]
 }
 
@@ -162,7 +192,9 @@ export const main = Effect.scoped(Effect.gen(function*() {
 
   const feed = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`).then((r) => r.json() as Promise<any>))
   const verified = FeedSignature.verify(feed.feed, { now: Math.floor(Date.now() / 1000), expectedSigner: authority })
-  if (Result.isFailure(verified) || !verified.success.valid) return yield* Effect.die(new Error("the feed does not verify"))
+  if (Result.isFailure(verified) || !verified.success.valid) {
+    return yield* Effect.die(new Error("the feed does not verify"))
+  }
 
   const route = feed.feed.openRoutes[0]
   const wallet = Signature.addressOf(WALLET_KEY)

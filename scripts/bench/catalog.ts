@@ -98,7 +98,11 @@ export const generateCatalog = (routeCount = 2000): Record<string, unknown> => {
     }
   }
   // spread the dropped pairs evenly so every asset keeps routes
-  const keep = pairs.length <= routeCount ? pairs : pairs.filter((_, k) => Math.floor(((k + 1) * routeCount) / pairs.length) > Math.floor((k * routeCount) / pairs.length))
+  const keep = pairs.length <= routeCount
+    ? pairs
+    : pairs.filter((_, k) =>
+      Math.floor(((k + 1) * routeCount) / pairs.length) > Math.floor((k * routeCount) / pairs.length)
+    )
   const ranks = new Map<string, number>()
   const routes = keep.slice(0, routeCount).map(([i, j]) => {
     const src = assets[i]!
@@ -128,7 +132,8 @@ export const generateCatalog = (routeCount = 2000): Record<string, unknown> => {
     }
   })
   return {
-    description: `svc benchmark catalog: ${routes.length} routes between ${networks.length} EVM networks x ${ASSETS.length} assets (generated; token addresses are placeholders).`,
+    description:
+      `svc benchmark catalog: ${routes.length} routes between ${networks.length} EVM networks x ${ASSETS.length} assets (generated; token addresses are placeholders).`,
     quoteWindowSeconds: 86_400,
     networks,
     assets: assets.map(({ spec: _spec, ...a }) => a),

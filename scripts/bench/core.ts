@@ -14,33 +14,33 @@
  * VM's noise hits both; ratios are medians of per-round ratios.
  */
 import { Context, Effect, Exit, Layer, Redacted, Result, Scope } from "effect"
+import { Schema } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { DatabaseSync } from "node:sqlite"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { DatabaseSync } from "node:sqlite"
 import { EvmConnector } from "../../packages/connector-evm/src/index.ts"
 import { Catalog, Connector, Permits, Publisher, Signer, Solver } from "../../packages/core/src/index.ts"
+import { makeKeccakFast } from "../../packages/core/src/internal/fastKeccak.ts"
+import { utf8 } from "../../packages/protocol/src/Bytes.ts"
 import {
   CanonicalJson,
   FeedSignature,
   PermitMessage,
-  SignedFeedPayload,
   Signature,
+  SignedFeedPayload,
   strictParseOptions
 } from "../../packages/protocol/src/index.ts"
 import type { PermitCreateRequest } from "../../packages/protocol/src/schema/Permit.ts"
-import { utf8 } from "../../packages/protocol/src/Bytes.ts"
-import { makeKeccakFast } from "../../packages/core/src/internal/fastKeccak.ts"
 import { SqliteStore } from "../../packages/store/src/index.ts"
-import { Schema } from "effect"
 import { generateCatalog } from "./catalog.ts"
 import {
   cpuMicros,
   fmt,
   gcPauses,
-  MiB,
   median,
   memoryAfterGc,
+  MiB,
   msSince,
   progress,
   quantile,
@@ -89,7 +89,9 @@ export const runCore = async (options: CoreOptions) => {
     const document = generateCatalog(options.routes)
     const resolveTimes: Array<number> = []
     for (let i = 0; i < 3; i++) {
-      const t = await timed(() => Catalog.fromUnknown(document, { registry: Connector.makeRegistry([EvmConnector.make()]) }))
+      const t = await timed(() =>
+        Catalog.fromUnknown(document, { registry: Connector.makeRegistry([EvmConnector.make()]) })
+      )
       if (Result.isFailure(t.value)) throw new Error(`generated catalog is invalid: ${t.value.failure.message}`)
       resolveTimes.push(t.ms)
     }
@@ -101,7 +103,11 @@ export const runCore = async (options: CoreOptions) => {
     const engineLayer = Solver.layer({
       catalog: document,
       // no background publications while measuring (the tick is measured on its own below)
-      publisher: { routeDetailTemplate: "http://127.0.0.1/api/v6/routes/{routeId}", tickMillis: 3_600_000, feedTtlSeconds: 3600 },
+      publisher: {
+        routeDetailTemplate: "http://127.0.0.1/api/v6/routes/{routeId}",
+        tickMillis: 3_600_000,
+        feedTtlSeconds: 3600
+      },
       settlement: { sweepMillis: 0 },
       routeMetrics: { flushMillis: 3_600_000 },
       permits: { permitTtlSeconds: 600 },
@@ -156,7 +162,9 @@ export const runCore = async (options: CoreOptions) => {
       baseline.push({ ms: b.ms, cpuMs: b.cpuMs })
       // parts, for the reader (each once per round)
       nobleHash.push((await timed(() => FeedSignature.hash(last.payload))).ms)
-      schemaCheck.push((await timed(() => Schema.decodeUnknownResult(SignedFeedPayload)(last.payload, strictParseOptions))).ms)
+      schemaCheck.push(
+        (await timed(() => Schema.decodeUnknownResult(SignedFeedPayload)(last.payload, strictParseOptions))).ms
+      )
       sign.push((await timed(() => Signature.signDigest(last.feedHash, AUTHORITY_KEY))).ms)
       encode.push((await timed(() => new TextEncoder().encode(new TextDecoder().decode(last.fullView.body)))).ms)
     }
@@ -280,7 +288,9 @@ export const runCore = async (options: CoreOptions) => {
     // the durable commit alone: one single-row transaction, WAL + synchronous=FULL like SqliteStore
     const commits = q ? 40 : 150
     const db = new DatabaseSync(join(dir, "commit-baseline.sqlite"))
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT NOT NULL) STRICT")
+    db.exec(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT NOT NULL) STRICT"
+    )
     const insert = db.prepare("INSERT INTO t (k, v) VALUES (?, ?)")
     const row = "x".repeat(2700)
     const commit = await timed(() => {
@@ -364,7 +374,9 @@ export const runCore = async (options: CoreOptions) => {
       ],
       [
         `Permits.create concurrency 8 (${permitCount})`,
-        `${fmt(p.concurrency8.perSecond)} /s (p50 ${fmt(p.concurrency8.p50Ms)} ms, p99 ${fmt(p.concurrency8.p99Ms)} ms)`,
+        `${fmt(p.concurrency8.perSecond)} /s (p50 ${fmt(p.concurrency8.p50Ms)} ms, p99 ${
+          fmt(p.concurrency8.p99Ms)
+        } ms)`,
         `${fmt(p.concurrency8.cpuUsPerPermit)} µs per permit`,
         `one recover + one sign: ${fmt(pairC8Around)} /s, CPU ${fmt(round(pairCpuUs))} µs`,
         ratio(p.concurrency8.ratio),
@@ -383,16 +395,25 @@ export const runCore = async (options: CoreOptions) => {
       ["routes / open", `${pub.routes} / ${pub.openRoutes}`],
       ["canonical signed payload", `${fmt(payloadBytes / MiB)} MiB`],
       ["full feed response body", `${fmt(feedBytes / MiB)} MiB`],
-      ["baseline CPU (canonical JSON + WASM keccak)", `${fmt(pub.baselineCpuMs)} ms (publishNow CPU ${ratio(pub.cpuRatio)})`],
+      [
+        "baseline CPU (canonical JSON + WASM keccak)",
+        `${fmt(pub.baselineCpuMs)} ms (publishNow CPU ${ratio(pub.cpuRatio)})`
+      ],
       ["part: canonical JSON + noble (JS) keccak, as verifiers do", `${fmt(pub.parts.canonicalPlusNobleKeccakMs)} ms`],
       ["part: SignedFeedPayload schema check", `${fmt(pub.parts.payloadSchemaCheckMs)} ms`],
       ["part: one digest signature", `${fmt(pub.parts.signDigestMs)} ms`],
       ["part: decode + encode the full feed text", `${fmt(pub.parts.decodeEncodeFullFeedMs)} ms`],
       ["GC pauses during a publication", `${fmt(pub.gcPausesPerPublication)} (${fmt(pub.gcPauseMsPerPublication)} ms)`],
-      [`retained heap growth over ${retentionRounds} more publications (after GC)`, `${fmt(pub.retainedHeapGrowthMiB)} MiB (${fmt(pub.retainedHeapGrowthPerPublicationKiB)} KiB per publication)`],
+      [
+        `retained heap growth over ${retentionRounds} more publications (after GC)`,
+        `${fmt(pub.retainedHeapGrowthMiB)} MiB (${fmt(pub.retainedHeapGrowthPerPublicationKiB)} KiB per publication)`
+      ],
       ["heap after GC / RSS", `${fmt(pub.heapAfterGcMiB)} MiB / ${fmt(pub.rssMiB)} MiB`],
       ["baseline recover + sign CPU per pair", `${fmt(round(pairCpuUs))} µs`],
-      ["SQLite WAL+FULL single-row commit alone (node:sqlite, same disk)", `${fmt(round(commitMs))} ms wall, ${fmt(round(commitCpuUs))} µs CPU`]
+      [
+        "SQLite WAL+FULL single-row commit alone (node:sqlite, same disk)",
+        `${fmt(round(commitMs))} ms wall, ${fmt(round(commitCpuUs))} µs CPU`
+      ]
     ]))
     return { text: out.join("\n"), results }
   } finally {

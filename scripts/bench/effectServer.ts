@@ -61,7 +61,10 @@ const handler = Effect.gen(function*() {
   const requestId = `${tag}-${counter.toString(36)}`
   const inm = request.headers["if-none-match"]
   if (inm !== undefined && inm.replace(/^W\//, "") === resource.etag.replace(/^W\//, "")) {
-    return HttpServerResponse.empty({ status: 304, headers: { ...bare(resource.notModified.headers), "x-request-id": requestId } })
+    return HttpServerResponse.empty({
+      status: 304,
+      headers: { ...bare(resource.notModified.headers), "x-request-id": requestId }
+    })
   }
   const ae = request.headers["accept-encoding"] ?? ""
   const variant = ae.includes("br") && resource.br !== undefined

@@ -42,7 +42,10 @@ const runLoad = (spec: RunRequest) =>
       const cpu = process.cpuUsage(cpu0)
       for (const s of sockets) s.destroy()
       latencies.sort((a, b) => a - b)
-      const at = (q: number) => latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!
+      const at = (q: number) =>
+        latencies.length === 0
+          ? Number.NaN
+          : latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!
       resolve({
         completed,
         elapsedMs,

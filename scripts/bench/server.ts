@@ -90,7 +90,9 @@ const capture = (port: number, path: string, headers: Record<string, string>) =>
   })
 
 const requestHead = (port: number, path: string, headers: Record<string, string>) =>
-  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
+  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${
+    Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")
+  }\r\n`
 
 interface LoadResult {
   readonly completed: number
@@ -170,7 +172,12 @@ interface FanoutResult {
 
 /** The svc server in this process, on a fresh data directory. */
 const startSvc = async (catalog: unknown, maxSubscribers: number) => {
-  const config = testConfig({ sseMaxSubscribers: maxSubscribers, feedTtlSeconds: 3600, sseHeartbeatMs: 15_000, logLevel: "none" })
+  const config = testConfig({
+    sseMaxSubscribers: maxSubscribers,
+    feedTtlSeconds: 3600,
+    sseHeartbeatMs: 15_000,
+    logLevel: "none"
+  })
   const scope = await run(Scope.make())
   const t = process.hrtime.bigint()
   const context = await run(Layer.buildWithScope(Server.layer(config, catalog), scope)) as Context.Context<
@@ -208,7 +215,12 @@ export const runServer = async (options: ServerOptions) => {
     effectReference: !q,
     fanout: q
       ? [{ feed: "demo", n: 500, pubs: 2, basePubs: 2 }, { feed: "large", n: 20, pubs: 1, basePubs: 1 }]
-      : [{ feed: "demo", n: 1000, pubs: 4, basePubs: 4 }, { feed: "demo", n: 5000, pubs: 3, basePubs: 3 }, { feed: "large", n: 1000, pubs: 2, basePubs: 1 }]
+      : [{ feed: "demo", n: 1000, pubs: 4, basePubs: 4 }, { feed: "demo", n: 5000, pubs: 3, basePubs: 3 }, {
+        feed: "large",
+        n: 1000,
+        pubs: 2,
+        basePubs: 1
+      }]
   }
   const maxN = Math.max(...settings.fanout.map((f) => f.n))
   const ulimit = Number(execFileSync("sh", ["-c", "ulimit -n"]).toString().trim())
@@ -276,7 +288,11 @@ export const runServer = async (options: ServerOptions) => {
 
     const httpPoints = async (feedName: string, targets: ReadonlyArray<Target>, points: ReadonlyArray<Point>) => {
       for (const point of points) {
-        progress(`HTTP ${feedName} ${point.label}: ${settings.rounds} rounds × ${settings.roundMs} ms × ${targets.map((t) => t.name).join(", ")}`)
+        progress(
+          `HTTP ${feedName} ${point.label}: ${settings.rounds} rounds × ${settings.roundMs} ms × ${
+            targets.map((t) => t.name).join(", ")
+          }`
+        )
         for (const t of targets) await measure(t, point, settings.warmupMs)
         const per: Array<Map<Target["name"], Measured>> = []
         for (let r = 0; r < settings.rounds; r++) {
@@ -317,8 +333,15 @@ export const runServer = async (options: ServerOptions) => {
       const gzip = await capture(s.port, FEED_PATH, { "accept-encoding": "gzip" })
       const etag = identity.headers["etag"]!
       const notModified = await capture(s.port, FEED_PATH, { "if-none-match": etag })
-      if (identity.status !== 200 || br.headers["content-encoding"] !== "br" || gzip.headers["content-encoding"] !== "gzip" || notModified.status !== 304) {
-        throw new Error(`unexpected svc answers: ${identity.status} ${br.headers["content-encoding"]} ${gzip.headers["content-encoding"]} ${notModified.status}`)
+      if (
+        identity.status !== 200 || br.headers["content-encoding"] !== "br" ||
+        gzip.headers["content-encoding"] !== "gzip" || notModified.status !== 304
+      ) {
+        throw new Error(
+          `unexpected svc answers: ${identity.status} ${br.headers["content-encoding"]} ${
+            gzip.headers["content-encoding"]
+          } ${notModified.status}`
+        )
       }
       const resources = [{ path: FEED_PATH, etag, identity, br, gzip, notModified }]
       await baseline.request({ type: "resources", resources })
@@ -359,12 +382,25 @@ export const runServer = async (options: ServerOptions) => {
       const baseConnect = await connectAll(sseBase, baseTarget.port, n, "0", "node:http")
       await sleep(300)
       const baseMem1 = await baseline.request<{ rss: number; heapUsed: number }>({ type: "memory" })
-      const per: Array<{ publishMs: number; first: number; p50: number; p99: number; last: number; cpuMs: number; missing: number; bytes: number }> = []
-      const base: Array<{ loopMs: number; first: number; p50: number; last: number; missing: number; cpuMs: number }> = []
+      const per: Array<
+        {
+          publishMs: number
+          first: number
+          p50: number
+          p99: number
+          last: number
+          cpuMs: number
+          missing: number
+          bytes: number
+        }
+      > = []
+      const base: Array<{ loopMs: number; first: number; p50: number; last: number; missing: number; cpuMs: number }> =
+        []
       let previous = current
       for (let i = 0; i < Math.max(publications, broadcasts); i++) {
         if (i < publications) {
-          const frameBytes = previous.fullView.body.length - 19 + `id: ${previous.dataVersion}\nevent: feed\ndata: `.length + 2
+          const frameBytes = previous.fullView.body.length - 19 +
+            `id: ${previous.dataVersion}\nevent: feed\ndata: `.length + 2
           await sseSvc.request({ type: "arm", minBytes: Math.max(1, frameBytes - 256) })
           const c0 = cpuMicros()
           const t0 = process.hrtime.bigint()
@@ -382,7 +418,11 @@ export const runServer = async (options: ServerOptions) => {
             missing: w.missing,
             bytes: feedFrame(previous).length
           })
-          progress(`  svc publication ${i + 1}/${publications}: last of ${n} after ${fmt(relative(w.last, t0))} ms (${w.missing} missing)`)
+          progress(
+            `  svc publication ${i + 1}/${publications}: last of ${n} after ${
+              fmt(relative(w.last, t0))
+            } ms (${w.missing} missing)`
+          )
           await sleep(q ? 150 : 400)
         }
         if (i < broadcasts) {
@@ -392,8 +432,19 @@ export const runServer = async (options: ServerOptions) => {
           const b = await baseline.request<{ t0: bigint; loopMs: number }>({ type: "broadcast", frame })
           const w = await sseBase.request<Wait>({ type: "wait", timeoutMs: 120_000 })
           const cpuMs = ((await baseTarget.cpu()) - c0) / 1000
-          base.push({ loopMs: b.loopMs, first: relative(w.first, b.t0), p50: relative(w.p50, b.t0), last: relative(w.last, b.t0), missing: w.missing, cpuMs })
-          progress(`  node:http broadcast ${i + 1}/${broadcasts}: last of ${n} after ${fmt(relative(w.last, b.t0))} ms (${w.missing} missing)`)
+          base.push({
+            loopMs: b.loopMs,
+            first: relative(w.first, b.t0),
+            p50: relative(w.p50, b.t0),
+            last: relative(w.last, b.t0),
+            missing: w.missing,
+            cpuMs
+          })
+          progress(
+            `  node:http broadcast ${i + 1}/${broadcasts}: last of ${n} after ${
+              fmt(relative(w.last, b.t0))
+            } ms (${w.missing} missing)`
+          )
           await sleep(q ? 150 : 400)
         }
       }
@@ -461,9 +512,15 @@ export const runServer = async (options: ServerOptions) => {
         idleCoreShare: round(idleCoreShare)
       }
       // the framework reference only where per-request overhead matters (small bodies)
-      const withEffect = effectTarget === undefined ? [svcTarget(svc), baseTarget] : [svcTarget(svc), effectTarget, baseTarget]
+      const withEffect = effectTarget === undefined
+        ? [svcTarget(svc), baseTarget]
+        : [svcTarget(svc), effectTarget, baseTarget]
       const pair = [svcTarget(svc), baseTarget]
-      await httpPoints(feedName, feedName === "demo" ? withEffect : pair, [{ label: "200 identity", headers: {}, expectStatus: 200 }])
+      await httpPoints(feedName, feedName === "demo" ? withEffect : pair, [{
+        label: "200 identity",
+        headers: {},
+        expectStatus: 200
+      }])
       await httpPoints(feedName, pair, [
         { label: "200 br", headers: { "accept-encoding": "br" }, expectStatus: 200 },
         { label: "200 gzip", headers: { "accept-encoding": "gzip" }, expectStatus: 200 }
@@ -471,7 +528,9 @@ export const runServer = async (options: ServerOptions) => {
       await httpPoints(feedName, withEffect, [
         { label: "304 (If-None-Match hit)", headers: { "if-none-match": sizes.etag }, expectStatus: 304 }
       ])
-      for (const f of settings.fanout.filter((x) => x.feed === feedName)) await fanout(svc, feedName, f.n, f.pubs, f.basePubs)
+      for (const f of settings.fanout.filter((x) => x.feed === feedName)) {
+        await fanout(svc, feedName, f.n, f.pubs, f.basePubs)
+      }
       await svc.stop()
       svc = undefined
       gc()
@@ -494,7 +553,20 @@ export const runServer = async (options: ServerOptions) => {
   const largeInfo = results.largeFeed as FeedInfo
   out.push(table(
     `svc bench server — GET ${FEED_PATH}: svc vs plain node:http serving the same bytes and headers from memory (c=${settings.connections}, keep-alive, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms, medians; ratios are medians of per-round ratios)`,
-    ["point", "bytes/resp", "svc req/s", "node req/s", "req/s ratio", "svc CPU µs/req", "node CPU µs/req", "CPU ratio", "Effect-min CPU µs/req", "svc ÷ Effect-min", "p99 svc / node ms", "client busy"],
+    [
+      "point",
+      "bytes/resp",
+      "svc req/s",
+      "node req/s",
+      "req/s ratio",
+      "svc CPU µs/req",
+      "node CPU µs/req",
+      "CPU ratio",
+      "Effect-min CPU µs/req",
+      "svc ÷ Effect-min",
+      "p99 svc / node ms",
+      "client busy"
+    ],
     http.map((p) => [
       p.label,
       fmt(p.responseBytes),
@@ -510,11 +582,37 @@ export const runServer = async (options: ServerOptions) => {
       `${fmt(p.clientBusy * 100, 0)} %`
     ])
   ))
-  out.push(`feeds: demo ${demoInfo.routes} routes = ${fmt(demoInfo.identityBytes / KiB)} KiB (br ${fmt(demoInfo.brBytes / KiB)} KiB, gzip ${fmt(demoInfo.gzipBytes / KiB)} KiB); large ${largeInfo.routes} routes = ${fmt(largeInfo.identityBytes / MiB)} MiB (br ${fmt(largeInfo.brBytes / MiB)} MiB, gzip ${fmt(largeInfo.gzipBytes / MiB)} MiB)`)
-  out.push(`idle svc process CPU (no requests; the publisher tick): demo ${fmt(demoInfo.idleCoreShare * 100)} % of a core, large ${fmt(largeInfo.idleCoreShare * 100)} % of a core`)
+  out.push(
+    `feeds: demo ${demoInfo.routes} routes = ${fmt(demoInfo.identityBytes / KiB)} KiB (br ${
+      fmt(demoInfo.brBytes / KiB)
+    } KiB, gzip ${fmt(demoInfo.gzipBytes / KiB)} KiB); large ${largeInfo.routes} routes = ${
+      fmt(largeInfo.identityBytes / MiB)
+    } MiB (br ${fmt(largeInfo.brBytes / MiB)} MiB, gzip ${fmt(largeInfo.gzipBytes / MiB)} MiB)`
+  )
+  out.push(
+    `idle svc process CPU (no requests; the publisher tick): demo ${
+      fmt(demoInfo.idleCoreShare * 100)
+    } % of a core, large ${fmt(largeInfo.idleCoreShare * 100)} % of a core`
+  )
   out.push(table(
     "event stream: publishNow → last subscriber has the complete feed event, vs plain node:http writing the same frame (one shared Buffer) to as many subscribers (medians)",
-    ["feed", "subscribers", "event", "svc publishNow", "svc first", "svc p50", "svc last (range)", "node last", "last ratio", "CPU svc / node", "svc GB/s", "1.5 GB/s budget", "connect svc / node", "RSS/sub svc / node", "heap/sub svc / node"],
+    [
+      "feed",
+      "subscribers",
+      "event",
+      "svc publishNow",
+      "svc first",
+      "svc p50",
+      "svc last (range)",
+      "node last",
+      "last ratio",
+      "CPU svc / node",
+      "svc GB/s",
+      "1.5 GB/s budget",
+      "connect svc / node",
+      "RSS/sub svc / node",
+      "heap/sub svc / node"
+    ],
     fanouts.map((f) => {
       const budgetMs = ((f.eventBytes * f.subscribers) / 1.5e9) * 1000
       return [
@@ -536,6 +634,10 @@ export const runServer = async (options: ServerOptions) => {
       ]
     })
   ))
-  out.push(`${fdNote}; ${pinned ? "svc, Effect-min and node:http pinned to CPU 0; load generator and subscribers to CPU 1" : "not pinned"}`)
+  out.push(
+    `${fdNote}; ${
+      pinned ? "svc, Effect-min and node:http pinned to CPU 0; load generator and subscribers to CPU 1" : "not pinned"
+    }`
+  )
   return { text: out.join("\n"), results }
 }

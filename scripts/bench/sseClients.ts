@@ -108,7 +108,12 @@ const connectAll = async (port: number, n: number, lastEventId: string, batch: n
 serveParent(async (message) => {
   switch (message.type) {
     case "connect":
-      return connectAll(message.port as number, message.n as number, message.lastEventId as string, (message.batch as number | undefined) ?? 250)
+      return connectAll(
+        message.port as number,
+        message.n as number,
+        message.lastEventId as string,
+        (message.batch as number | undefined) ?? 250
+      )
     case "arm": {
       armed = true
       minBytes = message.minBytes as number
@@ -133,8 +138,12 @@ serveParent(async (message) => {
       })
       onAllDone = undefined
       armed = false
-      const times = subscribers.filter((s) => s.doneAt !== 0n).map((s) => s.doneAt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-      const at = (q: number) => times.length === 0 ? null : times[Math.min(times.length - 1, Math.max(0, Math.ceil(q * times.length) - 1))]!
+      const times = subscribers.filter((s) => s.doneAt !== 0n).map((s) => s.doneAt).sort((
+        a,
+        b
+      ) => (a < b ? -1 : a > b ? 1 : 0))
+      const at = (q: number) =>
+        times.length === 0 ? null : times[Math.min(times.length - 1, Math.max(0, Math.ceil(q * times.length) - 1))]!
       return {
         received: times.length,
         missing: subscribers.length - times.length,

@@ -2,7 +2,7 @@
  * Shared helpers of the benchmark scripts: statistics, tables, garbage
  * collection, event-loop stall probes, CPU pinning and child processes.
  */
-import { execFileSync, fork, type ChildProcess } from "node:child_process"
+import { type ChildProcess, execFileSync, fork } from "node:child_process"
 import { PerformanceObserver } from "node:perf_hooks"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
@@ -51,7 +51,11 @@ export const KiB = 1024
 // ---------------------------------------------------------------------------
 
 /** A plain-text table with aligned columns (first column left, others right). */
-export const table = (title: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+export const table = (
+  title: string,
+  header: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>
+): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
   const line = (cells: ReadonlyArray<string>) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
@@ -215,7 +219,10 @@ export const forkChild = (script: string, args: ReadonlyArray<string> = []): Pro
       execArgv: ["--no-warnings"]
     })
     let next = 1
-    const pending = new Map<number, { resolve: (m: Message) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>()
+    const pending = new Map<
+      number,
+      { resolve: (m: Message) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+    >()
     const failAll = (error: Error) => {
       for (const p of pending.values()) {
         clearTimeout(p.timer)
@@ -276,7 +283,9 @@ export const forkChild = (script: string, args: ReadonlyArray<string> = []): Pro
  * The child side: answers each request with the handler's result (plus the
  * request id), or an `error` message.
  */
-export const serveParent = (handler: (message: Message) => Promise<Record<string, unknown>> | Record<string, unknown>): void => {
+export const serveParent = (
+  handler: (message: Message) => Promise<Record<string, unknown>> | Record<string, unknown>
+): void => {
   if (process.send === undefined) {
     process.stderr.write("this helper runs as a child of scripts/bench.ts\n")
     process.exit(2)

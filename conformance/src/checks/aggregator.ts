@@ -28,10 +28,10 @@ import {
   type Route
 } from "@svc/protocol"
 import { Effect, Exit, Result, type Schema } from "effect"
+import fc from "fast-check"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectStatus, failure, Shared, randomHex, send } from "../Shared.ts"
-import fc from "fast-check"
+import { asObject, expectStatus, failure, randomHex, send, Shared } from "../Shared.ts"
 import { type Env, type Json, nowSeconds, pathOf, sameAddress, sameJson } from "./common.ts"
 import { badAddress, badBytes32, notAString, property, type Verdict } from "./negative.ts"
 
@@ -54,9 +54,17 @@ const errorProblems = (exchange: Exchange.Exchange): ReadonlyArray<string> => {
   const error = asObject(body)!
   const entry = AGGREGATOR_ERRORS[error.error as keyof typeof AGGREGATOR_ERRORS]
   const problems: Array<string> = []
-  if (entry.status !== exchange.response.status) problems.push(`${String(error.error)} is documented with status ${entry.status}, sent with ${exchange.response.status}`)
-  if (entry.action !== error.action) problems.push(`${String(error.error)} has action ${entry.action}, sent ${String(error.action)}`)
-  if (entry.retryable !== error.retryable) problems.push(`${String(error.error)} has retryable ${entry.retryable}, sent ${String(error.retryable)}`)
+  if (entry.status !== exchange.response.status) {
+    problems.push(
+      `${String(error.error)} is documented with status ${entry.status}, sent with ${exchange.response.status}`
+    )
+  }
+  if (entry.action !== error.action) {
+    problems.push(`${String(error.error)} has action ${entry.action}, sent ${String(error.action)}`)
+  }
+  if (entry.retryable !== error.retryable) {
+    problems.push(`${String(error.error)} has retryable ${entry.retryable}, sent ${String(error.retryable)}`)
+  }
   return problems
 }
 
@@ -81,13 +89,38 @@ const health = Check.make<Env>({
     const c = Check.collector()
     const quotable = feed.routes.filter(isQuotable).length
     if (value.dataVersion === feed.dataVersion && value.openRouteCount !== quotable) {
-      c.add(failure(exchange, "openRouteCount differs from the feed's quotable routes (open, L1, EVM on both sides)", String(quotable), String(value.openRouteCount)))
+      c.add(
+        failure(
+          exchange,
+          "openRouteCount differs from the feed's quotable routes (open, L1, EVM on both sides)",
+          String(quotable),
+          String(value.openRouteCount)
+        )
+      )
     }
-    if (value.publicationOpen === true && value.feedValidUntil !== null && value.dataVersion === feed.dataVersion && value.feedValidUntil !== feed.payload.validUntil) {
-      c.add(failure(exchange, "feedValidUntil differs from the feed's validUntil", String(feed.payload.validUntil), String(value.feedValidUntil)))
+    if (
+      value.publicationOpen === true && value.feedValidUntil !== null && value.dataVersion === feed.dataVersion &&
+      value.feedValidUntil !== feed.payload.validUntil
+    ) {
+      c.add(
+        failure(
+          exchange,
+          "feedValidUntil differs from the feed's validUntil",
+          String(feed.payload.validUntil),
+          String(value.feedValidUntil)
+        )
+      )
     }
-    const expected = value.publicationOpen !== true ? "UNAVAILABLE" : Number(value.openRouteCount) > 0 ? "OK" : "DEGRADED"
-    if (value.status !== expected) c.add(failure(exchange, "status does not follow publicationOpen and openRouteCount", expected, String(value.status)))
+    const expected = value.publicationOpen !== true
+      ? "UNAVAILABLE"
+      : Number(value.openRouteCount) > 0
+      ? "OK"
+      : "DEGRADED"
+    if (value.status !== expected) {
+      c.add(
+        failure(exchange, "status does not follow publicationOpen and openRouteCount", expected, String(value.status))
+      )
+    }
     yield* c.done
   })
 })
@@ -95,7 +128,8 @@ const health = Check.make<Env>({
 const manifest = Check.make<Env>({
   name: "aggregator_manifest",
   group: "aggregator",
-  title: "/.well-known/svc-aggregator.json is a strict AggregatorManifest: the six operations' URLs, the authority as feedSigner, the limits",
+  title:
+    "/.well-known/svc-aggregator.json is a strict AggregatorManifest: the six operations' URLs, the authority as feedSigner, the limits",
   reference: "spec §4 aggregator_manifest; docs/aggregator.md, Chains, tokens, health and the manifest (manifest)",
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -103,15 +137,41 @@ const manifest = Check.make<Env>({
     const shared = yield* Shared
     const authority = yield* shared.authority
     const c = Check.collector()
-    if (!sameAddress(value.feedSigner, authority)) c.add(failure(exchange, "the aggregator's feedSigner is not the authority", authority, String(value.feedSigner)))
+    if (!sameAddress(value.feedSigner, authority)) {
+      c.add(failure(exchange, "the aggregator's feedSigner is not the authority", authority, String(value.feedSigner)))
+    }
     const endpoints = asObject(value.endpoints) ?? {}
-    const paths: Record<string, string> = { quote: "/v1/quote", build: "/v1/build", status: "/v1/status", chains: "/v1/chains", tokens: "/v1/tokens", health: "/v1/health", openapi: "/openapi.json" }
+    const paths: Record<string, string> = {
+      quote: "/v1/quote",
+      build: "/v1/build",
+      status: "/v1/status",
+      chains: "/v1/chains",
+      tokens: "/v1/tokens",
+      health: "/v1/health",
+      openapi: "/openapi.json"
+    }
     for (const [key, path] of Object.entries(paths)) {
-      if (pathOf(endpoints[key]) !== path) c.add(failure(exchange, `endpoints.${key} does not have the documented path`, `<origin>${path}`, String(endpoints[key])))
+      if (pathOf(endpoints[key]) !== path) {
+        c.add(
+          failure(
+            exchange,
+            `endpoints.${key} does not have the documented path`,
+            `<origin>${path}`,
+            String(endpoints[key])
+          )
+        )
+      }
     }
     const discovery = pathOf(value.solverDiscovery)
     if (discovery !== "/.well-known/svc-solver.json" && discovery !== "/api/v6/solver-discovery") {
-      c.add(failure(exchange, "solverDiscovery is not the solver discovery document", "/.well-known/svc-solver.json or /api/v6/solver-discovery", String(value.solverDiscovery)))
+      c.add(
+        failure(
+          exchange,
+          "solverDiscovery is not the solver discovery document",
+          "/.well-known/svc-solver.json or /api/v6/solver-discovery",
+          String(value.solverDiscovery)
+        )
+      )
     }
     yield* c.done
   })
@@ -120,8 +180,10 @@ const manifest = Check.make<Env>({
 const chainsTokens = Check.make<Env>({
   name: "aggregator_chains_tokens",
   group: "aggregator",
-  title: "chains and tokens are strict, agree with the signed feed (open routes, limits per route, asset ids), filter by chainId and revalidate with their ETag",
-  reference: "spec §4 aggregator_chains, aggregator_tokens; docs/aggregator.md, Chains, tokens, health and the manifest (chains, tokens, ETag)",
+  title:
+    "chains and tokens are strict, agree with the signed feed (open routes, limits per route, asset ids), filter by chainId and revalidate with their ETag",
+  reference:
+    "spec §4 aggregator_chains, aggregator_tokens; docs/aggregator.md, Chains, tokens, health and the manifest (chains, tokens, ETag)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const chains = yield* strictGet("/v1/chains", AggregatorChains)
@@ -134,33 +196,81 @@ const chainsTokens = Check.make<Env>({
       for (const entry of (chains.value.routes as Array<Json>)) {
         const route = signed.get(String(entry.routeId).toLowerCase())
         if (route === undefined || !isQuotable(route)) {
-          c.add(failure(chains.exchange, `chains.routes lists ${String(entry.routeId).slice(0, 10)}…, not a quotable signed route`, "open L1 routes of signedPayload only", route === undefined ? "unknown routeId" : "not open or not L1"))
+          c.add(
+            failure(
+              chains.exchange,
+              `chains.routes lists ${String(entry.routeId).slice(0, 10)}…, not a quotable signed route`,
+              "open L1 routes of signedPayload only",
+              route === undefined ? "unknown routeId" : "not open or not L1"
+            )
+          )
           continue
         }
         for (const key of ["quoteId", "minimumFillInRaw", "maxAvailableInRaw", "validUntil"] as const) {
           if (!sameJson(String(entry[key]).toLowerCase(), String(route[key]).toLowerCase())) {
-            c.add(failure(chains.exchange, `chains.routes ${String(entry.routeId).slice(0, 10)}….${key} differs from the signed route`, String(route[key]), String(entry[key])))
+            c.add(
+              failure(
+                chains.exchange,
+                `chains.routes ${String(entry.routeId).slice(0, 10)}….${key} differs from the signed route`,
+                String(route[key]),
+                String(entry[key])
+              )
+            )
           }
         }
-        if (String(entry.fromChainId) !== String(route.sourceChainId) || !sameAddress(entry.fromToken, route.sourceAsset)) {
-          c.add(failure(chains.exchange, "a chains route's pair differs from the signed route", `${route.sourceChainId}/${route.sourceAsset}`, `${String(entry.fromChainId)}/${String(entry.fromToken)}`))
+        if (
+          String(entry.fromChainId) !== String(route.sourceChainId) || !sameAddress(entry.fromToken, route.sourceAsset)
+        ) {
+          c.add(
+            failure(
+              chains.exchange,
+              "a chains route's pair differs from the signed route",
+              `${route.sourceChainId}/${route.sourceAsset}`,
+              `${String(entry.fromChainId)}/${String(entry.fromToken)}`
+            )
+          )
         }
       }
     }
     for (const token of tokens.value.tokens as Array<Json>) {
       try {
         const expected = Ids.evmAssetId(Ids.evmNetworkId(Number(token.chainId)), String(token.address))
-        if (String(token.assetId).toLowerCase() !== expected) c.add(failure(tokens.exchange, `token ${String(token.symbol)} on ${String(token.chainId)} has another assetId`, expected, String(token.assetId)))
+        if (String(token.assetId).toLowerCase() !== expected) {
+          c.add(
+            failure(
+              tokens.exchange,
+              `token ${String(token.symbol)} on ${String(token.chainId)} has another assetId`,
+              expected,
+              String(token.assetId)
+            )
+          )
+        }
       } catch {
-        c.add(failure(tokens.exchange, "a token has a malformed chainId or address", "integer chain id and address", JSON.stringify(token)))
+        c.add(
+          failure(
+            tokens.exchange,
+            "a token has a malformed chainId or address",
+            "integer chain id and address",
+            JSON.stringify(token)
+          )
+        )
       }
     }
     const chainId = (tokens.value.tokens as Array<Json>)[0]?.chainId
     if (chainId !== undefined) {
       const filtered = yield* send({ path: `/v1/tokens?chainId=${String(chainId)}` })
       const list = asObject(Exchange.json(filtered))?.tokens
-      if (filtered.response.status !== 200 || !Array.isArray(list) || list.some((t) => asObject(t)?.chainId !== chainId)) {
-        c.add(failure(filtered, `tokens?chainId=${String(chainId)} returns tokens of other chains`, `only chainId ${String(chainId)}`, Exchange.responseSummary(filtered)))
+      if (
+        filtered.response.status !== 200 || !Array.isArray(list) || list.some((t) => asObject(t)?.chainId !== chainId)
+      ) {
+        c.add(
+          failure(
+            filtered,
+            `tokens?chainId=${String(chainId)} returns tokens of other chains`,
+            `only chainId ${String(chainId)}`,
+            Exchange.responseSummary(filtered)
+          )
+        )
       }
     }
     for (const { exchange } of [chains, tokens]) {
@@ -170,7 +280,9 @@ const chainsTokens = Check.make<Env>({
         continue
       }
       const again = yield* send({ path: pathOf(exchange.request.url)!, headers: { "if-none-match": etag } })
-      if (again.response.status !== 304 && again.response.headers.etag === etag) c.add(failure(again, "the ETag does not revalidate", "304", Exchange.responseSummary(again)))
+      if (again.response.status !== 304 && again.response.headers.etag === etag) {
+        c.add(failure(again, "the ETag does not revalidate", "304", Exchange.responseSummary(again)))
+      }
     }
     yield* c.done
   })
@@ -213,7 +325,8 @@ const quoteFor = Effect.gen(function*() {
 const quote = Check.make<Env>({
   name: "aggregator_quote",
   group: "aggregator",
-  title: "POST /v1/quote for minimumFillInRaw of an open route answers a strict AggregatorQuote bound to that signed route",
+  title:
+    "POST /v1/quote for minimumFillInRaw of an open route answers a strict AggregatorQuote bound to that signed route",
   reference: "spec §4 aggregator_quote; docs/aggregator.md, Quotes",
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -223,14 +336,39 @@ const quote = Check.make<Env>({
     const c = Check.collector()
     const now = yield* nowSeconds
     for (const key of ["routeId", "quoteId"] as const) {
-      if (String(value[key]).toLowerCase() !== String(entry[key]).toLowerCase()) c.add(failure(exchange, `quote.${key} is not the route's`, String(entry[key]), String(value[key])))
+      if (String(value[key]).toLowerCase() !== String(entry[key]).toLowerCase()) {
+        c.add(failure(exchange, `quote.${key} is not the route's`, String(entry[key]), String(value[key])))
+      }
     }
-    if (value.amountIn !== request.amountIn) c.add(failure(exchange, "quote.amountIn is not the requested amount", String(request.amountIn), String(value.amountIn)))
+    if (value.amountIn !== request.amountIn) {
+      c.add(
+        failure(
+          exchange,
+          "quote.amountIn is not the requested amount",
+          String(request.amountIn),
+          String(value.amountIn)
+        )
+      )
+    }
     if (!(Number(value.expiresAt) > now && Number(value.expiresAt) <= Number(entry.validUntil))) {
-      c.add(failure(exchange, "quote.expiresAt is not within the route's validity", `now (${now}) < expiresAt <= ${String(entry.validUntil)}`, String(value.expiresAt)))
+      c.add(
+        failure(
+          exchange,
+          "quote.expiresAt is not within the route's validity",
+          `now (${now}) < expiresAt <= ${String(entry.validUntil)}`,
+          String(value.expiresAt)
+        )
+      )
     }
     if (!sameAddress(value.userAddress, request.userAddress) || !sameAddress(value.recipient, request.userAddress)) {
-      c.add(failure(exchange, "the quote does not echo userAddress and the default recipient", String(request.userAddress), `${String(value.userAddress)} / ${String(value.recipient)}`))
+      c.add(
+        failure(
+          exchange,
+          "the quote does not echo userAddress and the default recipient",
+          String(request.userAddress),
+          `${String(value.userAddress)} / ${String(value.recipient)}`
+        )
+      )
     }
     yield* c.done
   })
@@ -247,7 +385,8 @@ const buildBody = (quoteValue: Json, user: string, key: string) => ({
 const stage1 = Check.make<Env>({
   name: "aggregator_build_signature_required",
   group: "aggregator",
-  title: "build without requestSignature answers the solver's permit request message (standard DIRECT) for the quoted amount, byte for byte",
+  title:
+    "build without requestSignature answers the solver's permit request message (standard DIRECT) for the quoted amount, byte for byte",
   reference: "spec §4 aggregator_build (two stages); docs/aggregator.md, Build (stage 1)",
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -258,7 +397,12 @@ const stage1 = Check.make<Env>({
     const key = shared.newKey()
     const exchange = yield* send({ method: "POST", path: "/v1/build", json: buildBody(q, shared.wallet.address, key) })
     yield* expectStatus(exchange, 200, "POST /v1/build (stage 1)")
-    const value = (yield* Check.expectSchema(AggregatorBuildSignatureRequired, Exchange.json(exchange), "build stage 1", exchange)) as Json
+    const value = (yield* Check.expectSchema(
+      AggregatorBuildSignatureRequired,
+      Exchange.json(exchange),
+      "build stage 1",
+      exchange
+    )) as Json
     const expected = PermitMessage.build({
       quoteId: String(q.quoteId),
       requestedAmountInRaw: String(q.amountIn),
@@ -268,14 +412,24 @@ const stage1 = Check.make<Env>({
       idempotencyKey: key
     })
     const message = asObject(value.signingPayload)?.message
-    if (message !== expected) return yield* Check.fail(failure(exchange, "signingPayload.message is not the permit request message", JSON.stringify(expected), JSON.stringify(message)))
+    if (message !== expected) {
+      return yield* Check.fail(
+        failure(
+          exchange,
+          "signingPayload.message is not the permit request message",
+          JSON.stringify(expected),
+          JSON.stringify(message)
+        )
+      )
+    }
   })
 })
 
 const stage2 = Check.make<Env>({
   name: "aggregator_build_transaction",
   group: "aggregator",
-  title: "build with the EIP-191 signature answers the fillDirect transaction of a permit signed by the authority, for the quoted amounts; status by fillId follows",
+  title:
+    "build with the EIP-191 signature answers the fillDirect transaction of a permit signed by the authority, for the quoted amounts; status by fillId follows",
   reference: "spec §4 aggregator_build, aggregator_status; docs/aggregator.md, Build (stage 2); Status",
   createsPermit: true,
   run: Effect.gen(function*() {
@@ -288,46 +442,117 @@ const stage2 = Check.make<Env>({
     const body = buildBody(q, shared.wallet.address, shared.newKey())
     const first = yield* send({ method: "POST", path: "/v1/build", json: body })
     const message = asObject(asObject(Exchange.json(first))?.signingPayload)?.message
-    if (typeof message !== "string") return yield* new Check.Skip({ reason: "build stage 1 gave no message (see aggregator_build_signature_required)" })
-    const exchange = yield* send({ method: "POST", path: "/v1/build", json: { ...body, requestSignature: PermitMessage.sign(message, shared.wallet.key) } })
+    if (typeof message !== "string") {
+      return yield* new Check.Skip({
+        reason: "build stage 1 gave no message (see aggregator_build_signature_required)"
+      })
+    }
+    const exchange = yield* send({
+      method: "POST",
+      path: "/v1/build",
+      json: { ...body, requestSignature: PermitMessage.sign(message, shared.wallet.key) }
+    })
     yield* expectStatus(exchange, 200, "POST /v1/build (stage 2)")
-    const value = (yield* Check.expectSchema(AggregatorBuildTransaction, Exchange.json(exchange), "build stage 2", exchange)) as Json
+    const value = (yield* Check.expectSchema(
+      AggregatorBuildTransaction,
+      Exchange.json(exchange),
+      "build stage 2",
+      exchange
+    )) as Json
     const envelope = asObject(value.permit) ?? {}
     const permit = (asObject(envelope.permit) ?? {}) as unknown as PermitAbi.AbiPermit & Json
     const c = Check.collector()
-    const add = (title: string, expected: unknown, actual: unknown) => c.add(failure(exchange, title, String(expected), String(actual)))
+    const add = (title: string, expected: unknown, actual: unknown) =>
+      c.add(failure(exchange, title, String(expected), String(actual)))
     try {
-      if (String(value.data).toLowerCase() !== PermitAbi.encodeFillDirect(permit, String(envelope.permitSignature)).toLowerCase()) {
-        add("data is not the fillDirect calldata of the permit", PermitAbi.encodeFillDirect(permit, String(envelope.permitSignature)).slice(0, 74) + "…", String(value.data).slice(0, 74) + "…")
+      if (
+        String(value.data).toLowerCase() !==
+          PermitAbi.encodeFillDirect(permit, String(envelope.permitSignature)).toLowerCase()
+      ) {
+        add(
+          "data is not the fillDirect calldata of the permit",
+          PermitAbi.encodeFillDirect(permit, String(envelope.permitSignature)).slice(0, 74) + "…",
+          String(value.data).slice(0, 74) + "…"
+        )
       }
       const recovered = PermitDigest.recoverSigner(permit, String(envelope.permitSignature))
-      if (Result.isFailure(recovered) || !sameAddress(recovered.success, authority)) add("the permit is not signed by the authority", authority, Result.isFailure(recovered) ? recovered.failure.message : recovered.success)
+      if (Result.isFailure(recovered) || !sameAddress(recovered.success, authority)) {
+        add(
+          "the permit is not signed by the authority",
+          authority,
+          Result.isFailure(recovered) ? recovered.failure.message : recovered.success
+        )
+      }
     } catch (e) {
       add("the permit has no ABI encoding", "a valid permit", String((e as Error).message))
     }
-    if (permit.amountInRaw !== q.amountIn) add("permit.amountInRaw is not the quoted amountIn", q.amountIn, permit.amountInRaw)
-    if (permit.amountOutRaw !== q.amountOut) add("permit.amountOutRaw is not the quoted amountOut", q.amountOut, permit.amountOutRaw)
-    if (!sameAddress(value.target, q.sourceRouter) || !sameAddress(value.from, shared.wallet.address) || value.chainId !== q.fromChainId) {
-      add("the transaction is not from the user to the source router on the source chain", `${String(q.fromChainId)} ${shared.wallet.address} -> ${String(q.sourceRouter)}`, `${String(value.chainId)} ${String(value.from)} -> ${String(value.target)}`)
+    if (permit.amountInRaw !== q.amountIn) {
+      add("permit.amountInRaw is not the quoted amountIn", q.amountIn, permit.amountInRaw)
     }
-    if (String(value.fillId).toLowerCase() !== String(permit.fillId).toLowerCase()) add("fillId is not the permit's", permit.fillId, value.fillId)
+    if (permit.amountOutRaw !== q.amountOut) {
+      add("permit.amountOutRaw is not the quoted amountOut", q.amountOut, permit.amountOutRaw)
+    }
+    if (
+      !sameAddress(value.target, q.sourceRouter) || !sameAddress(value.from, shared.wallet.address) ||
+      value.chainId !== q.fromChainId
+    ) {
+      add(
+        "the transaction is not from the user to the source router on the source chain",
+        `${String(q.fromChainId)} ${shared.wallet.address} -> ${String(q.sourceRouter)}`,
+        `${String(value.chainId)} ${String(value.from)} -> ${String(value.target)}`
+      )
+    }
+    if (String(value.fillId).toLowerCase() !== String(permit.fillId).toLowerCase()) {
+      add("fillId is not the permit's", permit.fillId, value.fillId)
+    }
     const native = /^0x0{40}$/i.test(String(q.fromToken))
-    if (value.value !== (native ? q.amountIn : "0")) add("value is not amountIn for native input, else 0", native ? q.amountIn : "0", value.value)
+    if (value.value !== (native ? q.amountIn : "0")) {
+      add("value is not amountIn for native input, else 0", native ? q.amountIn : "0", value.value)
+    }
     const approval = asObject(value.approval)
-    if (native ? value.approval !== null : !(approval !== undefined && sameAddress(approval.spender, value.target) && approval.amount === q.amountIn)) {
-      add("approval is not { spender: target, amount: amountIn } (null for native input)", native ? "null" : `${String(value.target)} ${String(q.amountIn)}`, JSON.stringify(value.approval))
+    if (
+      native
+        ? value.approval !== null
+        : !(approval !== undefined && sameAddress(approval.spender, value.target) && approval.amount === q.amountIn)
+    ) {
+      add(
+        "approval is not { spender: target, amount: amountIn } (null for native input)",
+        native ? "null" : `${String(value.target)} ${String(q.amountIn)}`,
+        JSON.stringify(value.approval)
+      )
     }
     const status = yield* send({ path: `/v1/status?fillId=${String(value.fillId)}` })
     const s = Check.schemaIssues(AggregatorStatus, Exchange.json(status))
     if (status.response.status !== 200 || s.length > 0) {
-      c.add(failure(status, "status by fillId does not answer a strict AggregatorStatus", "200 AggregatorStatus", `${Exchange.responseSummary(status)} ${s.join("; ")}`))
+      c.add(
+        failure(
+          status,
+          "status by fillId does not answer a strict AggregatorStatus",
+          "200 AggregatorStatus",
+          `${Exchange.responseSummary(status)} ${s.join("; ")}`
+        )
+      )
     } else if (asObject(Exchange.json(status))?.status !== "PERMITTED") {
-      c.add(failure(status, "a fresh fill is not PERMITTED", "PERMITTED", String(asObject(Exchange.json(status))?.status)))
+      c.add(
+        failure(status, "a fresh fill is not PERMITTED", "PERMITTED", String(asObject(Exchange.json(status))?.status))
+      )
     }
     const byUser = yield* send({ path: `/v1/status?userAddress=${shared.wallet.address}` })
     const list = asObject(Exchange.json(byUser))
-    if (Check.schemaIssues(AggregatorStatusList, list).length > 0 || !(list?.transactions as Array<Json> | undefined)?.some((t) => String(t.fillId).toLowerCase() === String(value.fillId).toLowerCase())) {
-      c.add(failure(byUser, "status by userAddress does not list the fill", "an AggregatorStatusList with the fill", Exchange.responseSummary(byUser)))
+    if (
+      Check.schemaIssues(AggregatorStatusList, list).length > 0 ||
+      !(list?.transactions as Array<Json> | undefined)?.some((t) =>
+        String(t.fillId).toLowerCase() === String(value.fillId).toLowerCase()
+      )
+    ) {
+      c.add(
+        failure(
+          byUser,
+          "status by userAddress does not list the fill",
+          "an AggregatorStatusList with the fill",
+          Exchange.responseSummary(byUser)
+        )
+      )
     }
     yield* c.done
   })
@@ -336,7 +561,8 @@ const stage2 = Check.make<Env>({
 const statusLookups = Check.make<Env>({
   name: "aggregator_status_lookups",
   group: "aggregator",
-  title: "status by quoteToken answers validity; an unknown fillId 404; no or two lookups 400; each error a strict AggregatorError with its table status and action",
+  title:
+    "status by quoteToken answers validity; an unknown fillId 404; no or two lookups 400; each error a strict AggregatorError with its table status and action",
   reference: "spec §4 aggregator_status; docs/aggregator.md, Status (exactly one lookup)",
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -346,15 +572,37 @@ const statusLookups = Check.make<Env>({
     if (quoted.response.status === 200 && q !== undefined) {
       const validity = yield* send({ path: `/v1/status?quoteToken=${String(q.quoteToken)}` })
       const v = Exchange.json(validity)
-      if (validity.response.status !== 200 || Check.schemaIssues(AggregatorQuoteValidity, v).length > 0 || asObject(v)?.quoteValid !== true) {
-        c.add(failure(validity, "a fresh quoteToken is not reported valid", "{ quoteValid: true, quoteError: null }", Exchange.responseSummary(validity)))
+      if (
+        validity.response.status !== 200 || Check.schemaIssues(AggregatorQuoteValidity, v).length > 0 ||
+        asObject(v)?.quoteValid !== true
+      ) {
+        c.add(
+          failure(
+            validity,
+            "a fresh quoteToken is not reported valid",
+            "{ quoteValid: true, quoteError: null }",
+            Exchange.responseSummary(validity)
+          )
+        )
       }
     }
-    for (const [query, status] of [[`fillId=${randomHex(32)}`, 404], ["", 400], [`fillId=${randomHex(32)}&quoteId=${randomHex(32)}`, 400], ["fillId=0x12", 400]] as const) {
+    for (
+      const [query, status] of [[`fillId=${randomHex(32)}`, 404], ["", 400], [
+        `fillId=${randomHex(32)}&quoteId=${randomHex(32)}`,
+        400
+      ], ["fillId=0x12", 400]] as const
+    ) {
       const exchange = yield* send({ path: `/v1/status${query === "" ? "" : `?${query}`}` })
       const problems = errorProblems(exchange)
       if (exchange.response.status !== status || problems.length > 0) {
-        c.add(failure(exchange, `/v1/status?${query} is not refused with ${status} and a valid AggregatorError`, `${status} AggregatorError`, `${Exchange.responseSummary(exchange)} ${problems.join("; ")}`))
+        c.add(
+          failure(
+            exchange,
+            `/v1/status?${query} is not refused with ${status} and a valid AggregatorError`,
+            `${status} AggregatorError`,
+            `${Exchange.responseSummary(exchange)} ${problems.join("; ")}`
+          )
+        )
       }
     }
     yield* c.done
@@ -366,9 +614,17 @@ const judgeAggregator = (exchange: Exchange.Exchange, statuses: ReadonlyArray<nu
   const status = exchange.response.status
   if (status >= 500) return { ok: false, problem: `answered ${status}`, exchange }
   if (status < 400) return { ok: false, problem: `accepted (${status})`, exchange }
-  if (!statuses.includes(status)) return { ok: false, problem: `answered ${status}, not an aggregator status (${statuses.join(", ")})`, exchange }
+  if (!statuses.includes(status)) {
+    return { ok: false, problem: `answered ${status}, not an aggregator status (${statuses.join(", ")})`, exchange }
+  }
   const problems = errorProblems(exchange)
-  return problems.length > 0 ? { ok: false, problem: `the error body is not a valid AggregatorError: ${problems.slice(0, 3).join("; ")}`, exchange } : { ok: true, exchange }
+  return problems.length > 0
+    ? {
+      ok: false,
+      problem: `the error body is not a valid AggregatorError: ${problems.slice(0, 3).join("; ")}`,
+      exchange
+    }
+    : { ok: true, exchange }
 }
 
 const AGGREGATOR_4XX = [400, 403, 404, 405, 409, 410, 413]
@@ -380,32 +636,56 @@ type QuoteMutation =
   | { readonly kind: "body"; readonly value: unknown }
 
 const quoteMutations: fc.Arbitrary<QuoteMutation> = fc.oneof(
-  fc.constantFrom("fromChainId", "toChainId", "fromToken", "toToken", "amountIn").map((field) => ({ kind: "remove", field }) as const),
+  fc.constantFrom("fromChainId", "toChainId", "fromToken", "toToken", "amountIn").map((field) =>
+    ({ kind: "remove", field }) as const
+  ),
   fc.record({
     field: fc.constantFrom("fromChainId", "toChainId"),
     value: fc.oneof(fc.constantFrom(0, -1, 1.5, "8453", null, true), fc.integer({ min: 1_000_000, max: 2_000_000_000 }))
   }).map(({ field, value }) => ({ kind: "set", field, value }) as const),
-  fc.record({ field: fc.constantFrom("fromToken", "toToken", "userAddress", "recipient"), value: fc.oneof(badAddress, notAString) })
+  fc.record({
+    field: fc.constantFrom("fromToken", "toToken", "userAddress", "recipient"),
+    value: fc.oneof(badAddress, notAString)
+  })
     .map(({ field, value }) => ({ kind: "set", field, value }) as const),
-  fc.oneof(fc.constantFrom("0", "01", "-1", "1.5", "", 1000000), fc.bigInt({ min: 1n << 128n, max: 1n << 140n }).map(String))
+  fc.oneof(
+    fc.constantFrom("0", "01", "-1", "1.5", "", 1000000),
+    fc.bigInt({ min: 1n << 128n, max: 1n << 140n }).map(String)
+  )
     .map((value) => ({ kind: "set", field: "amountIn", value }) as const),
   badBytes32.map((value) => ({ kind: "set", field: "routeId", value }) as const),
-  fc.constantFrom("slippage", "feeBps", "amountOut", "integratorFee").map((field) => ({ kind: "extra", field }) as const),
+  fc.constantFrom("slippage", "feeBps", "amountOut", "integratorFee").map((field) =>
+    ({ kind: "extra", field }) as const
+  ),
   fc.constantFrom([], "quote", 1, null).map((value) => ({ kind: "body", value }) as const)
 )
 
 const describeQuoteMutation = (m: QuoteMutation) =>
-  m.kind === "remove" ? `without ${m.field}` : m.kind === "set" ? `${m.field} = ${JSON.stringify(m.value)}` : m.kind === "extra" ? `unknown field ${m.field}` : `body ${JSON.stringify(m.value)}`
+  m.kind === "remove"
+    ? `without ${m.field}`
+    : m.kind === "set"
+    ? `${m.field} = ${JSON.stringify(m.value)}`
+    : m.kind === "extra"
+    ? `unknown field ${m.field}`
+    : `body ${JSON.stringify(m.value)}`
 
 const quoteErrors = Check.make<Env>({
   name: "aggregator_quote_errors",
   group: "aggregator",
-  title: "generated malformed quote requests get a documented aggregator 4xx whose AggregatorError follows the code table (status, action, retryable)",
-  reference: "spec §4, §7 (AggregatorError); docs/aggregator.md, Errors; at most 6 inputs (quotes count against the quote rate limit)",
+  title:
+    "generated malformed quote requests get a documented aggregator 4xx whose AggregatorError follows the code table (status, action, retryable)",
+  reference:
+    "spec §4, §7 (AggregatorError); docs/aggregator.md, Errors; at most 6 inputs (quotes count against the quote rate limit)",
   run: Effect.gen(function*() {
     yield* requireAggregator
     const { entry } = yield* quoteFor
-    const base: Json = { fromChainId: entry.fromChainId, toChainId: entry.toChainId, fromToken: entry.fromToken, toToken: entry.toToken, amountIn: entry.minimumFillInRaw }
+    const base: Json = {
+      fromChainId: entry.fromChainId,
+      toChainId: entry.toChainId,
+      fromToken: entry.fromToken,
+      toToken: entry.toToken,
+      amountIn: entry.minimumFillInRaw
+    }
     return yield* property(
       "aggregator_quote_errors",
       quoteMutations,
@@ -437,7 +717,8 @@ const badQuoteToken = fc.oneof(
 const statusQueries = Check.make<Env>({
   name: "aggregator_negative_status_query",
   group: "aggregator",
-  title: "generated malformed status queries (no lookup, two lookups, unknown parameters, malformed values) get a documented 4xx AggregatorError",
+  title:
+    "generated malformed status queries (no lookup, two lookups, unknown parameters, malformed values) get a documented 4xx AggregatorError",
   reference: "spec §4 aggregator_status; docs/aggregator.md, Status (exactly one lookup parameter)",
   run: Effect.gen(function*() {
     yield* requireAggregator
@@ -448,10 +729,21 @@ const statusQueries = Check.make<Env>({
         fc.constant([] as Array<[string, string]>),
         // each lookup key with a value malformed for that key (64 lowercase hex is a valid quoteToken)
         fc.constantFrom(...lookups).chain((k) =>
-          fc.oneof(k === "quoteToken" ? badQuoteToken : badBytes32, fc.string({ maxLength: 10 })).map((v) => [[k, v]] as Array<[string, string]>)
+          fc.oneof(k === "quoteToken" ? badQuoteToken : badBytes32, fc.string({ maxLength: 10 })).map((v) =>
+            [[k, v]] as Array<[string, string]>
+          )
         ),
-        fc.uniqueArray(fc.constantFrom(...lookups), { minLength: 2, maxLength: 3 }).map((ks) => ks.map((k) => [k, k === "userAddress" ? `0x${"1".repeat(40)}` : k === "quoteToken" ? "a".repeat(64) : `0x${"1".repeat(64)}`] as [string, string])),
-        fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(lookups as ReadonlyArray<string>).includes(k)).map((k) => [[k, "1"]] as Array<[string, string]>)
+        fc.uniqueArray(fc.constantFrom(...lookups), { minLength: 2, maxLength: 3 }).map((ks) =>
+          ks.map((k) =>
+            [
+              k,
+              k === "userAddress" ? `0x${"1".repeat(40)}` : k === "quoteToken" ? "a".repeat(64) : `0x${"1".repeat(64)}`
+            ] as [string, string]
+          )
+        ),
+        fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(lookups as ReadonlyArray<string>).includes(k)).map((
+          k
+        ) => [[k, "1"]] as Array<[string, string]>)
       ),
       (pairs) => ({ path: `/v1/status${pairs.length === 0 ? "" : `?${new URLSearchParams(pairs).toString()}`}` }),
       AGGREGATOR_4XX,

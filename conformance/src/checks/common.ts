@@ -48,7 +48,11 @@ export const document = (path: string) =>
     yield* expectStatus(exchange, 200, `GET ${path}`)
     const body = yield* expectJson(exchange)
     const value = asObject(body)
-    if (value === undefined) return yield* fail(failure(exchange, `${path} is not a JSON object`, "a JSON object", Exchange.responseSummary(exchange)))
+    if (value === undefined) {
+      return yield* fail(
+        failure(exchange, `${path} is not a JSON object`, "a JSON object", Exchange.responseSummary(exchange))
+      )
+    }
     return { exchange, value }
   })
 
@@ -136,20 +140,36 @@ export const sameAddress = (a: unknown, b: unknown): boolean =>
 export const verifyFeed = (feed: Json, authority: string, nowSeconds: number) => {
   const problems: Array<{ title: string; expected: string; actual: string }> = []
   const payload = asObject(feed.signedPayload)
-  if (payload === undefined) return [{ title: "no signedPayload", expected: "a signedPayload object", actual: "absent" }]
+  if (payload === undefined) {
+    return [{ title: "no signedPayload", expected: "a signedPayload object", actual: "absent" }]
+  }
   const canonical = CanonicalJson.stringifyResult(payload)
-  if (Result.isFailure(canonical)) return [{ title: "signedPayload has no canonical JSON form", expected: "integers within 2^53", actual: canonical.failure.message }]
+  if (Result.isFailure(canonical)) {
+    return [{
+      title: "signedPayload has no canonical JSON form",
+      expected: "integers within 2^53",
+      actual: canonical.failure.message
+    }]
+  }
   const hash = FeedSignature.hashCanonical(canonical.success)
   if (String(feed.feedHash).toLowerCase() !== hash) {
-    problems.push({ title: "feedHash is not the hash of the signed payload", expected: hash, actual: String(feed.feedHash) })
+    problems.push({
+      title: "feedHash is not the hash of the signed payload",
+      expected: hash,
+      actual: String(feed.feedHash)
+    })
   }
-  const recovered = typeof feed.feedSignature === "string" ? Signature.recoverDigestSigner(hash, feed.feedSignature) : undefined
+  const recovered = typeof feed.feedSignature === "string"
+    ? Signature.recoverDigestSigner(hash, feed.feedSignature)
+    : undefined
   const signer = recovered !== undefined && Result.isSuccess(recovered) ? recovered.success : undefined
   if (signer === undefined || !sameAddress(signer, authority) || !sameAddress(feed.feedSigner, authority)) {
     problems.push({
       title: "the feed is not signed by the authority",
       expected: `feedSigner = recovered signer = ${authority}`,
-      actual: `feedSigner ${String(feed.feedSigner)}, recovered ${signer ?? (recovered !== undefined && Result.isFailure(recovered) ? recovered.failure.message : "nothing")}`
+      actual: `feedSigner ${String(feed.feedSigner)}, recovered ${
+        signer ?? (recovered !== undefined && Result.isFailure(recovered) ? recovered.failure.message : "nothing")
+      }`
     })
   }
   const validUntil = Number(payload.validUntil)

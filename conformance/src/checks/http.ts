@@ -7,7 +7,7 @@ import { ErrorResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { failure, Shared, send } from "../Shared.ts"
+import { failure, send, Shared } from "../Shared.ts"
 import type { Env } from "./common.ts"
 
 const unknownPath = Check.make<Env>({
@@ -24,7 +24,9 @@ const unknownPath = Check.make<Env>({
         continue
       }
       const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
-      if (issues.length > 0) c.add(failure(exchange, "the 404 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+      if (issues.length > 0) {
+        c.add(failure(exchange, "the 404 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+      }
     }
     yield* c.done
   })
@@ -37,19 +39,30 @@ const wrongMethod = Check.make<Env>({
   reference: "docs/operations.md, HTTP rules of the solver interface (wrong method -> 405 with Allow)",
   run: Effect.gen(function*() {
     const c = Check.collector()
-    for (const [method, path, allowed] of [
-      ["POST", "/api/v6/solver-feed", "GET"],
-      ["GET", "/api/v6/execution-permits/request-message", "POST"],
-      ["DELETE", "/.well-known/svc-solver.json", "GET"]
-    ] as const) {
+    for (
+      const [method, path, allowed] of [
+        ["POST", "/api/v6/solver-feed", "GET"],
+        ["GET", "/api/v6/execution-permits/request-message", "POST"],
+        ["DELETE", "/.well-known/svc-solver.json", "GET"]
+      ] as const
+    ) {
       const exchange = yield* send({ method, path, ...(method === "POST" ? { json: {} } : {}) })
       const allow = exchange.response.headers.allow ?? ""
       if (exchange.response.status !== 405 || !allow.split(/,\s*/).includes(allowed)) {
-        c.add(failure(exchange, `${method} ${path} is not refused with 405 and Allow`, `405, Allow including ${allowed}`, `${exchange.response.status}, Allow: ${allow || "absent"}`))
+        c.add(
+          failure(
+            exchange,
+            `${method} ${path} is not refused with 405 and Allow`,
+            `405, Allow including ${allowed}`,
+            `${exchange.response.status}, Allow: ${allow || "absent"}`
+          )
+        )
         continue
       }
       const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
-      if (issues.length > 0) c.add(failure(exchange, "the 405 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+      if (issues.length > 0) {
+        c.add(failure(exchange, "the 405 body is not an ErrorResponse", "a strict ErrorResponse", issues.join("; ")))
+      }
     }
     yield* c.done
   })
@@ -58,32 +71,75 @@ const wrongMethod = Check.make<Env>({
 const cors = Check.make<Env>({
   name: "http_cors",
   group: "http",
-  title: "responses allow any origin and expose ETag and Retry-After; the preflight answers 204 with the permitted methods and headers",
+  title:
+    "responses allow any origin and expose ETag and Retry-After; the preflight answers 204 with the permitted methods and headers",
   reference: "docs/operations.md, HTTP behaviour worth knowing behind a proxy (CORS)",
   run: Effect.gen(function*() {
     const c = Check.collector()
     const shared = yield* Shared
     const feed = yield* shared.feed
     const h = feed.exchange.response.headers
-    if (h["access-control-allow-origin"] !== "*") c.add(failure(feed.exchange, "the feed does not allow any origin", "Access-Control-Allow-Origin: *", h["access-control-allow-origin"] ?? "absent"))
+    if (h["access-control-allow-origin"] !== "*") {
+      c.add(
+        failure(
+          feed.exchange,
+          "the feed does not allow any origin",
+          "Access-Control-Allow-Origin: *",
+          h["access-control-allow-origin"] ?? "absent"
+        )
+      )
+    }
     const expose = (h["access-control-expose-headers"] ?? "").toLowerCase()
     for (const name of ["etag", "retry-after"]) {
-      if (!expose.includes(name)) c.add(failure(feed.exchange, `${name} is not exposed to browsers`, `Access-Control-Expose-Headers including ${name}`, expose || "absent"))
+      if (!expose.includes(name)) {
+        c.add(
+          failure(
+            feed.exchange,
+            `${name} is not exposed to browsers`,
+            `Access-Control-Expose-Headers including ${name}`,
+            expose || "absent"
+          )
+        )
+      }
     }
     const preflight = yield* send({
       method: "OPTIONS",
       path: "/api/v6/execution-permits",
-      headers: { origin: "https://wallet.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, idempotency-key" }
+      headers: {
+        origin: "https://wallet.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, idempotency-key"
+      }
     })
     const p = preflight.response.headers
     if (preflight.response.status !== 204 && preflight.response.status !== 200) {
       c.add(failure(preflight, "the CORS preflight is refused", "204", Exchange.responseSummary(preflight)))
     } else {
       const methods = (p["access-control-allow-methods"] ?? "").toUpperCase()
-      for (const m of ["GET", "POST"]) if (!methods.includes(m)) c.add(failure(preflight, `the preflight does not allow ${m}`, "Access-Control-Allow-Methods: GET, POST, OPTIONS", methods || "absent"))
+      for (const m of ["GET", "POST"]) {
+        if (!methods.includes(m)) {
+          c.add(
+            failure(
+              preflight,
+              `the preflight does not allow ${m}`,
+              "Access-Control-Allow-Methods: GET, POST, OPTIONS",
+              methods || "absent"
+            )
+          )
+        }
+      }
       const headers = (p["access-control-allow-headers"] ?? "").toLowerCase()
       for (const name of ["content-type", "idempotency-key", "if-none-match", "last-event-id"]) {
-        if (!headers.includes(name) && headers !== "*") c.add(failure(preflight, `the preflight does not allow the header ${name}`, "Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID", headers || "absent"))
+        if (!headers.includes(name) && headers !== "*") {
+          c.add(
+            failure(
+              preflight,
+              `the preflight does not allow the header ${name}`,
+              "Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID",
+              headers || "absent"
+            )
+          )
+        }
       }
     }
     yield* c.done
@@ -101,15 +157,19 @@ const DOCUMENT_CACHE: ReadonlyArray<readonly [string, string]> = [
 const documentCache = Check.make<Env>({
   name: "http_document_cache_headers",
   group: "http",
-  title: "the static documents carry their Cache-Control (manifest 60 s; fingerprint, standards, openapi 300 s + stale-while-revalidate)",
-  reference: "spec §4 (static documents may be cached per their headers); docs/operations.md, HTTP rules of the solver interface (caching)",
+  title:
+    "the static documents carry their Cache-Control (manifest 60 s; fingerprint, standards, openapi 300 s + stale-while-revalidate)",
+  reference:
+    "spec §4 (static documents may be cached per their headers); docs/operations.md, HTTP rules of the solver interface (caching)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const c = Check.collector()
     for (const [path, expected] of DOCUMENT_CACHE) {
       const exchange = yield* shared.get(path)
       const actual = exchange.response.headers["cache-control"]
-      if (exchange.response.status === 200 && actual !== expected) c.add(failure(exchange, `${path} has another Cache-Control`, expected, actual ?? "absent"))
+      if (exchange.response.status === 200 && actual !== expected) {
+        c.add(failure(exchange, `${path} has another Cache-Control`, expected, actual ?? "absent"))
+      }
     }
     yield* c.done
   })
@@ -123,10 +183,22 @@ const notJson = Check.make<Env>({
   run: Effect.gen(function*() {
     const c = Check.collector()
     for (const body of ["not json", "{\"quoteId\":", ""]) {
-      const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", body, headers: { "content-type": "application/json" } })
+      const exchange = yield* send({
+        method: "POST",
+        path: "/api/v6/execution-permits/request-message",
+        body,
+        headers: { "content-type": "application/json" }
+      })
       const issues = Check.schemaIssues(ErrorResponse, Exchange.json(exchange))
       if (exchange.response.status !== 400 || issues.length > 0) {
-        c.add(failure(exchange, `the body ${JSON.stringify(body)} is not refused with 400`, "400 ErrorResponse", Exchange.responseSummary(exchange)))
+        c.add(
+          failure(
+            exchange,
+            `the body ${JSON.stringify(body)} is not refused with 400`,
+            "400 ErrorResponse",
+            Exchange.responseSummary(exchange)
+          )
+        )
       }
     }
     yield* c.done

@@ -13,8 +13,8 @@ import fc from "fast-check"
 import * as Check from "../Check.ts"
 import type { Exchange } from "../Exchange.ts"
 import * as ExchangeModule from "../Exchange.ts"
-import { failure, Shared, type PermitBody, permitRequestFor, send, signRequest } from "../Shared.ts"
 import { Options } from "../RunOptions.ts"
+import { failure, type PermitBody, permitRequestFor, send, Shared, signRequest } from "../Shared.ts"
 import { type Request, Transport } from "../Transport.ts"
 import type { CheckEffect, Env, Json } from "./common.ts"
 
@@ -45,9 +45,21 @@ export const judge = (exchange: Exchange, statuses: ReadonlyArray<number>): Verd
   const status = exchange.response.status
   if (status >= 500) return { ok: false, problem: `answered ${status}`, exchange }
   if (status < 400) return { ok: false, problem: `accepted (${status})`, exchange }
-  if (!statuses.includes(status)) return { ok: false, problem: `answered ${status}, not a status documented for the operation (${statuses.join(", ")})`, exchange }
+  if (!statuses.includes(status)) {
+    return {
+      ok: false,
+      problem: `answered ${status}, not a status documented for the operation (${statuses.join(", ")})`,
+      exchange
+    }
+  }
   const issues = Check.schemaIssues(ErrorResponse, ExchangeModule.json(exchange))
-  if (issues.length > 0) return { ok: false, problem: `the error body is not a strict ErrorResponse: ${issues.slice(0, 3).join("; ")}`, exchange }
+  if (issues.length > 0) {
+    return {
+      ok: false,
+      problem: `the error body is not a strict ErrorResponse: ${issues.slice(0, 3).join("; ")}`,
+      exchange
+    }
+  }
   return { ok: true, exchange }
 }
 
@@ -64,7 +76,10 @@ export const property = <A>(
   toRequest: (input: A) => Request,
   statuses: ReadonlyArray<number>,
   describe: (input: A) => string,
-  options?: { readonly judge?: (exchange: Exchange, statuses: ReadonlyArray<number>) => Verdict; readonly maxRuns?: number }
+  options?: {
+    readonly judge?: (exchange: Exchange, statuses: ReadonlyArray<number>) => Verdict
+    readonly maxRuns?: number
+  }
 ): CheckEffect =>
   Effect.scoped(Effect.gen(function*() {
     const runOptions = yield* Options
@@ -92,9 +107,14 @@ export const property = <A>(
     if (result.failed && result.counterexample !== null && lastFailure !== undefined) {
       const input = result.counterexample[0] as A
       return yield* Check.fail({
-        title: `a malformed input was ${lastFailure.problem?.startsWith("accepted") ? "accepted" : "mishandled"}: ${describe(input)}`,
+        title: `a malformed input was ${lastFailure.problem?.startsWith("accepted") ? "accepted" : "mishandled"}: ${
+          describe(input)
+        }`,
         expected: `a documented 4xx (${statuses.join(", ")}) with an ErrorResponse`,
-        actual: `${lastFailure.problem} (after ${sent} request(s); reproduce the run with --seed ${runOptions.seed} --max-examples ${runOptions.maxExamples}${result.counterexamplePath ? `, fast-check path ${result.counterexamplePath}` : ""})`,
+        actual:
+          `${lastFailure.problem} (after ${sent} request(s); reproduce the run with --seed ${runOptions.seed} --max-examples ${runOptions.maxExamples}${
+            result.counterexamplePath ? `, fast-check path ${result.counterexamplePath}` : ""
+          })`,
         exchange: lastFailure.exchange
       })
     }
@@ -110,7 +130,8 @@ const hash = (s: string) => [...s].reduce((h, c) => (h * 31 + c.charCodeAt(0)) |
 // ---------------------------------------------------------------------------
 
 const hexChars = "0123456789abcdef"
-const hexString = (length: number) => fc.string({ unit: fc.constantFrom(...hexChars), minLength: length, maxLength: length })
+const hexString = (length: number) =>
+  fc.string({ unit: fc.constantFrom(...hexChars), minLength: length, maxLength: length })
 
 /** JSON values of the wrong type for a string field. */
 /**
@@ -144,7 +165,7 @@ export const badBytes32 = fc.oneof(
 
 const badAmount = fc.oneof(
   fc.constantFrom("01", "-1", "1.5", "1e3", " 1", "0x10", "", "+5", "٣"),
-  fc.bigInt({ min: 1n << 128n, max: (1n << 200n) }).map(String)
+  fc.bigInt({ min: 1n << 128n, max: 1n << 200n }).map(String)
 )
 
 const badKey = fc.oneof(
@@ -197,14 +218,21 @@ type Mutation =
 
 const mutations = (forCreate: boolean): fc.Arbitrary<Mutation> => {
   const list: Array<fc.Arbitrary<Mutation>> = [
-    fc.constantFrom("quoteId", "requestedAmountInRaw", "idempotencyKey", "payer", "recipient").map((field) => ({ kind: "remove", field }) as const),
-    fc.record({ field: fc.constantFrom("quoteId", "requestedAmountInRaw", "idempotencyKey", "payer", "recipient", "standard"), value: notAString })
+    fc.constantFrom("quoteId", "requestedAmountInRaw", "idempotencyKey", "payer", "recipient").map((field) =>
+      ({ kind: "remove", field }) as const
+    ),
+    fc.record({
+      field: fc.constantFrom("quoteId", "requestedAmountInRaw", "idempotencyKey", "payer", "recipient", "standard"),
+      value: notAString
+    })
       .map(({ field, value }) => ({ kind: "set", field, value }) as const),
     badBytes32.map((value) => ({ kind: "set", field: "quoteId", value }) as const),
     badAmount.map((value) => ({ kind: "set", field: "requestedAmountInRaw", value }) as const),
     badKey.map((value) => ({ kind: "set", field: "idempotencyKey", value }) as const),
     badStandard.map((value) => ({ kind: "set", field: "standard", value }) as const),
-    fc.record({ field: fc.constantFrom("payer", "recipient"), value: badAddress }).map(({ field, value }) => ({ kind: "set", field, value }) as const),
+    fc.record({ field: fc.constantFrom("payer", "recipient"), value: badAddress }).map(({ field, value }) =>
+      ({ kind: "set", field, value }) as const
+    ),
     fc.record({
       field: fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !ALLOWED.includes(k) && k !== "__proto__"),
       value: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null))
@@ -272,7 +300,9 @@ const apply = (
     case "extra":
       return { body: { ...record, [m.field]: m.value } }
     case "both-forms":
-      return { body: { ...record, [`${m.side}AccountId`]: m.accountId, [`${m.side}Locator`]: { native: String(base[m.side]) } } }
+      return {
+        body: { ...record, [`${m.side}AccountId`]: m.accountId, [`${m.side}Locator`]: { native: String(base[m.side]) } }
+      }
     case "half-account": {
       const { [m.side]: _, ...rest } = record
       return { body: { ...rest, [`${m.side}AccountId`]: m.accountId } }
@@ -301,7 +331,12 @@ const bodyProperty = (name: string, path: string, forCreate: boolean, statuses: 
       name,
       mutations(forCreate),
       (m) => {
-        const { body, headers } = apply(m, permitRequestFor(route, shared.wallet, shared.newKey()), forCreate, shared.wallet.key)
+        const { body, headers } = apply(
+          m,
+          permitRequestFor(route, shared.wallet, shared.newKey()),
+          forCreate,
+          shared.wallet.key
+        )
         return {
           method: "POST",
           path,
@@ -322,15 +357,23 @@ const requestMessageBodies = Check.make<Env>({
   name: "negative_request_message_body",
   group: "negative",
   title: "generated malformed request-message bodies get a documented 4xx (400, 409, 410, 413) with an ErrorResponse",
-  reference: "spec §2 PermitRequest (rules), §4 buildPermitRequestMessage, §7; docs/operations.md, HTTP rules of the solver interface (strict bodies; no input produces a 500)",
-  run: bodyProperty("negative_request_message_body", "/api/v6/execution-permits/request-message", false, [400, 409, 410, 413])
+  reference:
+    "spec §2 PermitRequest (rules), §4 buildPermitRequestMessage, §7; docs/operations.md, HTTP rules of the solver interface (strict bodies; no input produces a 500)",
+  run: bodyProperty("negative_request_message_body", "/api/v6/execution-permits/request-message", false, [
+    400,
+    409,
+    410,
+    413
+  ])
 })
 
 const createBodies = Check.make<Env>({
   name: "negative_create_body",
   group: "negative",
-  title: "generated malformed permit creations (fields, identities, signatures, keys) get a documented 4xx with an ErrorResponse",
-  reference: "spec §2 PermitRequest, §4 createExecutionPermit, §5.3, §7; docs/operations.md, HTTP rules of the solver interface (a failed signature -> 400)",
+  title:
+    "generated malformed permit creations (fields, identities, signatures, keys) get a documented 4xx with an ErrorResponse",
+  reference:
+    "spec §2 PermitRequest, §4 createExecutionPermit, §5.3, §7; docs/operations.md, HTTP rules of the solver interface (a failed signature -> 400)",
   createsPermit: true,
   run: bodyProperty("negative_create_body", "/api/v6/execution-permits", true, [400, 409, 410, 413, 429])
 })
@@ -339,7 +382,8 @@ const feedQuery = Check.make<Env>({
   name: "negative_feed_query",
   group: "negative",
   title: "generated malformed feed queries (bad filters, unknown or repeated parameters) get 400 with an ErrorResponse",
-  reference: "spec §4 getSolverFeed (400); docs/operations.md, HTTP rules of the solver interface (unknown or repeated query parameters -> 400)",
+  reference:
+    "spec §4 getSolverFeed (400); docs/operations.md, HTTP rules of the solver interface (unknown or repeated query parameters -> 400)",
   run: property(
     "negative_feed_query",
     fc.oneof(
@@ -349,8 +393,15 @@ const feedQuery = Check.make<Env>({
         fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 79, maxLength: 90 }).map((s) => `1${s}`)
       ).map((v) => [["sourceChainId", v]]),
       badBytes32.map((v) => [["sourceNetworkId", v]]),
-      fc.string({ minLength: 1, maxLength: 10 }).filter((k) => !["sourceChainId", "sourceNetworkId"].includes(k)).map((k) => [[k, "1"]]),
-      fc.constantFrom("sourceChainId", "sourceNetworkId").map((k) => [[k, k === "sourceChainId" ? "8453" : `0x${"1".repeat(64)}`], [k, k === "sourceChainId" ? "56" : `0x${"2".repeat(64)}`]])
+      fc.string({ minLength: 1, maxLength: 10 }).filter((k) => !["sourceChainId", "sourceNetworkId"].includes(k)).map((
+        k
+      ) => [[k, "1"]]),
+      fc.constantFrom("sourceChainId", "sourceNetworkId").map((
+        k
+      ) => [[k, k === "sourceChainId" ? "8453" : `0x${"1".repeat(64)}`], [
+        k,
+        k === "sourceChainId" ? "56" : `0x${"2".repeat(64)}`
+      ]])
     ),
     (pairs) => ({ path: `/api/v6/solver-feed?${new URLSearchParams(pairs as Array<[string, string]>).toString()}` }),
     [400],
@@ -368,7 +419,8 @@ const routePath = Check.make<Env>({
   name: "negative_route_path",
   group: "negative",
   title: "generated unknown or malformed routeIds get 404 with an ErrorResponse",
-  reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
+  reference:
+    "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const feed = yield* shared.feed
@@ -387,7 +439,8 @@ const fillPath = Check.make<Env>({
   name: "negative_fill_path",
   group: "negative",
   title: "generated unknown or malformed fillIds get 404 with an ErrorResponse",
-  reference: "spec §4 getExecutionPermit (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
+  reference:
+    "spec §4 getExecutionPermit (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404)",
   run: property(
     "negative_fill_path",
     segment,
@@ -400,8 +453,10 @@ const fillPath = Check.make<Env>({
 const unsafeIntegers = Check.make<Env>({
   name: "negative_unsafe_integers",
   group: "negative",
-  title: "execution integers sent as JSON numbers (also beyond 2^53) are refused with 400: they must be base-10 strings",
-  reference: "spec Conventions (execution integers are base-10 strings and must stay strings); docs/operations.md, HTTP rules of the solver interface (strict bodies, never coerced)",
+  title:
+    "execution integers sent as JSON numbers (also beyond 2^53) are refused with 400: they must be base-10 strings",
+  reference:
+    "spec Conventions (execution integers are base-10 strings and must stay strings); docs/operations.md, HTTP rules of the solver interface (strict bodies, never coerced)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const route = yield* shared.openRoute
@@ -409,9 +464,23 @@ const unsafeIntegers = Check.make<Env>({
     for (const literal of ["9007199254740993", "18446744073709551617", "1e21", route.minimumFillInRaw]) {
       const request = permitRequestFor(route, shared.wallet, shared.newKey())
       const text = JSON.stringify({ ...request, requestedAmountInRaw: "@@" }).replace("\"@@\"", literal)
-      const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", body: text, headers: { "content-type": "application/json" } })
+      const exchange = yield* send({
+        method: "POST",
+        path: "/api/v6/execution-permits/request-message",
+        body: text,
+        headers: { "content-type": "application/json" }
+      })
       const verdict = judge(exchange, [400])
-      if (!verdict.ok) c.add(failure(exchange, `requestedAmountInRaw as the JSON number ${literal} was ${verdict.problem}`, "400 ErrorResponse", ExchangeModule.responseSummary(exchange)))
+      if (!verdict.ok) {
+        c.add(
+          failure(
+            exchange,
+            `requestedAmountInRaw as the JSON number ${literal} was ${verdict.problem}`,
+            "400 ErrorResponse",
+            ExchangeModule.responseSummary(exchange)
+          )
+        )
+      }
     }
     yield* c.done
   })
@@ -421,21 +490,37 @@ const eventsQuery = Check.make<Env>({
   name: "negative_events_query",
   group: "negative",
   title: "the event stream with an unknown query parameter answers 400 with an ErrorResponse (not a stream)",
-  reference: "spec §4 streamSolverFeed (no query parameters); docs/operations.md, HTTP rules of the solver interface (unknown query parameters -> 400)",
+  reference:
+    "spec §4 streamSolverFeed (no query parameters); docs/operations.md, HTTP rules of the solver interface (unknown query parameters -> 400)",
   run: Effect.scoped(Effect.gen(function*() {
     const transport = yield* Transport
     const handle = yield* transport.stream({ path: "/api/v6/solver-feed/events?since=0" }).pipe(
       Effect.catchTags({
-        TransportError: (e) => Check.fail({ title: "the event stream did not answer", expected: "400 ErrorResponse", actual: e.reason }),
+        TransportError: (e) =>
+          Check.fail({ title: "the event stream did not answer", expected: "400 ErrorResponse", actual: e.reason }),
         RateLimited: (e) => Effect.fail(new Check.Inconclusive({ reason: e.reason }))
       })
     )
     if (handle.streaming) {
-      return yield* Check.fail(failure(handle.exchange, "an unknown query parameter on the stream was accepted", "400 ErrorResponse", "200 text/event-stream"))
+      return yield* Check.fail(
+        failure(
+          handle.exchange,
+          "an unknown query parameter on the stream was accepted",
+          "400 ErrorResponse",
+          "200 text/event-stream"
+        )
+      )
     }
     const verdict = judge(handle.exchange, [400])
     if (!verdict.ok) {
-      return yield* Check.fail(failure(handle.exchange, `an unknown query parameter on the stream was ${verdict.problem}`, "400 ErrorResponse", ExchangeModule.responseSummary(handle.exchange)))
+      return yield* Check.fail(
+        failure(
+          handle.exchange,
+          `an unknown query parameter on the stream was ${verdict.problem}`,
+          "400 ErrorResponse",
+          ExchangeModule.responseSummary(handle.exchange)
+        )
+      )
     }
   }))
 })

@@ -9,14 +9,16 @@ import { RouteDetailResponse } from "@svc/protocol"
 import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, expectStatus, failure, Shared, send } from "../Shared.ts"
+import { asObject, expectStatus, failure, send, Shared } from "../Shared.ts"
 import { type Env, firstDifference, sameJson } from "./common.ts"
 
 /** At most this many routes are fetched one by one. */
 const MAX_ROUTES = 25
 
 const detailUrl = (template: unknown, routeId: string) =>
-  typeof template === "string" && template.includes("{routeId}") ? template.replace("{routeId}", routeId) : `/api/v6/routes/${routeId}`
+  typeof template === "string" && template.includes("{routeId}")
+    ? template.replace("{routeId}", routeId)
+    : `/api/v6/routes/${routeId}`
 
 const equalsSigned = Check.make<Env>({
   name: "route_detail_equals_signed",
@@ -41,11 +43,25 @@ const equalsSigned = Check.make<Env>({
         body = asObject(Exchange.json(exchange))
       }
       if (exchange.response.status !== 200) {
-        c.add(failure(exchange, `the route ${String(route.routeId).slice(0, 10)}… is not served`, "200 RouteDetailResponse", Exchange.responseSummary(exchange)))
+        c.add(
+          failure(
+            exchange,
+            `the route ${String(route.routeId).slice(0, 10)}… is not served`,
+            "200 RouteDetailResponse",
+            Exchange.responseSummary(exchange)
+          )
+        )
         continue
       }
       if (!sameJson(body?.route, signed)) {
-        c.add(failure(exchange, `route detail of ${String(route.routeId).slice(0, 10)}… differs from the signed route`, "the signed route, field for field", firstDifference(body?.route, signed) ?? ""))
+        c.add(
+          failure(
+            exchange,
+            `route detail of ${String(route.routeId).slice(0, 10)}… differs from the signed route`,
+            "the signed route, field for field",
+            firstDifference(body?.route, signed) ?? ""
+          )
+        )
       }
     }
     yield* c.done
@@ -56,7 +72,8 @@ const schema = Check.make<Env>({
   name: "route_detail_schema",
   group: "route",
   title: "route detail is a strict RouteDetailResponse (no unknown fields) with Cache-Control no-store",
-  reference: "spec §2 RouteDetailResponse, RouteMetrics; docs/operations.md, HTTP rules of the solver interface (caching: route no-store)",
+  reference:
+    "spec §2 RouteDetailResponse, RouteMetrics; docs/operations.md, HTTP rules of the solver interface (caching: route no-store)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const snapshot = yield* shared.feed
@@ -66,7 +83,14 @@ const schema = Check.make<Env>({
     yield* expectStatus(exchange, 200)
     yield* Check.expectSchema(RouteDetailResponse, Exchange.json(exchange), "the route detail response", exchange)
     if (exchange.response.headers["cache-control"] !== "no-store") {
-      return yield* Check.fail(failure(exchange, "route detail may be cached", "Cache-Control: no-store", exchange.response.headers["cache-control"] ?? "absent"))
+      return yield* Check.fail(
+        failure(
+          exchange,
+          "route detail may be cached",
+          "Cache-Control: no-store",
+          exchange.response.headers["cache-control"] ?? "absent"
+        )
+      )
     }
   })
 })
@@ -75,7 +99,8 @@ const notFound = Check.make<Env>({
   name: "route_detail_not_found",
   group: "route",
   title: "an unknown routeId and a malformed one answer 404 ErrorResponse; the routeId's hex case does not matter",
-  reference: "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404, hex case-insensitive)",
+  reference:
+    "spec §4 getRouteDetail (404); docs/operations.md, HTTP rules of the solver interface (a malformed id -> the same 404, hex case-insensitive)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const snapshot = yield* shared.feed
@@ -84,7 +109,14 @@ const notFound = Check.make<Env>({
       if (snapshot.routes.some((r) => String(r.routeId).toLowerCase() === id)) continue
       const exchange = yield* send({ path: `/api/v6/routes/${id}` })
       if (exchange.response.status !== 404) {
-        c.add(failure(exchange, `the routeId ${id} did not answer 404`, "404 ErrorResponse", Exchange.responseSummary(exchange)))
+        c.add(
+          failure(
+            exchange,
+            `the routeId ${id} did not answer 404`,
+            "404 ErrorResponse",
+            Exchange.responseSummary(exchange)
+          )
+        )
       }
     }
     const route = snapshot.routes[0]
@@ -92,7 +124,14 @@ const notFound = Check.make<Env>({
       const upper = `0x${String(route.routeId).slice(2).toUpperCase()}`
       const exchange = yield* send({ path: `/api/v6/routes/${upper}` })
       if (exchange.response.status !== 200) {
-        c.add(failure(exchange, "the routeId in uppercase hex is not found", "200 (hex is case-insensitive)", Exchange.responseSummary(exchange)))
+        c.add(
+          failure(
+            exchange,
+            "the routeId in uppercase hex is not found",
+            "200 (hex is case-insensitive)",
+            Exchange.responseSummary(exchange)
+          )
+        )
       }
     }
     yield* c.done

@@ -10,8 +10,8 @@ import { SignedFeed, SseErrorEvent } from "@svc/protocol"
 import { Clock, Effect } from "effect"
 import * as Check from "../Check.ts"
 import type { Exchange } from "../Exchange.ts"
-import { asObject, failure, Shared } from "../Shared.ts"
 import { Options } from "../RunOptions.ts"
+import { asObject, failure, Shared } from "../Shared.ts"
 import type { SseEvent } from "../Sse.ts"
 import { Transport } from "../Transport.ts"
 import { type Env, firstDifference, nowSeconds, sameJson, verifyFeed } from "./common.ts"
@@ -33,12 +33,22 @@ export const open = (lastEventId?: string) =>
       ...(lastEventId === undefined ? {} : { headers: { "last-event-id": lastEventId } })
     }).pipe(
       Effect.catchTags({
-        TransportError: (e) => Check.fail({ title: "the event stream did not answer", expected: "200 text/event-stream", actual: e.reason }),
+        TransportError: (e) =>
+          Check.fail({ title: "the event stream did not answer", expected: "200 text/event-stream", actual: e.reason }),
         RateLimited: (e) => Effect.fail(new Check.Inconclusive({ reason: e.reason }))
       })
     )
     if (!handle.streaming) {
-      return yield* Check.fail(failure(handle.exchange, "the event stream is not served", "200 text/event-stream", `${handle.exchange.response.status} ${handle.exchange.response.headers["content-type"] ?? ""} ${handle.exchange.response.body.slice(0, 300)}`))
+      return yield* Check.fail(
+        failure(
+          handle.exchange,
+          "the event stream is not served",
+          "200 text/event-stream",
+          `${handle.exchange.response.status} ${handle.exchange.response.headers["content-type"] ?? ""} ${
+            handle.exchange.response.body.slice(0, 300)
+          }`
+        )
+      )
     }
     return handle
   })
@@ -51,7 +61,10 @@ const currentVersion = Effect.gen(function*() {
 })
 
 /** How long "sent immediately" may take: the option, else the request timeout, at most 5 s. */
-const immediateMs = Effect.map(Effect.service(Options), (o) => o.immediateMillis ?? Math.min(o.timeoutSeconds * 1000, 5000))
+const immediateMs = Effect.map(
+  Effect.service(Options),
+  (o) => o.immediateMillis ?? Math.min(o.timeoutSeconds * 1000, 5000)
+)
 const quietMs = Effect.map(Effect.service(Options), (o) => o.quietMillis)
 
 const describeEvent = (e: SseEvent | undefined) =>
@@ -72,13 +85,28 @@ export const feedEventProblems = (event: SseEvent, authority: string, now: numbe
     return [{ title: "a feed event's data is not JSON", expected: "a SignedFeed", actual: event.data.slice(0, 200) }]
   }
   const feed = asObject(data)
-  if (!event.idInBlock) problems.push({ title: "a feed event has no id", expected: "id: <dataVersion>", actual: "no id line" })
-  else if (event.lastEventId !== String(feed?.dataVersion)) {
-    problems.push({ title: "a feed event's id is not its dataVersion", expected: String(feed?.dataVersion), actual: event.lastEventId })
+  if (!event.idInBlock) {
+    problems.push({ title: "a feed event has no id", expected: "id: <dataVersion>", actual: "no id line" })
+  } else if (event.lastEventId !== String(feed?.dataVersion)) {
+    problems.push({
+      title: "a feed event's id is not its dataVersion",
+      expected: String(feed?.dataVersion),
+      actual: event.lastEventId
+    })
   }
   const issues = Check.schemaIssues(SignedFeed, data)
-  if (issues.length > 0) problems.push({ title: "a feed event's data is not a strict SignedFeed", expected: "SignedFeed", actual: issues.slice(0, 5).join("; ") })
-  if (feed !== undefined) problems.push(...verifyFeed(feed, authority, now).map((p) => ({ ...p, title: `feed event ${event.lastEventId}: ${p.title}` })))
+  if (issues.length > 0) {
+    problems.push({
+      title: "a feed event's data is not a strict SignedFeed",
+      expected: "SignedFeed",
+      actual: issues.slice(0, 5).join("; ")
+    })
+  }
+  if (feed !== undefined) {
+    problems.push(
+      ...verifyFeed(feed, authority, now).map((p) => ({ ...p, title: `feed event ${event.lastEventId}: ${p.title}` }))
+    )
+  }
   return problems
 }
 
@@ -107,17 +135,35 @@ const expectCurrentFeed = (lastEventId: string | undefined, title: string) =>
     const first = yield* firstFeedEvent(handle, yield* immediateMs)
     const exchange: Exchange = handle.exchange
     if (first === undefined || first.event !== "feed") {
-      return yield* Check.fail(failure(exchange, title, `a feed event with id ${http.dataVersion} at once`, describeEvent(first)))
+      return yield* Check.fail(
+        failure(exchange, title, `a feed event with id ${http.dataVersion} at once`, describeEvent(first))
+      )
     }
     if (!first.idInBlock || !UINT.test(first.lastEventId) || BigInt(first.lastEventId) < BigInt(http.dataVersion)) {
-      return yield* Check.fail(failure(exchange, `${title}: the first event is not the current feed`, `id ${http.dataVersion} (the current dataVersion) or newer`, describeEvent(first)))
+      return yield* Check.fail(
+        failure(
+          exchange,
+          `${title}: the first event is not the current feed`,
+          `id ${http.dataVersion} (the current dataVersion) or newer`,
+          describeEvent(first)
+        )
+      )
     }
     const c = Check.collector()
-    for (const p of feedEventProblems(first, authority, yield* nowSeconds)) c.add(failure(exchange, p.title, p.expected, p.actual))
+    for (const p of feedEventProblems(first, authority, yield* nowSeconds)) {
+      c.add(failure(exchange, p.title, p.expected, p.actual))
+    }
     if (first.lastEventId === http.dataVersion) {
       const data = asObject(JSON.parse(first.data))
       if (!sameJson(data?.signedPayload, http.payload)) {
-        c.add(failure(exchange, "the event's signedPayload differs from the HTTP feed of the same dataVersion", "the same signedPayload", firstDifference(data?.signedPayload, http.payload) ?? ""))
+        c.add(
+          failure(
+            exchange,
+            "the event's signedPayload differs from the HTTP feed of the same dataVersion",
+            "the same signedPayload",
+            firstDifference(data?.signedPayload, http.payload) ?? ""
+          )
+        )
       }
     }
     yield* c.done
@@ -128,13 +174,16 @@ const contentType = Check.make<Env>({
   name: "sse_content_type",
   group: "sse",
   title: "the stream answers 200 text/event-stream, not cacheable (Cache-Control no-store)",
-  reference: "spec §4 streamSolverFeed (200 text/event-stream); §8 Caching; docs/operations.md, HTTP rules of the solver interface (event stream: no-store)",
+  reference:
+    "spec §4 streamSolverFeed (200 text/event-stream); §8 Caching; docs/operations.md, HTTP rules of the solver interface (event stream: no-store)",
   run: Effect.scoped(Effect.gen(function*() {
     const handle = yield* open()
     const h = handle.exchange.response.headers
     const cache = h["cache-control"] ?? ""
     if (!/no-store/.test(cache)) {
-      return yield* Check.fail(failure(handle.exchange, "the event stream may be cached", "Cache-Control: no-store", cache || "absent"))
+      return yield* Check.fail(
+        failure(handle.exchange, "the event stream may be cached", "Cache-Control: no-store", cache || "absent")
+      )
     }
   }))
 })
@@ -142,7 +191,8 @@ const contentType = Check.make<Env>({
 const initial = Check.make<Env>({
   name: "sse_initial_event",
   group: "sse",
-  title: "without Last-Event-ID the current feed event is sent at once: id = dataVersion, strict SignedFeed, verified, same signedPayload as HTTP",
+  title:
+    "without Last-Event-ID the current feed event is sent at once: id = dataVersion, strict SignedFeed, verified, same signedPayload as HTTP",
   reference: "spec §6 initial-event rule 1; §5.5 (verify signed state)",
   run: Effect.asVoid(expectCurrentFeed(undefined, "no feed event on connect"))
 })
@@ -150,7 +200,8 @@ const initial = Check.make<Env>({
 const older = Check.make<Env>({
   name: "sse_last_event_id_older",
   group: "sse",
-  title: "Last-Event-ID older than the current dataVersion gets the current feed event at once (not the ones in between)",
+  title:
+    "Last-Event-ID older than the current dataVersion gets the current feed event at once (not the ones in between)",
   reference: "spec §6 initial-event rule 2",
   run: Effect.gen(function*() {
     const http = yield* currentVersion
@@ -174,8 +225,17 @@ const equal = Check.make<Env>({
       const event = yield* handle.next(deadline - (yield* nowMs))
       if (event === undefined) break
       if (event.event !== "feed") continue
-      if (event.idInBlock && UINT.test(event.lastEventId) && BigInt(event.lastEventId) > BigInt(http.dataVersion)) continue // a new publication
-      return yield* Check.fail(failure(handle.exchange, "the initial event was not suppressed", `no feed event with id <= ${http.dataVersion} within ${quiet} ms`, describeEvent(event)))
+      if (event.idInBlock && UINT.test(event.lastEventId) && BigInt(event.lastEventId) > BigInt(http.dataVersion)) {
+        continue // a new publication
+      }
+      return yield* Check.fail(
+        failure(
+          handle.exchange,
+          "the initial event was not suppressed",
+          `no feed event with id <= ${http.dataVersion} within ${quiet} ms`,
+          describeEvent(event)
+        )
+      )
     }
   }))
 })
@@ -183,7 +243,8 @@ const equal = Check.make<Env>({
 const invalid = Check.make<Env>({
   name: "sse_last_event_id_invalid",
   group: "sse",
-  title: "an invalid Last-Event-ID (not a UintStr: \"abc\", \"007\", \"-1\") is ignored: the current feed event is sent",
+  title:
+    "an invalid Last-Event-ID (not a UintStr: \"abc\", \"007\", \"-1\") is ignored: the current feed event is sent",
   reference: "spec §6 initial-event rule 4; §4 (Last-Event-ID pattern)",
   run: Effect.gen(function*() {
     for (const id of ["abc", "007", "-1"]) yield* expectCurrentFeed(id, `Last-Event-ID ${id}: no feed event`)
@@ -194,10 +255,14 @@ const newer = Check.make<Env>({
   name: "sse_last_event_id_newer",
   group: "sse",
   title: "a Last-Event-ID newer than the current dataVersion gets the current feed event",
-  reference: "docs/operations.md, HTTP rules of the solver interface (event stream: a Last-Event-ID other than the current dataVersion gets the current feed)",
+  reference:
+    "docs/operations.md, HTTP rules of the solver interface (event stream: a Last-Event-ID other than the current dataVersion gets the current feed)",
   run: Effect.gen(function*() {
     const http = yield* currentVersion
-    yield* expectCurrentFeed((BigInt(http.dataVersion) + 1000n).toString(), "Last-Event-ID newer than current: no feed event")
+    yield* expectCurrentFeed(
+      (BigInt(http.dataVersion) + 1000n).toString(),
+      "Last-Event-ID newer than current: no feed event"
+    )
   })
 })
 
@@ -225,11 +290,25 @@ const noReplay = Check.make<Env>({
         const ids = feeds.map((e) => (e.idInBlock && UINT.test(e.lastEventId) ? BigInt(e.lastEventId) : -1n))
         const where = lastEventId === undefined ? "without Last-Event-ID" : `with Last-Event-ID ${lastEventId}`
         if (ids.length > 0 && ids[0]! < version) {
-          return yield* Check.fail(failure(handle.exchange, `history was replayed ${where}`, `the first feed event has the current id ${version}`, `ids ${ids.join(", ")}`))
+          return yield* Check.fail(
+            failure(
+              handle.exchange,
+              `history was replayed ${where}`,
+              `the first feed event has the current id ${version}`,
+              `ids ${ids.join(", ")}`
+            )
+          )
         }
         for (let i = 1; i < ids.length; i++) {
           if (ids[i]! <= ids[i - 1]!) {
-            return yield* Check.fail(failure(handle.exchange, `an earlier or repeated feed event was sent ${where}`, "strictly increasing ids", `ids ${ids.join(", ")}`))
+            return yield* Check.fail(
+              failure(
+                handle.exchange,
+                `an earlier or repeated feed event was sent ${where}`,
+                "strictly increasing ids",
+                `ids ${ids.join(", ")}`
+              )
+            )
           }
         }
       }))
@@ -240,7 +319,8 @@ const noReplay = Check.make<Env>({
 const names = Check.make<Env>({
   name: "sse_event_names",
   group: "sse",
-  title: "every event read in this run is feed, publication-closed or error; feed events carry an id; error events are strict SseErrorEvent",
+  title:
+    "every event read in this run is feed, publication-closed or error; feed events carry an id; error events are strict SseErrorEvent",
   reference: "spec §6 (event names); §2 SseErrorEvent",
   run: Effect.gen(function*() {
     const transport = yield* Transport
@@ -250,7 +330,14 @@ const names = Check.make<Env>({
     for (const exchange of streams) {
       for (const event of exchange.stream!.events) {
         if (!["feed", "publication-closed", "error"].includes(event.event)) {
-          c.add(failure(exchange, `an event named ${event.event} was sent`, "feed, publication-closed or error", event.event))
+          c.add(
+            failure(
+              exchange,
+              `an event named ${event.event} was sent`,
+              "feed, publication-closed or error",
+              event.event
+            )
+          )
         } else if (event.event !== "feed") {
           let data: unknown
           try {
@@ -259,7 +346,16 @@ const names = Check.make<Env>({
             data = event.data
           }
           const issues = Check.schemaIssues(SseErrorEvent, data)
-          if (issues.length > 0) c.add(failure(exchange, `the ${event.event} event's data is not a strict SseErrorEvent`, "{ \"error\": string }", `${event.data.slice(0, 200)} (${issues.join("; ")})`))
+          if (issues.length > 0) {
+            c.add(
+              failure(
+                exchange,
+                `the ${event.event} event's data is not a strict SseErrorEvent`,
+                "{ \"error\": string }",
+                `${event.data.slice(0, 200)} (${issues.join("; ")})`
+              )
+            )
+          }
         } else if (!event.idInBlock) {
           c.add(failure(exchange, "a feed event has no id", "id: <dataVersion>", "no id line"))
         }
@@ -272,7 +368,8 @@ const names = Check.make<Env>({
 const verified = Check.make<Env>({
   name: "sse_every_event_verified",
   group: "sse",
-  title: "every feed event read in this run verifies (id = dataVersion, strict schema, hash, signer, validity) with ids increasing per connection",
+  title:
+    "every feed event read in this run verifies (id = dataVersion, strict schema, hash, signer, validity) with ids increasing per connection",
   reference: "spec §6 (feed event: id = dataVersion, data SignedFeed); §5.5",
   run: Effect.gen(function*() {
     const transport = yield* Transport
@@ -287,9 +384,15 @@ const verified = Check.make<Env>({
       for (const event of exchange.stream!.events.filter((e) => e.event === "feed")) {
         count++
         const received = Math.floor(exchange.startedAt / 1000)
-        for (const p of feedEventProblems(event, authority, Math.min(now, Math.max(received, now - 60)))) c.add(failure(exchange, p.title, p.expected, p.actual))
+        for (const p of feedEventProblems(event, authority, Math.min(now, Math.max(received, now - 60)))) {
+          c.add(failure(exchange, p.title, p.expected, p.actual))
+        }
         const id = event.idInBlock && UINT.test(event.lastEventId) ? BigInt(event.lastEventId) : -1n
-        if (id <= last) c.add(failure(exchange, "feed event ids do not increase on one connection", `an id above ${last}`, String(id)))
+        if (id <= last) {
+          c.add(
+            failure(exchange, "feed event ids do not increase on one connection", `an id above ${last}`, String(id))
+          )
+        }
         last = id
       }
     }

@@ -13,9 +13,9 @@
 import { Clock, Effect, Option } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
-import { asObject, failure, Shared, permitRequestFor, send } from "../Shared.ts"
 import { Observer } from "../Observer.ts"
 import { Options, Triggers } from "../RunOptions.ts"
+import { asObject, failure, permitRequestFor, send, Shared } from "../Shared.ts"
 import { type Env, firstDifference, nowSeconds, sameJson } from "./common.ts"
 import { feedEventProblems } from "./sse.ts"
 
@@ -59,17 +59,35 @@ const etagChanges = Check.make<Env>({
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const first = yield* shared.feed
-    if (first.etag === undefined) return yield* new Check.Skip({ reason: "the feed has no ETag (see etag_weak_present)" })
+    if (first.etag === undefined) {
+      return yield* new Check.Skip({ reason: "the feed has no ETag (see etag_weak_present)" })
+    }
     yield* newPublication(first.dataVersion)
     const exchange = yield* send({ path: "/api/v6/solver-feed", headers: { "if-none-match": first.etag } })
     if (exchange.response.status !== 200) {
-      return yield* Check.fail(failure(exchange, "an ETag of an earlier publication still revalidates", "200 with the new feed", Exchange.responseSummary(exchange)))
+      return yield* Check.fail(
+        failure(
+          exchange,
+          "an ETag of an earlier publication still revalidates",
+          "200 with the new feed",
+          Exchange.responseSummary(exchange)
+        )
+      )
     }
     const version = String(asObject(asObject(asObject(Exchange.json(exchange))?.feed)?.signedPayload)?.dataVersion)
     const c = Check.collector()
-    if (exchange.response.headers.etag === first.etag) c.add(failure(exchange, "the new publication has the old ETag", `an ETag other than ${first.etag}`, first.etag))
+    if (exchange.response.headers.etag === first.etag) {
+      c.add(failure(exchange, "the new publication has the old ETag", `an ETag other than ${first.etag}`, first.etag))
+    }
     if (!(/^[0-9]+$/.test(version) && BigInt(version) > BigInt(first.dataVersion))) {
-      c.add(failure(exchange, "the feed after a publication has no newer dataVersion", `above ${first.dataVersion}`, version))
+      c.add(
+        failure(
+          exchange,
+          "the feed after a publication has no newer dataVersion",
+          `above ${first.dataVersion}`,
+          version
+        )
+      )
     }
     yield* c.done
   })
@@ -78,7 +96,8 @@ const etagChanges = Check.make<Env>({
 const streamPublication = Check.make<Env>({
   name: "timing_sse_new_publication",
   group: "timing",
-  title: "a stream opened before a publication receives it as a verified feed event (id = the new dataVersion, same signedPayload as HTTP)",
+  title:
+    "a stream opened before a publication receives it as a verified feed event (id = the new dataVersion, same signedPayload as HTTP)",
   reference: "spec §6 rule 5 (every later confirmed publication is emitted); push-driven, no polling",
   run: Effect.gen(function*() {
     const shared = yield* Shared
@@ -88,22 +107,45 @@ const streamPublication = Check.make<Env>({
     const pushed = yield* newPublication(first.dataVersion)
     const exchange = observer.exchange()!
     if ("missed" in pushed) {
-      return yield* Check.fail(failure(exchange, "a publication was not pushed on a stream opened before it", `a feed event with id ${pushed.missed} on the open stream`, "no feed event after the initial one"))
+      return yield* Check.fail(
+        failure(
+          exchange,
+          "a publication was not pushed on a stream opened before it",
+          `a feed event with id ${pushed.missed} on the open stream`,
+          "no feed event after the initial one"
+        )
+      )
     }
     const event = pushed
     const c = Check.collector()
-    for (const p of feedEventProblems(event, authority, yield* nowSeconds)) c.add(failure(exchange, p.title, p.expected, p.actual))
+    for (const p of feedEventProblems(event, authority, yield* nowSeconds)) {
+      c.add(failure(exchange, p.title, p.expected, p.actual))
+    }
     const http = yield* shared.freshFeed
     if (http.dataVersion === event.lastEventId) {
       const data = asObject(JSON.parse(event.data))
       if (!sameJson(data?.signedPayload, http.payload)) {
-        c.add(failure(exchange, "the pushed event's signedPayload differs from the HTTP feed of the same version", "the same signedPayload", firstDifference(data?.signedPayload, http.payload) ?? ""))
+        c.add(
+          failure(
+            exchange,
+            "the pushed event's signedPayload differs from the HTTP feed of the same version",
+            "the same signedPayload",
+            firstDifference(data?.signedPayload, http.payload) ?? ""
+          )
+        )
       }
     } else if (BigInt(http.dataVersion) > BigInt(event.lastEventId)) {
       // the HTTP feed moved on: the stream must carry that publication too
       const later = yield* observer.newer(BigInt(http.dataVersion) - 1n, (yield* Clock.currentTimeMillis) + 2000)
       if (later === undefined || later.lastEventId !== http.dataVersion) {
-        c.add(failure(exchange, "a publication served by HTTP was not pushed on the stream", `a feed event with id ${http.dataVersion}`, later === undefined ? "none" : `id ${later.lastEventId}`))
+        c.add(
+          failure(
+            exchange,
+            "a publication served by HTTP was not pushed on the stream",
+            `a feed event with id ${http.dataVersion}`,
+            later === undefined ? "none" : `id ${later.lastEventId}`
+          )
+        )
       }
     }
     yield* c.done
@@ -114,7 +156,8 @@ const quoteExpiry = Check.make<Env>({
   name: "timing_quote_expired_410",
   group: "timing",
   title: "once a route's validUntil has passed, a permit request for its quoteId answers 410",
-  reference: "spec §3 (a quote that has expired -> 410); docs/protocol.md, Publication facts a verifier needs (the open rule, validity windows)",
+  reference:
+    "spec §3 (a quote that has expired -> 410); docs/protocol.md, Publication facts a verifier needs (the open rule, validity windows)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
     const options = yield* Options
@@ -129,12 +172,20 @@ const quoteExpiry = Check.make<Env>({
       yield* Effect.sleep(Math.max(0, left + 2) * 1000)
     } else {
       return yield* new Check.Inconclusive({
-        reason: `the quote expires at ${new Date(route.validUntil * 1000).toISOString()} (in ${left} s), beyond --timeout (${options.timeoutSeconds} s)`
+        reason: `the quote expires at ${
+          new Date(route.validUntil * 1000).toISOString()
+        } (in ${left} s), beyond --timeout (${options.timeoutSeconds} s)`
       })
     }
-    const exchange = yield* send({ method: "POST", path: "/api/v6/execution-permits/request-message", json: permitRequestFor(route, shared.wallet, shared.newKey()) })
+    const exchange = yield* send({
+      method: "POST",
+      path: "/api/v6/execution-permits/request-message",
+      json: permitRequestFor(route, shared.wallet, shared.newKey())
+    })
     if (exchange.response.status !== 410) {
-      return yield* Check.fail(failure(exchange, "a permit request for an expired quote is not 410", "410", Exchange.responseSummary(exchange)))
+      return yield* Check.fail(
+        failure(exchange, "a permit request for an expired quote is not 410", "410", Exchange.responseSummary(exchange))
+      )
     }
   })
 })

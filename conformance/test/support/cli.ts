@@ -15,7 +15,8 @@ export const cli = (args: ReadonlyArray<string>) =>
       { failed: (message) => new Failed({ message }), badInput: (message) => new Bad({ message }) },
       () => ({ write: (t) => void (text += t), tty: false, color: false })
     )
-    const exit = yield* Effect.exit(Command.runWith(command, { version: "test" })(args).pipe(Effect.provide(NodeServices.layer)))
+    const exit = yield* Effect.exit(
+      Command.runWith(command, { version: "test" })(args).pipe(Effect.provide(NodeServices.layer))
+    )
     return { exit, text }
   })
-

@@ -14,8 +14,8 @@ import { HttpServer } from "effect/http"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Cli from "../../src/Cli.ts"
 import type { Check } from "../../src/Check.ts"
+import * as Cli from "../../src/Cli.ts"
 import * as Registry from "../../src/Registry.ts"
 import type { Report } from "../../src/Report.ts"
 import * as RunOptions from "../../src/RunOptions.ts"
@@ -79,7 +79,10 @@ const config = (publicUrl: string): ServerConfig => ({
 export const layer = Layer.effect(
   Deployment,
   Effect.gen(function*() {
-    const proxy = yield* Effect.acquireRelease(Effect.promise(() => Proxy.start()), (p) => Effect.promise(() => p.close()))
+    const proxy = yield* Effect.acquireRelease(
+      Effect.promise(() => Proxy.start()),
+      (p) => Effect.promise(() => p.close())
+    )
     const offset = { ms: 0 }
     const clock = shiftedClock(offset)
     const context = yield* Layer.build(
@@ -106,7 +109,11 @@ export const layer = Layer.effect(
 export const silent: Cli.Output = { write: () => {}, tty: false, color: false }
 
 /** Runs checks against the deployment (through the proxy), with its clock and triggers. */
-export const run = (options: Partial<RunOptions.RunOptions> = {}, checks: ReadonlyArray<Check> = Registry.all, output: Cli.Output = silent) =>
+export const run = (
+  options: Partial<RunOptions.RunOptions> = {},
+  checks: ReadonlyArray<Check> = Registry.all,
+  output: Cli.Output = silent
+) =>
   Effect.gen(function*() {
     const d = yield* Deployment
     const opts = RunOptions.make({
@@ -120,7 +127,10 @@ export const run = (options: Partial<RunOptions.RunOptions> = {}, checks: Readon
     })
     return (yield* Cli.execute(opts, { checks, output }).pipe(
       Effect.provideService(Clock.Clock, d.clock),
-      Effect.provideService(RunOptions.Triggers, { publish: Option.some(d.publish), advanceTime: Option.some(d.advanceTime) }),
+      Effect.provideService(RunOptions.Triggers, {
+        publish: Option.some(d.publish),
+        advanceTime: Option.some(d.advanceTime)
+      }),
       Effect.provide(NodeServices.layer)
     )) as Report
   })
@@ -132,5 +142,9 @@ export const failed = (report: Report) => report.results.filter((r) => r.status 
 export const explain = (report: Report) =>
   report.results
     .filter((r) => r.status === "failed" || r.status === "inconclusive")
-    .map((r) => `${r.status} ${r.name}: ${r.reason ?? r.failures.map((f) => `${f.title} | expected ${f.expected} | actual ${f.actual}`).join(" || ")}`)
+    .map((r) =>
+      `${r.status} ${r.name}: ${
+        r.reason ?? r.failures.map((f) => `${f.title} | expected ${f.expected} | actual ${f.actual}`).join(" || ")
+      }`
+    )
     .join("\n")

@@ -6,7 +6,7 @@
  *
  * Test code only: the harness never depends on @svc/server.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 
@@ -104,7 +104,12 @@ export const start = async (): Promise<Proxy> => {
 
   const server: Server = createServer(async (req, res) => {
     try {
-      const incoming: ProxyRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: flat(req.headers), body: await readAll(req) }
+      const incoming: ProxyRequest = {
+        method: req.method ?? "GET",
+        path: req.url ?? "/",
+        headers: flat(req.headers),
+        body: await readAll(req)
+      }
       const rewritten = variant?.request?.(incoming, context()) ?? incoming
       if (isResponse(rewritten)) {
         res.writeHead(rewritten.status, { ...rewritten.headers, "content-length": String(rewritten.body.length) })
@@ -114,8 +119,16 @@ export const start = async (): Promise<Proxy> => {
       const target = new URL(rewritten.path, upstream)
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(rewritten.headers)) if (!HOP.has(k)) headers[k] = v
-      if (rewritten.body.length > 0 || rewritten.method === "POST") headers["content-length"] = String(rewritten.body.length)
-      const up = httpRequest({ hostname: target.hostname, port: target.port, method: rewritten.method, path: target.pathname + target.search, headers })
+      if (rewritten.body.length > 0 || rewritten.method === "POST") {
+        headers["content-length"] = String(rewritten.body.length)
+      }
+      const up = httpRequest({
+        hostname: target.hostname,
+        port: target.port,
+        method: rewritten.method,
+        path: target.pathname + target.search,
+        headers
+      })
       req.on("close", () => up.destroy())
       up.on("response", async (upRes) => {
         const h = flat(upRes.headers)
@@ -136,7 +149,9 @@ export const start = async (): Promise<Proxy> => {
                 const id = /^id: ([0-9]+)$/m.exec(block)?.[1]
                 if (id !== undefined) {
                   if (!state.frames.some((f) => f.startsWith(`id: ${id}\n`))) state.frames.push(block)
-                  if (state.currentVersion === undefined || BigInt(id) > BigInt(state.currentVersion)) state.currentVersion = id
+                  if (state.currentVersion === undefined || BigInt(id) > BigInt(state.currentVersion)) {
+                    state.currentVersion = id
+                  }
                 }
               }
               const out = variant?.frame?.(rewritten, block, index++, context()) ?? [block]
@@ -151,20 +166,34 @@ export const start = async (): Promise<Proxy> => {
         let body = await readAll(upRes)
         if (variant?.response !== undefined && h["content-encoding"] !== undefined) {
           // a variant rewrites identity bodies: decode, and answer identity (Vary stays)
-          body = h["content-encoding"] === "br" ? brotliDecompressSync(body) : h["content-encoding"] === "gzip" ? gunzipSync(body) : body
+          body = h["content-encoding"] === "br"
+            ? brotliDecompressSync(body)
+            : h["content-encoding"] === "gzip"
+            ? gunzipSync(body)
+            : body
           delete h["content-encoding"]
         }
         let response: ProxyResponse = { status: upRes.statusCode ?? 502, headers: h, body }
-        if (rewritten.path.startsWith("/api/v6/solver-feed") && response.status === 200 && h["content-encoding"] === undefined) {
+        if (
+          rewritten.path.startsWith("/api/v6/solver-feed") && response.status === 200 &&
+          h["content-encoding"] === undefined
+        ) {
           try {
             const v = (JSON.parse(body.toString("utf8")) as { feed?: { dataVersion?: string } }).feed?.dataVersion
-            if (v !== undefined && (state.currentVersion === undefined || BigInt(v) > BigInt(state.currentVersion))) state.currentVersion = v
+            if (v !== undefined && (state.currentVersion === undefined || BigInt(v) > BigInt(state.currentVersion))) {
+              state.currentVersion = v
+            }
           } catch {
             // not JSON: leave the state
           }
         }
         if (variant?.response !== undefined) response = variant.response(rewritten, response, context())
-        res.writeHead(response.status, { ...response.headers, ...(response.status === 304 || response.status === 204 ? {} : { "content-length": String(response.body.length) }) })
+        res.writeHead(response.status, {
+          ...response.headers,
+          ...(response.status === 304 || response.status === 204
+            ? {}
+            : { "content-length": String(response.body.length) })
+        })
         res.end(response.body)
       })
       up.on("error", () => {
@@ -203,17 +232,32 @@ export const start = async (): Promise<Proxy> => {
 export const bodyJson = (r: { readonly body: Buffer }): any => JSON.parse(r.body.toString("utf8"))
 
 /** A response with a new JSON body. */
-export const withJson = (res: ProxyResponse, value: unknown): ProxyResponse => ({ ...res, body: Buffer.from(JSON.stringify(value)) })
+export const withJson = (res: ProxyResponse, value: unknown): ProxyResponse => ({
+  ...res,
+  body: Buffer.from(JSON.stringify(value))
+})
 
 /** A request with a new JSON body. */
-export const withRequestJson = (req: ProxyRequest, value: unknown): ProxyRequest => ({ ...req, body: Buffer.from(JSON.stringify(value)) })
+export const withRequestJson = (req: ProxyRequest, value: unknown): ProxyRequest => ({
+  ...req,
+  body: Buffer.from(JSON.stringify(value))
+})
 
 /** The path without the query. */
 export const pathOnly = (r: ProxyRequest) => r.path.split("?")[0]!
 
 /** An error answer of the solver interface. */
-export const errorResponse = (status: number, code: string, extraHeaders: Record<string, string> = {}): ProxyResponse => ({
+export const errorResponse = (
+  status: number,
+  code: string,
+  extraHeaders: Record<string, string> = {}
+): ProxyResponse => ({
   status,
-  headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "access-control-allow-origin": "*", ...extraHeaders },
+  headers: {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "access-control-allow-origin": "*",
+    ...extraHeaders
+  },
   body: Buffer.from(JSON.stringify({ ok: false, error: code }))
 })

@@ -15,7 +15,13 @@ import type { Exchange } from "../../src/Exchange.ts"
 export const OFFLINE_GROUPS = ["discovery", "openapi", "http", "feed", "etag", "route", "responses"] as const
 
 /** Request headers that select a response. */
-const SELECTING = ["if-none-match", "accept-encoding", "last-event-id", "idempotency-key", "access-control-request-method"]
+const SELECTING = [
+  "if-none-match",
+  "accept-encoding",
+  "last-event-id",
+  "idempotency-key",
+  "access-control-request-method"
+]
 
 /** One recorded response. */
 export interface RecordedEntry {
@@ -50,9 +56,19 @@ export interface BadRecording {
 const sha = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** The key of a request. */
-export const keyOf = (method: string, url: string, headers: Readonly<Record<string, string>>, body: string | undefined) => {
+export const keyOf = (
+  method: string,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  body: string | undefined
+) => {
   const u = new URL(url)
-  const selected = SELECTING.flatMap((h) => (headers[h] === undefined || (h === "accept-encoding" && headers[h] === "identity") ? [] : [`${h}=${headers[h]}`]))
+  const selected = SELECTING.flatMap((
+    h
+  ) => (headers[h] === undefined || (h === "accept-encoding" && headers[h] === "identity")
+    ? []
+    : [`${h}=${headers[h]}`])
+  )
   return [method.toUpperCase(), `${u.pathname}${u.search}`, ...selected, body === undefined ? "" : sha(body)].join(" ")
 }
 
@@ -64,7 +80,11 @@ export const entriesOf = (exchanges: ReadonlyArray<Exchange>) => {
     if (e.response.status === 0 || e.stream !== undefined) continue
     const hash = sha(e.response.body)
     bodies[hash] = e.response.body
-    const headers = Object.fromEntries(Object.entries(e.response.headers).filter(([k]) => !["date", "x-request-id", "keep-alive", "connection", "content-length", "transfer-encoding"].includes(k)))
+    const headers = Object.fromEntries(
+      Object.entries(e.response.headers).filter(([k]) =>
+        !["date", "x-request-id", "keep-alive", "connection", "content-length", "transfer-encoding"].includes(k)
+      )
+    )
     const key = keyOf(e.request.method, e.request.url, e.request.headers, e.request.body)
     entries.set(key, { key, status: e.response.status, headers, body: hash })
   }
@@ -83,10 +103,16 @@ export const replayFetch = (recording: Recording, overrides?: BadRecording): typ
     const body = typeof init?.body === "string" ? init.body : undefined
     const entry = table.get(keyOf(init?.method ?? "GET", url, headers, body))
     if (entry === undefined) {
-      return new Response(`not recorded: ${init?.method ?? "GET"} ${url}`, { status: 599, headers: { "content-type": "text/plain" } })
+      return new Response(`not recorded: ${init?.method ?? "GET"} ${url}`, {
+        status: 599,
+        headers: { "content-type": "text/plain" }
+      })
     }
     const text = bodies[entry.body] ?? ""
-    return new Response(entry.status === 304 || entry.status === 204 ? null : text, { status: entry.status, headers: entry.headers })
+    return new Response(entry.status === 304 || entry.status === 204 ? null : text, {
+      status: entry.status,
+      headers: entry.headers
+    })
   }) as typeof globalThis.fetch
 }
 

@@ -29,7 +29,8 @@ const EVENTS = "/api/v6/solver-feed/events"
 const MESSAGE = "/api/v6/execution-permits/request-message"
 const CREATE = "/api/v6/execution-permits"
 
-const isJson = (res: ProxyResponse) => res.headers["content-encoding"] === undefined && /json/.test(res.headers["content-type"] ?? "")
+const isJson = (res: ProxyResponse) =>
+  res.headers["content-encoding"] === undefined && /json/.test(res.headers["content-type"] ?? "")
 
 /** Rewrites the JSON body of matching responses (identity-encoded JSON only). */
 const json = (
@@ -39,13 +40,18 @@ const json = (
 (r: ProxyRequest, res: ProxyResponse, ctx: VariantContext): ProxyResponse =>
   match(r, res) && isJson(res) ? withJson(res, edit(bodyJson(res), r, ctx)) : res
 
-const get = (path: string) => (r: ProxyRequest, res: ProxyResponse) => r.method === "GET" && pathOnly(r) === path && res.status === 200
+const get = (path: string) => (r: ProxyRequest, res: ProxyResponse) =>
+  r.method === "GET" && pathOnly(r) === path && res.status === 200
 const feedOk = (r: ProxyRequest, res: ProxyResponse) => r.method === "GET" && pathOnly(r) === FEED && res.status === 200
 const unfilteredFeed = (r: ProxyRequest, res: ProxyResponse) => feedOk(r, res) && !r.path.includes("?")
 const filteredFeed = (r: ProxyRequest, res: ProxyResponse) => feedOk(r, res) && r.path.includes("?")
 
 /** Re-hashes and re-signs a SignedFeed's payload with the authority key (so only the intended change shows). */
-const resign = (feed: Json, key: `0x${string}`, preimage: (payload: Json) => string = CanonicalJson.stringify): Json => {
+const resign = (
+  feed: Json,
+  key: `0x${string}`,
+  preimage: (payload: Json) => string = CanonicalJson.stringify
+): Json => {
   const hash = FeedSignature.hashCanonical(preimage(feed.signedPayload))
   return { ...feed, feedHash: hash, feedSignature: Signature.signDigest(hash, key) }
 }
@@ -80,7 +86,10 @@ export const variants: ReadonlyArray<Variant> = [
     name: "solver-discovery-differs",
     breaks: "/api/v6/solver-discovery answers a different (still valid) document than the well-known manifest",
     caughtBy: ["discovery_solver_discovery_identical"],
-    response: json(get("/api/v6/solver-discovery"), (b) => ({ ...b, solverProfile: { ...b.solverProfile, executionScopes: ["INTRA_CHAIN", "CROSS_CHAIN"] } }))
+    response: json(
+      get("/api/v6/solver-discovery"),
+      (b) => ({ ...b, solverProfile: { ...b.solverProfile, executionScopes: ["INTRA_CHAIN", "CROSS_CHAIN"] } })
+    )
   },
   {
     name: "fingerprint-missing-field",
@@ -92,7 +101,10 @@ export const variants: ReadonlyArray<Variant> = [
     name: "standards-wrong-constant",
     breaks: "the standards manifest's executionInvariant says 3 transactions",
     caughtBy: ["discovery_standards_manifest"],
-    response: json(get("/.well-known/svc-standards.json"), (b) => ({ ...b, executionInvariant: { ...b.executionInvariant, totalTransactions: 3 } }))
+    response: json(
+      get("/.well-known/svc-standards.json"),
+      (b) => ({ ...b, executionInvariant: { ...b.executionInvariant, totalTransactions: 3 } })
+    )
   },
   {
     name: "release-id-mismatch",
@@ -106,7 +118,10 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["discovery_endpoint_urls"],
     response: json(
       (r, res) => get("/.well-known/svc-solver.json")(r, res) || get("/api/v6/solver-discovery")(r, res),
-      (b) => ({ ...b, endpoints: { ...b.endpoints, solverFeed: b.endpoints.solverFeed.replace("/solver-feed", "/feed") } })
+      (b) => ({
+        ...b,
+        endpoints: { ...b.endpoints, solverFeed: b.endpoints.solverFeed.replace("/solver-feed", "/feed") }
+      })
     )
   },
   {
@@ -137,7 +152,9 @@ export const variants: ReadonlyArray<Variant> = [
       ...b,
       scannerHints: {
         ...b.scannerHints,
-        eventDiscovery: { SourceFillV6: { ...b.scannerHints.eventDiscovery.SourceFillV6, topic0: `0x${"11".repeat(32)}` } }
+        eventDiscovery: {
+          SourceFillV6: { ...b.scannerHints.eventDiscovery.SourceFillV6, topic0: `0x${"11".repeat(32)}` }
+        }
       }
     }))
   },
@@ -148,7 +165,10 @@ export const variants: ReadonlyArray<Variant> = [
     response: json(get("/.well-known/svc-onchain-discovery.json"), (b) => ({
       ...b,
       deployment: { ...b.deployment, initCodeHash: `0x${"ab".repeat(32)}` },
-      scannerHints: { ...b.scannerHints, deterministicDeployment: { ...b.scannerHints.deterministicDeployment, initCodeHash: `0x${"ab".repeat(32)}` } }
+      scannerHints: {
+        ...b.scannerHints,
+        deterministicDeployment: { ...b.scannerHints.deterministicDeployment, initCodeHash: `0x${"ab".repeat(32)}` }
+      }
     }))
   },
   {
@@ -159,7 +179,13 @@ export const variants: ReadonlyArray<Variant> = [
       ...b,
       scannerHints: {
         ...b.scannerHints,
-        probe: { ...b.scannerHints.probe, steps: b.scannerHints.probe.steps.filter((s: Json) => s.order !== 8).map((s: Json, i: number) => ({ ...s, order: i + 1 })) }
+        probe: {
+          ...b.scannerHints.probe,
+          steps: b.scannerHints.probe.steps.filter((s: Json) => s.order !== 8).map((s: Json, i: number) => ({
+            ...s,
+            order: i + 1
+          }))
+        }
       }
     }))
   },
@@ -218,7 +244,12 @@ export const variants: ReadonlyArray<Variant> = [
     name: "document-cache-no-store",
     breaks: "the solver manifest is served with Cache-Control no-store",
     caughtBy: ["http_document_cache_headers"],
-    response: (r, res) => (get("/.well-known/svc-solver.json")(r, res) ? { ...res, headers: { ...res.headers, "cache-control": "no-store" } } : res)
+    response: (
+      r,
+      res
+    ) => (get("/.well-known/svc-solver.json")(r, res)
+      ? { ...res, headers: { ...res.headers, "cache-control": "no-store" } }
+      : res)
   },
   {
     name: "non-json-body-500",
@@ -245,7 +276,13 @@ export const variants: ReadonlyArray<Variant> = [
     name: "feed-wrong-hash",
     breaks: "feedHash is not the hash of the signed payload",
     caughtBy: ["feed_hash"],
-    response: json(feedOk, (b) => ({ ...b, feed: { ...b.feed, feedHash: `${b.feed.feedHash.slice(0, 65)}${b.feed.feedHash.endsWith("0") ? "1" : "0"}` } }))
+    response: json(
+      feedOk,
+      (b) => ({
+        ...b,
+        feed: { ...b.feed, feedHash: `${b.feed.feedHash.slice(0, 65)}${b.feed.feedHash.endsWith("0") ? "1" : "0"}` }
+      })
+    )
   },
   {
     name: "feed-unsorted-canonical",
@@ -253,7 +290,11 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["feed_hash"],
     response: json(feedOk, (b, _r, ctx) => {
       const reverse = (v: Json): Json =>
-        Array.isArray(v) ? v.map(reverse) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reverse(v[k])])) : v
+        Array.isArray(v)
+          ? v.map(reverse)
+          : v !== null && typeof v === "object"
+          ? Object.fromEntries(Object.keys(v).reverse().map((k) => [k, reverse(v[k])]))
+          : v
       const payload = reverse(b.feed.signedPayload)
       return { ...b, feed: resign({ ...b.feed, signedPayload: payload }, ctx.authorityKey, (p) => JSON.stringify(p)) }
     })
@@ -273,7 +314,13 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["feed_validity_window"],
     response: json(feedOk, (b, _r, ctx) => {
       const validUntil = b.feed.signedPayload.generatedAt - 1
-      return { ...b, feed: resign({ ...b.feed, validUntil, signedPayload: { ...b.feed.signedPayload, validUntil } }, ctx.authorityKey) }
+      return {
+        ...b,
+        feed: resign(
+          { ...b.feed, validUntil, signedPayload: { ...b.feed.signedPayload, validUntil } },
+          ctx.authorityKey
+        )
+      }
     })
   },
   {
@@ -286,7 +333,13 @@ export const variants: ReadonlyArray<Variant> = [
     name: "feed-view-differs",
     breaks: "a route of the unfiltered routes view differs from its signed route",
     caughtBy: ["feed_views_subset"],
-    response: json(unfilteredFeed, (b) => ({ ...b, feed: { ...b.feed, routes: b.feed.routes.map((r: Json, i: number) => (i === 0 ? mutateRoute(r) : r)) } }))
+    response: json(
+      unfilteredFeed,
+      (b) => ({
+        ...b,
+        feed: { ...b.feed, routes: b.feed.routes.map((r: Json, i: number) => (i === 0 ? mutateRoute(r) : r)) }
+      })
+    )
   },
   {
     name: "filter-alters-payload",
@@ -294,7 +347,10 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["feed_filters_signed_payload"],
     response: json(filteredFeed, (b, _r, ctx) => {
       const ids = new Set(b.feed.routes.map((r: Json) => r.routeId))
-      const payload = { ...b.feed.signedPayload, routes: b.feed.signedPayload.routes.filter((r: Json) => ids.has(r.routeId)) }
+      const payload = {
+        ...b.feed.signedPayload,
+        routes: b.feed.signedPayload.routes.filter((r: Json) => ids.has(r.routeId))
+      }
       return { ...b, feed: resign({ ...b.feed, signedPayload: payload }, ctx.authorityKey) }
     })
   },
@@ -371,7 +427,13 @@ export const variants: ReadonlyArray<Variant> = [
     name: "route-template-wrong",
     breaks: "routeDetailTemplate is not the route detail URL",
     caughtBy: ["feed_route_detail_template"],
-    response: json(feedOk, (b) => ({ ...b, feed: { ...b.feed, routeDetailTemplate: b.feed.routeDetailTemplate.replace("/routes/", "/route/") } }))
+    response: json(
+      feedOk,
+      (b) => ({
+        ...b,
+        feed: { ...b.feed, routeDetailTemplate: b.feed.routeDetailTemplate.replace("/routes/", "/route/") }
+      })
+    )
   },
   {
     name: "compressed-without-vary",
@@ -388,7 +450,12 @@ export const variants: ReadonlyArray<Variant> = [
     name: "etag-strong",
     breaks: "the feed's ETag is a strong validator",
     caughtBy: ["etag_weak_present"],
-    response: (r, res) => (pathOnly(r) === FEED && res.headers.etag !== undefined ? { ...res, headers: { ...res.headers, etag: res.headers.etag.replace(/^W\//, "") } } : res)
+    response: (
+      r,
+      res
+    ) => (pathOnly(r) === FEED && res.headers.etag !== undefined
+      ? { ...res, headers: { ...res.headers, etag: res.headers.etag.replace(/^W\//, "") } }
+      : res)
   },
   {
     name: "missing-304",
@@ -403,27 +470,41 @@ export const variants: ReadonlyArray<Variant> = [
     name: "etag-shared-across-views",
     breaks: "a filtered view carries the ETag of the unfiltered feed",
     caughtBy: ["etag_filter_views"],
-    response: (r, res) => (filteredFeed(r, res) ? { ...res, headers: { ...res.headers, etag: res.headers.etag!.replace(/-[^-"]+"$/, "-all\"") } } : res)
+    response: (
+      r,
+      res
+    ) => (filteredFeed(r, res)
+      ? { ...res, headers: { ...res.headers, etag: res.headers.etag!.replace(/-[^-"]+"$/, "-all\"") } }
+      : res)
   },
   // ----- route -----
   {
     name: "route-detail-differs",
     breaks: "route detail answers a route that differs from the signed one",
     caughtBy: ["route_detail_equals_signed"],
-    response: json((r, res) => r.path.startsWith("/api/v6/routes/") && res.status === 200, (b) => ({ ...b, route: mutateRoute(b.route) }))
+    response: json(
+      (r, res) => r.path.startsWith("/api/v6/routes/") && res.status === 200,
+      (b) => ({ ...b, route: mutateRoute(b.route) })
+    )
   },
   {
     name: "extra-response-field",
     breaks: "route detail carries a field RouteDetailResponse does not list",
     caughtBy: ["route_detail_schema", "no_unknown_fields"],
     groups: ["route", "responses"],
-    response: json((r, res) => r.path.startsWith("/api/v6/routes/") && res.status === 200, (b) => ({ ...b, extra: true }))
+    response: json(
+      (r, res) => r.path.startsWith("/api/v6/routes/") && res.status === 200,
+      (b) => ({ ...b, extra: true })
+    )
   },
   {
     name: "route-unknown-500",
     breaks: "an unknown (well-formed) routeId answers 500",
     caughtBy: ["route_detail_not_found"],
-    response: (r, res) => (r.path.startsWith("/api/v6/routes/0x") && res.status === 404 ? errorResponse(500, "INTERNAL_ERROR") : res)
+    response: (
+      r,
+      res
+    ) => (r.path.startsWith("/api/v6/routes/0x") && res.status === 404 ? errorResponse(500, "INTERNAL_ERROR") : res)
   },
   // ----- sse -----
   {
@@ -510,7 +591,12 @@ export const variants: ReadonlyArray<Variant> = [
     name: "sse-bad-signature",
     breaks: "feed events carry a signature that does not recover to the authority",
     caughtBy: ["sse_every_event_verified"],
-    frame: (_r, block) => [editFeedFrame(block, (f) => ({ ...f, feedSignature: Signature.signDigest(f.feedHash, `0x${"07".repeat(32)}`) }))]
+    frame: (
+      _r,
+      block
+    ) => [
+      editFeedFrame(block, (f) => ({ ...f, feedSignature: Signature.signDigest(f.feedHash, `0x${"07".repeat(32)}`) }))
+    ]
   },
   // ----- permits -----
   {
@@ -541,7 +627,10 @@ export const variants: ReadonlyArray<Variant> = [
     name: "key-conflict-400",
     breaks: "a reused idempotency key with another body answers 400 instead of 409",
     caughtBy: ["permit_key_conflict_409"],
-    response: (r, res) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 409 ? errorResponse(400, "INVALID_REQUEST") : res)
+    response: (
+      r,
+      res
+    ) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 409 ? errorResponse(400, "INVALID_REQUEST") : res)
   },
   {
     name: "header-key-ignored",
@@ -556,7 +645,12 @@ export const variants: ReadonlyArray<Variant> = [
     name: "signature-failure-500",
     breaks: "a request signed by the wrong key answers 500",
     caughtBy: ["permit_wrong_signer_4xx"],
-    response: (r, res) => (post(CREATE)(r) && res.status === 400 && /SIGNATURE_INVALID/.test(res.body.toString()) ? errorResponse(500, "INTERNAL_ERROR") : res)
+    response: (
+      r,
+      res
+    ) => (post(CREATE)(r) && res.status === 400 && /SIGNATURE_INVALID/.test(res.body.toString())
+      ? errorResponse(500, "INTERNAL_ERROR")
+      : res)
   },
   {
     name: "body-limit-off-by-one",
@@ -568,13 +662,21 @@ export const variants: ReadonlyArray<Variant> = [
     name: "unknown-quote-404",
     breaks: "a permit request for an unknown quote answers 404 instead of 410",
     caughtBy: ["permit_unknown_quote_410"],
-    response: (r, res) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 410 ? errorResponse(404, "NOT_FOUND") : res)
+    response: (
+      r,
+      res
+    ) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 410 ? errorResponse(404, "NOT_FOUND") : res)
   },
   {
     name: "amount-too-low-409",
     breaks: "an amount below minimumFillInRaw answers 409 instead of 400",
     caughtBy: ["permit_amount_bounds"],
-    response: (r, res) => (post(MESSAGE)(r) && res.status === 400 && /AMOUNT_TOO_LOW/.test(res.body.toString()) ? errorResponse(409, "INSUFFICIENT_CAPACITY") : res)
+    response: (
+      r,
+      res
+    ) => (post(MESSAGE)(r) && res.status === 400 && /AMOUNT_TOO_LOW/.test(res.body.toString())
+      ? errorResponse(409, "INSUFFICIENT_CAPACITY")
+      : res)
   },
   {
     name: "permit-changed-amount",
@@ -582,7 +684,10 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["permit_binds_request", "permit_digest_signature"],
     response: json((r, res) => post(CREATE)(r) && (res.status === 201 || res.status === 200), (b) => ({
       ...b,
-      permit: { ...b.permit, permit: { ...b.permit.permit, amountInRaw: (BigInt(b.permit.permit.amountInRaw) + 1n).toString() } }
+      permit: {
+        ...b.permit,
+        permit: { ...b.permit.permit, amountInRaw: (BigInt(b.permit.permit.amountInRaw) + 1n).toString() }
+      }
     }))
   },
   {
@@ -617,7 +722,10 @@ export const variants: ReadonlyArray<Variant> = [
     name: "bad-body-500",
     breaks: "a malformed permit request body answers 500 instead of 400",
     caughtBy: ["negative_request_message_body", "negative_create_body"],
-    response: (r, res) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 400 ? errorResponse(500, "INTERNAL_ERROR") : res)
+    response: (
+      r,
+      res
+    ) => ((post(CREATE)(r) || post(MESSAGE)(r)) && res.status === 400 ? errorResponse(500, "INTERNAL_ERROR") : res)
   },
   {
     name: "unknown-query-ignored",
@@ -636,13 +744,25 @@ export const variants: ReadonlyArray<Variant> = [
     name: "malformed-route-id-500",
     breaks: "a routeId that is not bytes32 answers 500",
     caughtBy: ["negative_route_path"],
-    response: (r, res) => (r.path.startsWith("/api/v6/routes/") && !/^\/api\/v6\/routes\/0x[0-9a-fA-F]{64}$/.test(pathOnly(r)) && res.status === 404 ? errorResponse(500, "INTERNAL_ERROR") : res)
+    response: (
+      r,
+      res
+    ) => (r.path.startsWith("/api/v6/routes/") && !/^\/api\/v6\/routes\/0x[0-9a-fA-F]{64}$/.test(pathOnly(r)) &&
+        res.status === 404
+      ? errorResponse(500, "INTERNAL_ERROR")
+      : res)
   },
   {
     name: "malformed-fill-id-400",
     breaks: "a fillId that is not bytes32 answers 400 instead of 404",
     caughtBy: ["negative_fill_path"],
-    response: (r, res) => (r.method === "GET" && r.path.startsWith(`${CREATE}/`) && !/^0x[0-9a-fA-F]{64}$/.test(pathOnly(r).slice(CREATE.length + 1)) && res.status === 404 ? errorResponse(400, "INVALID_REQUEST") : res)
+    response: (
+      r,
+      res
+    ) => (r.method === "GET" && r.path.startsWith(`${CREATE}/`) &&
+        !/^0x[0-9a-fA-F]{64}$/.test(pathOnly(r).slice(CREATE.length + 1)) && res.status === 404
+      ? errorResponse(400, "INVALID_REQUEST")
+      : res)
   },
   {
     name: "number-amount-coerced",
@@ -650,7 +770,10 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["negative_unsafe_integers"],
     request: (r) => {
       if (!post(MESSAGE)(r)) return r
-      const text = r.body.toString("utf8").replace(/"requestedAmountInRaw":(-?[0-9][0-9.eE+-]*)/, (_m, n: string) => `"requestedAmountInRaw":"${/[eE.]/.test(n) ? BigInt(Number(n)).toString() : n}"`)
+      const text = r.body.toString("utf8").replace(
+        /"requestedAmountInRaw":(-?[0-9][0-9.eE+-]*)/,
+        (_m, n: string) => `"requestedAmountInRaw":"${/[eE.]/.test(n) ? BigInt(Number(n)).toString() : n}"`
+      )
       return { ...r, body: Buffer.from(text) }
     }
   },
@@ -668,7 +791,10 @@ export const variants: ReadonlyArray<Variant> = [
     groups: ["route", "responses"],
     response: (r, res) => {
       if (!(r.path.startsWith("/api/v6/routes/") && res.status === 200 && isJson(res))) return res
-      const text = res.body.toString("utf8").replace(/"metrics":\{/, "\"metrics\":{\"feed_exposures\":9007199254740993,")
+      const text = res.body.toString("utf8").replace(
+        /"metrics":\{/,
+        "\"metrics\":{\"feed_exposures\":9007199254740993,"
+      )
       return { ...res, body: Buffer.from(text) }
     }
   },
@@ -677,21 +803,33 @@ export const variants: ReadonlyArray<Variant> = [
     breaks: "permit status of an unknown fillId answers 410 (undocumented for the operation)",
     caughtBy: ["status_code_conformance"],
     groups: ["permits", "responses"],
-    response: (r, res) => (r.method === "GET" && r.path.startsWith(`${CREATE}/`) && res.status === 404 ? errorResponse(410, "QUOTE_NOT_OPEN") : res)
+    response: (
+      r,
+      res
+    ) => (r.method === "GET" && r.path.startsWith(`${CREATE}/`) && res.status === 404
+      ? errorResponse(410, "QUOTE_NOT_OPEN")
+      : res)
   },
   {
     name: "unknown-path-500",
     breaks: "an unknown path answers 500 (an internal error)",
     caughtBy: ["no_server_errors"],
     groups: ["http", "responses"],
-    request: (r) => (r.method === "GET" && pathOnly(r) === "/api/v6/no-such-operation" ? errorResponse(500, "INTERNAL_ERROR") : r)
+    request: (
+      r
+    ) => (r.method === "GET" && pathOnly(r) === "/api/v6/no-such-operation" ? errorResponse(500, "INTERNAL_ERROR") : r)
   },
   {
     name: "error-body-cacheable",
     breaks: "error responses are cacheable",
     caughtBy: ["dynamic_cache_headers"],
     groups: ["http", "responses"],
-    response: (r, res) => (r.path.startsWith("/api/v6/") && res.status >= 400 ? { ...res, headers: { ...res.headers, "cache-control": "public, max-age=60" } } : res)
+    response: (
+      r,
+      res
+    ) => (r.path.startsWith("/api/v6/") && res.status >= 400
+      ? { ...res, headers: { ...res.headers, "cache-control": "public, max-age=60" } }
+      : res)
   },
   // ----- timing -----
   {
@@ -700,7 +838,11 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["timing_etag_after_publication"],
     request: (r) =>
       pathOnly(r) === FEED && r.headers["if-none-match"] !== undefined
-        ? { status: 304, headers: { etag: r.headers["if-none-match"], "cache-control": "no-cache", vary: "Accept-Encoding" }, body: Buffer.alloc(0) }
+        ? {
+          status: 304,
+          headers: { etag: r.headers["if-none-match"], "cache-control": "no-cache", vary: "Accept-Encoding" },
+          body: Buffer.alloc(0)
+        }
         : r
   },
   {
@@ -726,33 +868,61 @@ export const variants: ReadonlyArray<Variant> = [
     name: "aggregator-manifest-wrong-signer",
     breaks: "the aggregator manifest names another feedSigner than the authority",
     caughtBy: ["aggregator_manifest"],
-    response: json(get("/.well-known/svc-aggregator.json"), (b) => ({ ...b, feedSigner: "0x000000000000000000000000000000000000dEaD" }))
+    response: json(
+      get("/.well-known/svc-aggregator.json"),
+      (b) => ({ ...b, feedSigner: "0x000000000000000000000000000000000000dEaD" })
+    )
   },
   {
     name: "aggregator-token-asset-id",
     breaks: "a token's assetId is not derived from its chain and address",
     caughtBy: ["aggregator_chains_tokens"],
-    response: json(get("/v1/tokens"), (b) => ({ ...b, tokens: b.tokens.map((t: Json, i: number) => (i === 0 ? { ...t, assetId: `0x${"12".repeat(32)}` } : t)) }))
+    response: json(
+      get("/v1/tokens"),
+      (b) => ({
+        ...b,
+        tokens: b.tokens.map((t: Json, i: number) => (i === 0 ? { ...t, assetId: `0x${"12".repeat(32)}` } : t))
+      })
+    )
   },
   {
     name: "aggregator-quote-other-route",
     breaks: "a quote names another quoteId than the route it quotes",
     caughtBy: ["aggregator_quote"],
-    response: json((r, res) => post("/v1/quote")(r) && res.status === 200, (b) => ({ ...b, quoteId: `0x${"44".repeat(32)}` }))
+    response: json(
+      (r, res) => post("/v1/quote")(r) && res.status === 200,
+      (b) => ({ ...b, quoteId: `0x${"44".repeat(32)}` })
+    )
   },
   {
     name: "aggregator-message-differs",
     breaks: "build stage 1 answers a message that is not the permit request message",
     caughtBy: ["aggregator_build_signature_required"],
-    response: json((r, res) => post("/v1/build")(r) && res.status === 200, (b) =>
-      b.signatureRequired === true ? { ...b, signingPayload: { ...b.signingPayload, message: b.signingPayload.message.replace("standard=DIRECT", "standard=ERC-7683") } } : b)
+    response: json(
+      (r, res) => post("/v1/build")(r) && res.status === 200,
+      (b) =>
+        b.signatureRequired === true
+          ? {
+            ...b,
+            signingPayload: {
+              ...b.signingPayload,
+              message: b.signingPayload.message.replace("standard=DIRECT", "standard=ERC-7683")
+            }
+          }
+          : b
+    )
   },
   {
     name: "aggregator-calldata-differs",
     breaks: "build stage 2 answers calldata that is not fillDirect of the permit",
     caughtBy: ["aggregator_build_transaction"],
-    response: json((r, res) => post("/v1/build")(r) && res.status === 200, (b) =>
-      b.signatureRequired === false ? { ...b, data: `${b.data.slice(0, -2)}${b.data.endsWith("00") ? "01" : "00"}` } : b)
+    response: json(
+      (r, res) => post("/v1/build")(r) && res.status === 200,
+      (b) =>
+        b.signatureRequired === false
+          ? { ...b, data: `${b.data.slice(0, -2)}${b.data.endsWith("00") ? "01" : "00"}` }
+          : b
+    )
   },
   {
     name: "aggregator-status-400",
@@ -769,7 +939,12 @@ export const variants: ReadonlyArray<Variant> = [
     caughtBy: ["aggregator_negative_status_query"],
     response: (r, res) =>
       r.method === "GET" && pathOnly(r) === "/v1/status" && res.status === 400 && isJson(res)
-        ? withJson({ ...res, status: 503 }, { ...bodyJson(res), error: "SERVICE_UNAVAILABLE", action: "RETRY_LATER", retryable: true })
+        ? withJson({ ...res, status: 503 }, {
+          ...bodyJson(res),
+          error: "SERVICE_UNAVAILABLE",
+          action: "RETRY_LATER",
+          retryable: true
+        })
         : res
   },
   {
@@ -779,4 +954,3 @@ export const variants: ReadonlyArray<Variant> = [
     response: json((r, res) => post("/v1/quote")(r) && res.status >= 400, (b) => ({ ...b, action: "NONE" }))
   }
 ]
-

@@ -27,8 +27,11 @@ import { Argument, Command, Flag } from "effect/cli"
 import { BadInput, writeJson } from "./Io.ts"
 
 const storeLayer = Layer.unwrap(
-  Effect.map(ServerConfig.load, (config) =>
-    StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir }))
+  Effect.map(
+    ServerConfig.load,
+    (config) =>
+      StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
+  )
 )
 
 const withStore = <A, E>(f: (store: Store.StoreShape) => Effect.Effect<A, E>) =>
@@ -37,22 +40,32 @@ const withStore = <A, E>(f: (store: Store.StoreShape) => Effect.Effect<A, E>) =>
     Effect.mapError((e) => new BadInput({ message: String((e as { message?: string }).message ?? e) }))
   )
 
-const status = Command.make("status", {}, () =>
-  withStore((store) => store.operatorState).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("print the operator state (paused, route overrides)")
-  )
+const status = Command.make(
+  "status",
+  {},
+  () => withStore((store) => store.operatorState).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription("print the operator state (paused, route overrides)")
+)
 
-const pause = Command.make("pause", {
-  reason: Flag.String("reason").pipe(Flag.withDescription("why (sent to stream subscribers)"), Flag.optional)
-}, ({ reason }) =>
-  withStore((store) => store.setPaused(true, Option.getOrElse(reason, () => "paused by the operator"))).pipe(
-    Effect.flatMap(writeJson)
-  )).pipe(Command.withDescription("pause publication: feed, stream and permit creation answer 503"))
+const pause = Command.make(
+  "pause",
+  {
+    reason: Flag.String("reason").pipe(Flag.withDescription("why (sent to stream subscribers)"), Flag.optional)
+  },
+  ({ reason }) =>
+    withStore((store) => store.setPaused(true, Option.getOrElse(reason, () => "paused by the operator"))).pipe(
+      Effect.flatMap(writeJson)
+    )
+).pipe(Command.withDescription("pause publication: feed, stream and permit creation answer 503"))
 
-const resume = Command.make("resume", {}, () =>
-  withStore((store) => store.setPaused(false, null)).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("resume publication")
-  )
+const resume = Command.make(
+  "resume",
+  {},
+  () => withStore((store) => store.setPaused(false, null)).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription("resume publication")
+)
 
 const ROUTE_STATUSES = ["OPEN", "PAUSED", "TEMP_UNAVAILABLE", "CLOSED", "DAILY_OPEN", "RESET"] as const
 
@@ -63,7 +76,9 @@ const route = Command.make("route", {
   )
 }, ({ routeId, status }) =>
   Effect.gen(function*() {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(routeId)) return yield* new BadInput({ message: "routeId: must be 0x followed by 64 hex digits" })
+    if (!/^0x[0-9a-fA-F]{64}$/.test(routeId)) {
+      return yield* new BadInput({ message: "routeId: must be 0x followed by 64 hex digits" })
+    }
     const id = routeId.toLowerCase()
     return yield* withStore((store) =>
       Effect.gen(function*() {
@@ -86,7 +101,9 @@ const settle = Command.make("settle", {
   fillId: Argument.String("fillId").pipe(Argument.withDescription("the permit's fillId")),
   event: Argument.Literals("event", EVENTS),
   detail: Argument.String("detail").pipe(
-    Argument.withDescription("the transaction hash (source-observed, payout-submitted, paid) or a reason code (failed)"),
+    Argument.withDescription(
+      "the transaction hash (source-observed, payout-submitted, paid) or a reason code (failed)"
+    ),
     Argument.optional
   )
 }, ({ detail, event, fillId }) =>
@@ -114,7 +131,12 @@ const settle = Command.make("settle", {
       Effect.provide(Settlement.layer({ sweepMillis: 0 }).pipe(Layer.provide(storeLayer))),
       Effect.mapError((e) => new BadInput({ message: String((e as { message?: string }).message ?? e) }))
     )
-    yield* writeJson({ fillId: record.fillId, state: record.state, sourceTxHash: record.sourceTxHash, payoutTxHash: record.payoutTxHash })
+    yield* writeJson({
+      fillId: record.fillId,
+      state: record.state,
+      sourceTxHash: record.sourceTxHash,
+      payoutTxHash: record.payoutTxHash
+    })
   })).pipe(Command.withDescription("record a lifecycle observation of a permit"))
 
 const expire = Command.make("expire", {}, () =>

@@ -25,20 +25,29 @@ const inputPath = Argument.String("path").pipe(
 const run = <A>(f: (input: unknown) => A) => (path: Option.Option<string>) =>
   Effect.flatMap(readJson(path), (input) => Effect.try({ try: () => f(input), catch: (e) => e as BadInput }))
 
-const canonical = Command.make("canonical", { path: inputPath }, ({ path }) =>
-  run(Protocol.canonical)(path).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("print the canonical JSON text of the input, as a JSON string")
-  )
+const canonical = Command.make(
+  "canonical",
+  { path: inputPath },
+  ({ path }) => run(Protocol.canonical)(path).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription("print the canonical JSON text of the input, as a JSON string")
+)
 
-const feedHash = Command.make("feed-hash", { path: inputPath }, ({ path }) =>
-  run(Protocol.feedHash)(path).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("print {feedHash} of a signed payload, feed or feed response")
-  )
+const feedHash = Command.make(
+  "feed-hash",
+  { path: inputPath },
+  ({ path }) => run(Protocol.feedHash)(path).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription("print {feedHash} of a signed payload, feed or feed response")
+)
 
 const verifyFeed = Command.make("verify-feed", {
   path: inputPath,
   now: Flag.Int("now").pipe(Flag.withDescription("current Unix time in seconds (default: now)"), Flag.optional),
-  signer: Flag.String("signer").pipe(Flag.withDescription("expected feed signer (default: feed.feedSigner)"), Flag.optional)
+  signer: Flag.String("signer").pipe(
+    Flag.withDescription("expected feed signer (default: feed.feedSigner)"),
+    Flag.optional
+  )
 }, ({ now, path, signer }) =>
   Effect.gen(function*() {
     const result = yield* run((input) =>
@@ -59,27 +68,41 @@ const permitMessage = Command.make("permit-message", {
     Effect.flatMap((message) => raw ? writeText(message) : writeJson({ message }))
   )).pipe(Command.withDescription("print {message}, the permit request message of a request"))
 
-const permitDigest = Command.make("permit-digest", { path: inputPath }, ({ path }) =>
-  run(Protocol.permitDigest)(path).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("print {permitDigest} (EIP-712) of an ExecutionPermit, envelope or permit response")
-  )
+const permitDigest = Command.make(
+  "permit-digest",
+  { path: inputPath },
+  ({ path }) => run(Protocol.permitDigest)(path).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription("print {permitDigest} (EIP-712) of an ExecutionPermit, envelope or permit response")
+)
 
-const encodePermit = Command.make("encode-permit", { path: inputPath }, ({ path }) =>
-  run(Protocol.encodePermit)(path).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription("print {payload} = abi.encode(permit, permitSignature) of an envelope or {permit, permitSignature}")
+const encodePermit = Command.make(
+  "encode-permit",
+  { path: inputPath },
+  ({ path }) => run(Protocol.encodePermit)(path).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription(
+    "print {payload} = abi.encode(permit, permitSignature) of an envelope or {permit, permitSignature}"
   )
+)
 
-const ids = Command.make("ids", { path: inputPath }, ({ path }) =>
-  run(Protocol.ids)(path).pipe(Effect.flatMap(writeJson))).pipe(
-    Command.withDescription(
-      `derive identifiers; input {kind, ...} or an array of them; kinds: ${Object.keys(Protocol.ID_KINDS).join(", ")}`
-    )
+const ids = Command.make(
+  "ids",
+  { path: inputPath },
+  ({ path }) => run(Protocol.ids)(path).pipe(Effect.flatMap(writeJson))
+).pipe(
+  Command.withDescription(
+    `derive identifiers; input {kind, ...} or an array of them; kinds: ${Object.keys(Protocol.ID_KINDS).join(", ")}`
   )
+)
 
-const serve = Command.make("serve", {}, () =>
-  Server.run.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))).pipe(
-    Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
-  )
+const serve = Command.make(
+  "serve",
+  {},
+  () => Server.run.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
+).pipe(
+  Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
+)
 
 const conformance = Conformance.makeCommand({
   failed: (message) => new Invalid({ message }),
@@ -94,7 +117,19 @@ const conformance = Conformance.makeCommand({
  */
 export const svc = Command.make("svc").pipe(
   Command.withDescription("svc: V6 solver toolkit"),
-  Command.withSubcommands([canonical, feedHash, verifyFeed, permitMessage, permitDigest, encodePermit, ids, serve, admin, newConnector, conformance])
+  Command.withSubcommands([
+    canonical,
+    feedHash,
+    verifyFeed,
+    permitMessage,
+    permitDigest,
+    encodePermit,
+    ids,
+    serve,
+    admin,
+    newConnector,
+    conformance
+  ])
 )
 
 /**

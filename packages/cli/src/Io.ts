@@ -34,7 +34,9 @@ export class Invalid extends Data.TaggedError("Invalid")<{ readonly message: str
  * @category running
  * @since 0.1.0
  */
-export const readInput = (path: Option.Option<string>): Effect.Effect<string, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
+export const readInput = (
+  path: Option.Option<string>
+): Effect.Effect<string, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
   Effect.gen(function*() {
     if (Option.isSome(path) && path.value !== "-") {
       const fs = yield* FileSystem.FileSystem

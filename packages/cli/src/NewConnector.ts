@@ -76,10 +76,16 @@ const templates = (dir: string): ReadonlyArray<string> =>
  */
 export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> => {
   if (options.name.length > 40 || !NAME.test(options.name)) {
-    throw new BadInput({ message: `connector name ${JSON.stringify(options.name)}: lowercase a-z 0-9 and single dashes, starting with a letter` })
+    throw new BadInput({
+      message: `connector name ${
+        JSON.stringify(options.name)
+      }: lowercase a-z 0-9 and single dashes, starting with a letter`
+    })
   }
   const family = options.family ?? options.name.replace(/-/g, "").toUpperCase().slice(0, 16)
-  if (!FAMILY.test(family)) throw new BadInput({ message: `family ${JSON.stringify(family)}: 2 to 16 characters A-Z 0-9 (--family)` })
+  if (!FAMILY.test(family)) {
+    throw new BadInput({ message: `family ${JSON.stringify(family)}: 2 to 16 characters A-Z 0-9 (--family)` })
+  }
   const values: Record<string, string> = {
     __name__: options.name,
     __Name__: pascalCase(options.name),
@@ -110,7 +116,10 @@ export const write = (dir: string, options: ScaffoldOptions) =>
     if (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false))) {
       return yield* new BadInput({ message: `${dir} already exists; choose another --dir or name` })
     }
-    const files = yield* Effect.try({ try: () => render(options), catch: (e) => e instanceof BadInput ? e : new BadInput({ message: String(e) }) })
+    const files = yield* Effect.try({
+      try: () => render(options),
+      catch: (e) => e instanceof BadInput ? e : new BadInput({ message: String(e) })
+    })
     for (const file of files) {
       const target = path.join(dir, file.path)
       yield* fs.makeDirectory(path.dirname(target), { recursive: true }).pipe(
@@ -129,7 +138,9 @@ const workspaceRoot = (from: string) =>
     let dir = path.resolve(from)
     for (;;) {
       const isRoot = yield* fs.exists(path.join(dir, "pnpm-workspace.yaml")).pipe(Effect.orElseSucceed(() => false))
-      const hasCore = yield* fs.exists(path.join(dir, "packages", "core", "src", "Connector.ts")).pipe(Effect.orElseSucceed(() => false))
+      const hasCore = yield* fs.exists(path.join(dir, "packages", "core", "src", "Connector.ts")).pipe(
+        Effect.orElseSucceed(() => false)
+      )
       if (isRoot && hasCore) return Option.some(dir)
       const parent = path.dirname(dir)
       if (parent === dir) return Option.none<string>()
@@ -145,12 +156,20 @@ const workspaceRoot = (from: string) =>
  */
 export const newConnector = Command.make("new-connector", {
   name: Argument.String("name").pipe(Argument.withDescription("connector name: lowercase a-z 0-9 and dashes")),
-  family: Flag.String("family").pipe(Flag.withDescription("family name, the catalog's vm (default: NAME in capitals)"), Flag.optional),
-  dir: Flag.String("dir").pipe(
-    Flag.withDescription("target folder (default: packages/connector-NAME inside the svc workspace, else ./connector-NAME)"),
+  family: Flag.String("family").pipe(
+    Flag.withDescription("family name, the catalog's vm (default: NAME in capitals)"),
     Flag.optional
   ),
-  packageName: Flag.String("package").pipe(Flag.withDescription("npm package name (default @svc/connector-NAME)"), Flag.optional)
+  dir: Flag.String("dir").pipe(
+    Flag.withDescription(
+      "target folder (default: packages/connector-NAME inside the svc workspace, else ./connector-NAME)"
+    ),
+    Flag.optional
+  ),
+  packageName: Flag.String("package").pipe(
+    Flag.withDescription("npm package name (default @svc/connector-NAME)"),
+    Flag.optional
+  )
 }, ({ dir, family, name, packageName }) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
@@ -158,7 +177,10 @@ export const newConnector = Command.make("new-connector", {
     const root = yield* workspaceRoot(cwd)
     const target = Option.match(dir, {
       onSome: (d) => path.resolve(cwd, d),
-      onNone: () => Option.isSome(root) ? path.join(root.value, "packages", `connector-${name}`) : path.resolve(cwd, `connector-${name}`)
+      onNone: () =>
+        Option.isSome(root)
+          ? path.join(root.value, "packages", `connector-${name}`)
+          : path.resolve(cwd, `connector-${name}`)
     })
     const inWorkspace = Option.isSome(root) && path.relative(root.value, target).split(path.sep)[0] === "packages"
     const files = yield* write(target, {
@@ -173,7 +195,9 @@ export const newConnector = Command.make("new-connector", {
       next: [
         inWorkspace ? "node_modules/.bin/pnpm install" : "npm install (or pnpm install)",
         `fill in the TODOs of src/ and test/utils.ts (README.md lists them in order)`,
-        inWorkspace ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}` : "npx vitest run",
+        inWorkspace
+          ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
+          : "npx vitest run",
         "read docs/connectors.md: the contract, its invariants and a walkthrough"
       ]
     })

@@ -31,7 +31,9 @@ const wrap = <A>(f: () => A): A => {
     return f()
   } catch (error) {
     if (error instanceof BadInput) throw error
-    if (error instanceof PermitMessage.PermitRequestInvalid) return bad(`${error.field}: ${error.reason} (${error.code})`)
+    if (error instanceof PermitMessage.PermitRequestInvalid) {
+      return bad(`${error.field}: ${error.reason} (${error.code})`)
+    }
     if (error instanceof Ids.IdInputInvalid) return bad(`${error.field}: ${error.reason}`)
     if (error instanceof Error) return bad(firstLine(error.message))
     return bad(String(error))
@@ -110,7 +112,13 @@ const permitParts = (input: unknown): { permit: unknown; signature: unknown } =>
 const strictPermit = (permit: unknown): ExecutionPermit => {
   const decoded = decodePermit(permit, strictParseOptions)
   if (Result.isFailure(decoded)) {
-    return bad(`permit: ${firstLine(decoded.failure.message)}${decoded.failure.message.includes("\n") ? ` ${decoded.failure.message.split("\n").slice(1).join(" ").trim()}` : ""}`)
+    return bad(
+      `permit: ${firstLine(decoded.failure.message)}${
+        decoded.failure.message.includes("\n")
+          ? ` ${decoded.failure.message.split("\n").slice(1).join(" ").trim()}`
+          : ""
+      }`
+    )
   }
   return decoded.success
 }
@@ -188,11 +196,19 @@ const deriveOne = (input: unknown): Record<string, string> => {
       return { networkId: Ids.networkId(str(input, "vmType"), str(input, "networkReference")) }
     case "evmAccount": {
       const networkId = networkOf(input)
-      return { networkId, reference: Ids.evmReference(str(input, "address")), accountId: Ids.evmAccountId(networkId, str(input, "address")) }
+      return {
+        networkId,
+        reference: Ids.evmReference(str(input, "address")),
+        accountId: Ids.evmAccountId(networkId, str(input, "address"))
+      }
     }
     case "evmAsset": {
       const networkId = networkOf(input)
-      return { networkId, reference: Ids.evmReference(str(input, "address")), assetId: Ids.evmAssetId(networkId, str(input, "address")) }
+      return {
+        networkId,
+        reference: Ids.evmReference(str(input, "address")),
+        assetId: Ids.evmAssetId(networkId, str(input, "address"))
+      }
     }
     case "account":
       return { accountId: Ids.accountId(str(input, "networkId"), str(input, "reference")) }
@@ -234,11 +250,15 @@ const deriveOne = (input: unknown): Record<string, string> => {
  * @since 0.1.0
  */
 export const ids = (input: unknown): unknown =>
-  wrap(() => Array.isArray(input) ? input.map((item, i) => {
-    try {
-      return wrap(() => deriveOne(item))
-    } catch (error) {
-      if (error instanceof BadInput) return bad(`[${i}].${error.message}`)
-      throw error
-    }
-  }) : deriveOne(input))
+  wrap(() =>
+    Array.isArray(input) ?
+      input.map((item, i) => {
+        try {
+          return wrap(() => deriveOne(item))
+        } catch (error) {
+          if (error instanceof BadInput) return bad(`[${i}].${error.message}`)
+          throw error
+        }
+      }) :
+      deriveOne(input)
+  )

@@ -22,7 +22,10 @@ const childEnv = () => ({
 /** Runs `svc <args>` with `stdin` as input. */
 const svc = (args: ReadonlyArray<string>, stdin?: string, env?: Record<string, string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...childEnv(), ...env }, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...childEnv(), ...env },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
@@ -45,13 +48,27 @@ describe("svc executable", () => {
       svc(["feed-hash", "-"], JSON.stringify(feed)),
       svc(["verify-feed", "--now", String(vectors.feed.validAt)], JSON.stringify({ ok: true, feed })),
       svc(["verify-feed", "--now", "2000000300"], JSON.stringify(feed)),
-      svc(["verify-feed", "--now", String(vectors.feed.validAt), "--signer", "0x2222222222222222222222222222222222222222"], JSON.stringify(feed)),
+      svc([
+        "verify-feed",
+        "--now",
+        String(vectors.feed.validAt),
+        "--signer",
+        "0x2222222222222222222222222222222222222222"
+      ], JSON.stringify(feed)),
       svc(["permit-message"], JSON.stringify(vectors.permitRequestEvm.request)),
       svc(["permit-message", "--raw"], JSON.stringify(vectors.permitRequestEvm.request)),
       svc(["permit-message"], JSON.stringify(vectors.permitRequestLocator.request))
     ])
-    assert.deepStrictEqual(canonical, { code: 0, stdout: `${JSON.stringify(vectors.canonicalJson.output)}\n`, stderr: "" })
-    assert.deepStrictEqual(hash, { code: 0, stdout: `${JSON.stringify({ feedHash: vectors.feed.feedHash })}\n`, stderr: "" })
+    assert.deepStrictEqual(canonical, {
+      code: 0,
+      stdout: `${JSON.stringify(vectors.canonicalJson.output)}\n`,
+      stderr: ""
+    })
+    assert.deepStrictEqual(hash, {
+      code: 0,
+      stdout: `${JSON.stringify({ feedHash: vectors.feed.feedHash })}\n`,
+      stderr: ""
+    })
     assert.strictEqual(valid.code, 0)
     assert.deepStrictEqual(JSON.parse(valid.stdout), {
       valid: true,
@@ -66,7 +83,11 @@ describe("svc executable", () => {
     assert.strictEqual(JSON.parse(expired.stdout).expired, true)
     assert.strictEqual(wrongSigner.code, 1)
     assert.strictEqual(JSON.parse(wrongSigner.stdout).valid, false)
-    assert.deepStrictEqual(message, { code: 0, stdout: `${JSON.stringify({ message: vectors.permitRequestEvm.message })}\n`, stderr: "" })
+    assert.deepStrictEqual(message, {
+      code: 0,
+      stdout: `${JSON.stringify({ message: vectors.permitRequestEvm.message })}\n`,
+      stderr: ""
+    })
     assert.strictEqual(raw.stdout, vectors.permitRequestEvm.message)
     assert.strictEqual(JSON.parse(locator.stdout).message, vectors.permitRequestLocator.message)
   })
@@ -79,7 +100,10 @@ describe("svc executable", () => {
       svc(["permit-message"], JSON.stringify({ ...vectors.permitRequestEvm.request, quoteId: "0x12" })),
       svc(["ids"], JSON.stringify({ kind: "evmNetwork" })),
       svc(["canonical", "/nonexistent/file.json"]),
-      svc(["ids"], JSON.stringify([{ kind: "label", text: "x" }, { kind: "evmAccount", chainId: "1", address: "0x12" }]))
+      svc(
+        ["ids"],
+        JSON.stringify([{ kind: "label", text: "x" }, { kind: "evmAccount", chainId: "1", address: "0x12" }])
+      )
     ])
     for (const r of cases) {
       assert.strictEqual(r.code, 2, r.stderr)
@@ -117,7 +141,10 @@ describe("svc executable", () => {
   })
 
   it("ids derives documented identifiers", { timeout: 30_000 }, async () => {
-    const r = await svc(["ids"], JSON.stringify([{ kind: "evmNetwork", chainId: "8453" }, { kind: "label", text: "SVC_MAINNET_V6" }]))
+    const r = await svc(
+      ["ids"],
+      JSON.stringify([{ kind: "evmNetwork", chainId: "8453" }, { kind: "label", text: "SVC_MAINNET_V6" }])
+    )
     assert.strictEqual(r.code, 0)
     const [network, label] = JSON.parse(r.stdout)
     assert.strictEqual(network.vmType, "0x9c73caa427dcc7a3ba321dd9ec93943758502b982786658421fd1e094bf2b5f3")

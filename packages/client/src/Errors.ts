@@ -78,7 +78,9 @@ export class FeedSignerMismatch extends Data.TaggedError("FeedSignerMismatch")<{
   readonly code = "SVC_SDK_FEED_SIGNER_MISMATCH" as const
   override get message(): string {
     const v = this.verification
-    return `feed signer mismatch: recovered ${v.recoveredSigner ?? "nothing"}, declared ${v.declaredSigner ?? "nothing"}, ` +
+    return `feed signer mismatch: recovered ${v.recoveredSigner ?? "nothing"}, declared ${
+      v.declaredSigner ?? "nothing"
+    }, ` +
       `expected ${v.expectedSigner ?? "nothing"}`
   }
 }

@@ -13,10 +13,17 @@
  * @since 0.1.0
  */
 import * as FeedSignature from "@svc/protocol/FeedSignature"
+import { BYTES32 } from "@svc/protocol/Patterns"
 import { type ActionableRoute, type Route, SignedFeed, SignedFeedPayload } from "@svc/protocol/schema/Feed"
 import { Result, Schema } from "effect"
-import { FeedExpired, FeedHashMismatch, FeedInvalid, FeedSignerMismatch, type FeedVerificationError, InvalidInput } from "./Errors.ts"
-import { BYTES32 } from "@svc/protocol/Patterns"
+import {
+  FeedExpired,
+  FeedHashMismatch,
+  FeedInvalid,
+  FeedSignerMismatch,
+  type FeedVerificationError,
+  InvalidInput
+} from "./Errors.ts"
 
 /**
  * A filter of the feed, as the server's query parameters. The client sends it
@@ -117,7 +124,9 @@ export const normalizeFilter = (filter: FeedFilter | undefined): Result.Result<N
   if (chain !== undefined) {
     sourceChainId = String(chain)
     if (!CHAIN_ID.test(sourceChainId)) {
-      return Result.fail(new InvalidInput({ field: "sourceChainId", reason: "a decimal chain id without leading zeros" }))
+      return Result.fail(
+        new InvalidInput({ field: "sourceChainId", reason: "a decimal chain id without leading zeros" })
+      )
     }
   }
   if (network !== undefined && (typeof network !== "string" || !BYTES32.test(network))) {
@@ -180,7 +189,10 @@ const NO_FILTER: NormalizedFilter = { sourceChainId: undefined, sourceNetworkId:
  * @category crypto
  * @since 0.1.0
  */
-export const verifyFeed = (raw: unknown, options: VerifyFeedOptions): Result.Result<VerifiedFeed, FeedVerificationError> => {
+export const verifyFeed = (
+  raw: unknown,
+  options: VerifyFeedOptions
+): Result.Result<VerifiedFeed, FeedVerificationError> => {
   const checked = FeedSignature.verify(raw, { now: options.now, expectedSigner: options.expectedSigner })
   if (Result.isFailure(checked)) return Result.fail(new FeedInvalid({ reason: checked.failure.reason }))
   const verification = checked.success
@@ -199,7 +211,9 @@ export const verifyFeed = (raw: unknown, options: VerifyFeedOptions): Result.Res
   const filter = options.filter ?? NO_FILTER
   const routes = payload.routes.filter((route) => matchesFilter(route, filter))
   const byQuote = new Map<string, Route>()
-  for (const route of payload.routes) byQuote.set(`${route.routeId.toLowerCase()}:${route.quoteId.toLowerCase()}`, route)
+  for (const route of payload.routes) {
+    byQuote.set(`${route.routeId.toLowerCase()}:${route.quoteId.toLowerCase()}`, route)
+  }
   const actionableRoutes: Array<ResolvedActionableRoute> = []
   for (const entry of feed.actionableRoutes) {
     const route = byQuote.get(`${entry.routeId.toLowerCase()}:${entry.quoteId.toLowerCase()}`)

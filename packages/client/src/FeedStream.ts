@@ -25,7 +25,6 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Queue, Result, Stream } from "effect"
-import type * as Manifests from "./Manifests.ts"
 import {
   type DiscoveryInvalid,
   FeedInvalid,
@@ -35,9 +34,10 @@ import {
   type SvcClientError,
   Timeout
 } from "./Errors.ts"
-import { type FeedFilter, normalizeFilter, type NormalizedFilter, type VerifiedFeed, verifyFeed } from "./Feed.ts"
+import { type FeedFilter, type NormalizedFilter, normalizeFilter, type VerifiedFeed, verifyFeed } from "./Feed.ts"
 import { backoffDelay, type FetchFunction, sleepMillis } from "./internal/http.ts"
 import { Operations, refusal } from "./internal/operations.ts"
+import type * as Manifests from "./Manifests.ts"
 import { SseParser } from "./Sse.ts"
 
 /**
@@ -111,7 +111,8 @@ interface Outcome {
 /** The operation of the contract the stream reads: its method, success status and error body. */
 const operation = Operations.streamSolverFeed
 
-const isPermanent = (error: SvcClientError): boolean => error._tag === "DiscoveryInvalid" || error._tag === "InvalidInput"
+const isPermanent = (error: SvcClientError): boolean =>
+  error._tag === "DiscoveryInvalid" || error._tag === "InvalidInput"
 
 /**
  * The stream of feeds and diagnostics.
@@ -133,9 +134,10 @@ export const feedEvents = (
       const emit = (event: FeedStreamEvent) => Queue.offer(queue, event)
 
       let retryMs = Math.max(0, options?.initialDelayMs ?? 1000)
-      let lastVersion: bigint | undefined = options?.lastEventId !== undefined && /^(?:0|[1-9][0-9]*)$/.test(options.lastEventId)
-        ? BigInt(options.lastEventId)
-        : undefined
+      let lastVersion: bigint | undefined =
+        options?.lastEventId !== undefined && /^(?:0|[1-9][0-9]*)$/.test(options.lastEventId)
+          ? BigInt(options.lastEventId)
+          : undefined
       let failures = 0
       let needSnapshot = false
       let lastError: SvcClientError | undefined
@@ -180,10 +182,21 @@ export const feedEvents = (
           if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
           const response = yield* Effect.tryPromise({
             try: () => context.fetch(url, { method: operation.method, headers, signal: controller.signal }),
-            catch: (cause) => new NetworkError({ method: operation.method, url, reason: String((cause as Error)?.message ?? cause), cause })
+            catch: (cause) =>
+              new NetworkError({
+                method: operation.method,
+                url,
+                reason: String((cause as Error)?.message ?? cause),
+                cause
+              })
           }).pipe(Effect.result)
           if (Result.isFailure(response)) {
-            return { _tag: "Ended", reason: "connection failed", error: response.failure, snapshot: false } satisfies Outcome
+            return {
+              _tag: "Ended",
+              reason: "connection failed",
+              error: response.failure,
+              snapshot: false
+            } satisfies Outcome
           }
           const res = response.success
           if (!operation.successes.has(res.status)) {
@@ -191,12 +204,28 @@ export const feedEvents = (
               Effect.timeoutOption(idleTimeoutMs),
               Effect.map((body) => body._tag === "Some" ? body.value : "")
             )
-            const error = refusal(operation, { method: operation.method, url, status: res.status, headers: res.headers, text })
-            return { _tag: "Ended", reason: `status ${res.status}`, error, snapshot: res.status === 503 } satisfies Outcome
+            const error = refusal(operation, {
+              method: operation.method,
+              url,
+              status: res.status,
+              headers: res.headers,
+              text
+            })
+            return {
+              _tag: "Ended",
+              reason: `status ${res.status}`,
+              error,
+              snapshot: res.status === 503
+            } satisfies Outcome
           }
           const type = res.headers.get("content-type") ?? ""
           if (!/^text\/event-stream/i.test(type) || res.body === null) {
-            const error = new ResponseInvalid({ method: operation.method, url, status: res.status, reason: `not an event stream (${type})` })
+            const error = new ResponseInvalid({
+              method: operation.method,
+              url,
+              status: res.status,
+              reason: `not an event stream (${type})`
+            })
             return { _tag: "Ended", reason: "not an event stream", error, snapshot: false } satisfies Outcome
           }
           const reader = res.body.getReader()
@@ -214,10 +243,20 @@ export const feedEvents = (
             const read = yield* Effect.tryPromise({
               try: () => reader.read(),
               catch: (cause) =>
-                new NetworkError({ method: operation.method, url, reason: String((cause as Error)?.message ?? cause), cause })
+                new NetworkError({
+                  method: operation.method,
+                  url,
+                  reason: String((cause as Error)?.message ?? cause),
+                  cause
+                })
             }).pipe(Effect.timeoutOption(idleTimeoutMs), Effect.result)
             if (Result.isFailure(read)) {
-              return { _tag: "Ended", reason: "connection broken", error: read.failure, snapshot: false } satisfies Outcome
+              return {
+                _tag: "Ended",
+                reason: "connection broken",
+                error: read.failure,
+                snapshot: false
+              } satisfies Outcome
             }
             if (read.success._tag === "None") {
               return { _tag: "Ended", reason: `no data for ${idleTimeoutMs} ms`, snapshot: false } satisfies Outcome
@@ -243,7 +282,12 @@ export const feedEvents = (
                 if (Result.isFailure(verified)) {
                   lastError = verified.failure
                   yield* emit({ _tag: "Rejected", error: verified.failure, eventId: item.lastEventId })
-                  return { _tag: "Ended", reason: "a feed event failed verification", error: verified.failure, snapshot: true } satisfies Outcome
+                  return {
+                    _tag: "Ended",
+                    reason: "a feed event failed verification",
+                    error: verified.failure,
+                    snapshot: true
+                  } satisfies Outcome
                 }
                 failures = 0
                 yield* offerFeed(verified.success, "stream")
@@ -264,7 +308,10 @@ export const feedEvents = (
             yield* snapshot
           }
           // at least 1 ms, doubling: a server's `retry: 0` never makes a tight reconnection loop
-          const delayMs = yield* backoffDelay({ initialDelayMs: Math.min(Math.max(retryMs, 1), maxDelayMs), maxDelayMs }, failures)
+          const delayMs = yield* backoffDelay({
+            initialDelayMs: Math.min(Math.max(retryMs, 1), maxDelayMs),
+            maxDelayMs
+          }, failures)
           yield* emit({ _tag: "Reconnecting", failures, delayMs })
           yield* sleepMillis(delayMs)
         }
@@ -279,10 +326,14 @@ export const feedEvents = (
         const outcome = yield* connect(discovery.success)
         if (outcome.error !== undefined) {
           lastError = outcome.error
-          if (outcome.reason !== "a feed event failed verification") yield* emit({ _tag: "ConnectFailed", error: outcome.error })
+          if (outcome.reason !== "a feed event failed verification") {
+            yield* emit({ _tag: "ConnectFailed", error: outcome.error })
+          }
         }
         yield* emit({ _tag: "Disconnected", reason: outcome.reason })
-        if (outcome.snapshot) needSnapshot = true
+        if (outcome.snapshot) {
+          needSnapshot = true
+        }
         failures++
       }
     }), { bufferSize: 16 })
@@ -293,7 +344,10 @@ export const feedEvents = (
  * @category http
  * @since 0.1.0
  */
-export const feeds = (context: FeedStreamContext, options?: FeedStreamOptions): Stream.Stream<VerifiedFeed, FeedStreamError> =>
+export const feeds = (
+  context: FeedStreamContext,
+  options?: FeedStreamOptions
+): Stream.Stream<VerifiedFeed, FeedStreamError> =>
   feedEvents(context, options).pipe(
     Stream.filter((event): event is Extract<FeedStreamEvent, { _tag: "Feed" }> => event._tag === "Feed"),
     Stream.map((event) => event.feed)

@@ -58,13 +58,19 @@ const checkUrls = (url: string, endpoints: Readonly<Record<string, string>>): st
   return url.length === 0 ? "no URL" : undefined
 }
 
-const expected = (url: string, declared: string, pinned: string | undefined): Result.Result<string, DiscoveryInvalid> => {
+const expected = (
+  url: string,
+  declared: string,
+  pinned: string | undefined
+): Result.Result<string, DiscoveryInvalid> => {
   const declaredSigner = getAddress(declared.toLowerCase())
   if (pinned === undefined) return Result.succeed(declaredSigner)
   const pinnedSigner = getAddress(pinned.toLowerCase())
   return pinnedSigner === declaredSigner
     ? Result.succeed(pinnedSigner)
-    : Result.fail(new DiscoveryInvalid({ url, reason: `feedSigner ${declaredSigner} is not the pinned signer ${pinnedSigner}` }))
+    : Result.fail(
+      new DiscoveryInvalid({ url, reason: `feedSigner ${declaredSigner} is not the pinned signer ${pinnedSigner}` })
+    )
 }
 
 /**
@@ -73,13 +79,22 @@ const expected = (url: string, declared: string, pinned: string | undefined): Re
  * @category encoding
  * @since 0.1.0
  */
-export const validateSolver = (url: string, body: unknown, pinnedSigner?: string): Result.Result<Solver, DiscoveryInvalid> => {
+export const validateSolver = (
+  url: string,
+  body: unknown,
+  pinnedSigner?: string
+): Result.Result<Solver, DiscoveryInvalid> => {
   const decoded = decodeSolver(body, { errors: "first" })
-  if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  if (Result.isFailure(decoded)) {
+    return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  }
   const manifest = decoded.success
   const bad = checkUrls(url, manifest.endpoints)
   if (bad !== undefined) return Result.fail(new DiscoveryInvalid({ url, reason: bad }))
-  return Result.map(expected(url, manifest.feedSigner, pinnedSigner), (expectedSigner) => ({ url, manifest, expectedSigner }))
+  return Result.map(
+    expected(url, manifest.feedSigner, pinnedSigner),
+    (expectedSigner) => ({ url, manifest, expectedSigner })
+  )
 }
 
 /**
@@ -94,11 +109,16 @@ export const validateAggregator = (
   pinnedSigner?: string
 ): Result.Result<Aggregator, DiscoveryInvalid> => {
   const decoded = decodeAggregator(body, { errors: "first" })
-  if (Result.isFailure(decoded)) return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  if (Result.isFailure(decoded)) {
+    return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+  }
   const manifest = decoded.success
   const bad = checkUrls(url, manifest.endpoints)
   if (bad !== undefined) return Result.fail(new DiscoveryInvalid({ url, reason: bad }))
-  return Result.map(expected(url, manifest.feedSigner, pinnedSigner), (expectedSigner) => ({ url, manifest, expectedSigner }))
+  return Result.map(
+    expected(url, manifest.feedSigner, pinnedSigner),
+    (expectedSigner) => ({ url, manifest, expectedSigner })
+  )
 }
 
 /**

@@ -23,6 +23,7 @@
  * @since 0.1.0
  */
 import * as Ids from "@svc/protocol/Ids"
+import { screamingSnake, SIG65 } from "@svc/protocol/Patterns"
 import * as PermitAbi from "@svc/protocol/PermitAbi"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
@@ -32,7 +33,6 @@ import * as Signature from "@svc/protocol/Signature"
 import { Effect, Result } from "effect"
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
 import { PermitInvalid, PermitRequestInvalid, SigningFailed } from "./Errors.ts"
-import { screamingSnake, SIG65 } from "@svc/protocol/Patterns"
 
 /**
  * A permit intent: the request without its signature; the idempotency key is
@@ -143,7 +143,11 @@ export const checkRequestSignature = (
   const recovered = PermitMessage.recoverSigner(prepared.message, signature)
   if (Result.isFailure(recovered)) {
     return Result.fail(
-      new PermitRequestInvalid({ reasonCode: `SIGNATURE_${recovered.failure.problem}`, field: "requestSignature", reason: recovered.failure.message })
+      new PermitRequestInvalid({
+        reasonCode: `SIGNATURE_${recovered.failure.problem}`,
+        field: "requestSignature",
+        reason: recovered.failure.message
+      })
     )
   }
   if (recovered.success.toLowerCase() !== payer.toLowerCase()) {
@@ -294,7 +298,9 @@ export const permitProblems = (envelope: ExecutionPermitEnvelope, expect: Permit
     if (amountIn < BigInt(route.minimumFillInRaw)) problems.push("AMOUNT_IN_BELOW_ROUTE_MINIMUM")
   }
   // 5. amounts and window
-  if (expect.amountOutRaw !== undefined && permit.amountOutRaw !== expect.amountOutRaw) problems.push("AMOUNT_OUT_MISMATCH")
+  if (expect.amountOutRaw !== undefined && permit.amountOutRaw !== expect.amountOutRaw) {
+    problems.push("AMOUNT_OUT_MISMATCH")
+  }
   if (expect.minAmountOutRaw !== undefined && BigInt(permit.amountOutRaw) < BigInt(expect.minAmountOutRaw)) {
     problems.push("AMOUNT_OUT_TOO_LOW")
   }
@@ -316,9 +322,14 @@ export const permitProblems = (envelope: ExecutionPermitEnvelope, expect: Permit
  * @category crypto
  * @since 0.1.0
  */
-export const verifyPermit = (envelope: ExecutionPermitEnvelope, expect: PermitExpectation): Result.Result<void, PermitInvalid> => {
+export const verifyPermit = (
+  envelope: ExecutionPermitEnvelope,
+  expect: PermitExpectation
+): Result.Result<void, PermitInvalid> => {
   const problems = permitProblems(envelope, expect)
-  return problems.length === 0 ? Result.succeed(undefined) : Result.fail(new PermitInvalid({ fillId: envelope.fillId, reasons: problems }))
+  return problems.length === 0
+    ? Result.succeed(undefined)
+    : Result.fail(new PermitInvalid({ fillId: envelope.fillId, reasons: problems }))
 }
 
 /**
@@ -361,14 +372,18 @@ export interface FillDirectTransaction {
  * @category onchain
  * @since 0.1.0
  */
-export const fillDirectTransaction = (envelope: ExecutionPermitEnvelope): Result.Result<FillDirectTransaction, PermitInvalid> => {
+export const fillDirectTransaction = (
+  envelope: ExecutionPermitEnvelope
+): Result.Result<FillDirectTransaction, PermitInvalid> => {
   const permit = envelope.permit
   const chainId = Number(permit.sourceChainId)
   if (!Number.isSafeInteger(chainId) || chainId <= 0) {
     return Result.fail(new PermitInvalid({ fillId: envelope.fillId, reasons: ["NO_EVM_SOURCE_CHAIN"] }))
   }
   const data = Result.try({ try: () => PermitAbi.encodeFillDirect(permit, envelope.permitSignature), catch: (e) => e })
-  if (Result.isFailure(data)) return Result.fail(new PermitInvalid({ fillId: envelope.fillId, reasons: ["PERMIT_NOT_ENCODABLE"] }))
+  if (Result.isFailure(data)) {
+    return Result.fail(new PermitInvalid({ fillId: envelope.fillId, reasons: ["PERMIT_NOT_ENCODABLE"] }))
+  }
   const to = getAddress(envelope.execution.target.toLowerCase())
   const native = permit.sourceAsset.toLowerCase() === ZERO_ADDRESS
   const amount = BigInt(permit.amountInRaw)

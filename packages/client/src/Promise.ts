@@ -121,7 +121,10 @@ export interface SvcPromiseClient {
       (lookup: { readonly quoteId: string } | { readonly userAddress: string }): Promise<AggregatorStatusList>
       (lookup: { readonly quoteToken: string }): Promise<AggregatorQuoteValidity>
     }
-    readonly waitForFill: (fillId: string, options?: PollOptions<AggregatorStatus> & CallOptions) => Promise<AggregatorStatus>
+    readonly waitForFill: (
+      fillId: string,
+      options?: PollOptions<AggregatorStatus> & CallOptions
+    ) => Promise<AggregatorStatus>
   }
 }
 
@@ -179,7 +182,10 @@ const subscription = (client: SvcClientShape, options?: SubscribeOptions): FeedS
   return {
     next,
     close,
-    [Symbol.asyncIterator]: () => ({ next, return: async () => (await close(), { done: true as const, value: undefined }) })
+    [Symbol.asyncIterator]: () => ({
+      next,
+      return: async () => (await close(), { done: true as const, value: undefined })
+    })
   }
 }
 
@@ -204,7 +210,8 @@ export const createClient = (options: SvcClientOptions): SvcPromiseClient => {
       serverMessage: (request) => run("permits.serverMessage", client.permits.serverMessage(request)),
       create: (input, callOptions) => run("permits.create", client.permits.create(input), callOptions?.signal),
       get: (fillId) => run("permits.get", client.permits.get(fillId)),
-      waitFor: (fillId, pollOptions) => run("permits.waitFor", client.permits.waitFor(fillId, pollOptions), pollOptions?.signal)
+      waitFor: (fillId, pollOptions) =>
+        run("permits.waitFor", client.permits.waitFor(fillId, pollOptions), pollOptions?.signal)
     },
     aggregator: {
       discover: () => run("aggregator.discover", a.discover),
@@ -215,9 +222,11 @@ export const createClient = (options: SvcClientOptions): SvcPromiseClient => {
       build: (request) => run("aggregator.build", a.build(request)),
       buildTransaction: (input, callOptions) =>
         run("aggregator.buildTransaction", a.buildTransaction(input), callOptions?.signal),
-      status: ((lookup: Parameters<typeof a.status>[0]) => run("aggregator.status", a.status(lookup as never))) as unknown as SvcPromiseClient[
-        "aggregator"
-      ]["status"],
+      status:
+        ((lookup: Parameters<typeof a.status>[0]) =>
+          run("aggregator.status", a.status(lookup as never))) as unknown as SvcPromiseClient[
+            "aggregator"
+          ]["status"],
       waitForFill: (fillId, pollOptions) =>
         run("aggregator.waitForFill", a.waitForFill(fillId, pollOptions), pollOptions?.signal)
     }

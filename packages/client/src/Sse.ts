@@ -105,7 +105,12 @@ export class SseParser {
   private line(line: string, out: Array<SseItem>): void {
     if (line.length === 0) {
       if (this.hasData) {
-        out.push({ _tag: "Event", event: this.eventType === "" ? "message" : this.eventType, data: this.data, lastEventId: this.lastEventId })
+        out.push({
+          _tag: "Event",
+          event: this.eventType === "" ? "message" : this.eventType,
+          data: this.data,
+          lastEventId: this.lastEventId
+        })
       }
       this.eventType = ""
       this.data = ""

@@ -306,7 +306,9 @@ export type BuildError = AggregatorCallError | PermitCreateError | SigningPayloa
  */
 export interface PermitsApi {
   /** Builds the request message locally (core builder); generates the idempotency key once if absent. */
-  readonly message: (request: Permits.PermitIntent) => Effect.Effect<Permits.PreparedPermitRequest, PermitRequestInvalid>
+  readonly message: (
+    request: Permits.PermitIntent
+  ) => Effect.Effect<Permits.PreparedPermitRequest, PermitRequestInvalid>
   /** The server's request-message answer for a request (a compatibility aid; the local message is the same). */
   readonly serverMessage: (
     request: Permits.PermitIntent | Permits.PreparedPermitRequest
@@ -339,8 +341,12 @@ export interface AggregatorApi {
   /** Both build stages: checks the message to sign, signs once, verifies the permit and the transaction. */
   readonly buildTransaction: (input: BuildTransactionInput) => Effect.Effect<BuiltTransaction, BuildError>
   readonly status: {
-    (lookup: { readonly fillId: string } | { readonly sourceTxHash: string }): Effect.Effect<AggregatorStatus, AggregatorCallError>
-    (lookup: { readonly quoteId: string } | { readonly userAddress: string }): Effect.Effect<AggregatorStatusList, AggregatorCallError>
+    (
+      lookup: { readonly fillId: string } | { readonly sourceTxHash: string }
+    ): Effect.Effect<AggregatorStatus, AggregatorCallError>
+    (
+      lookup: { readonly quoteId: string } | { readonly userAddress: string }
+    ): Effect.Effect<AggregatorStatusList, AggregatorCallError>
     (lookup: { readonly quoteToken: string }): Effect.Effect<AggregatorQuoteValidity, AggregatorCallError>
   }
   /** Polls `status({ fillId })` until terminal (COMPLETED, EXPIRED, FAILED). */
@@ -366,7 +372,9 @@ export interface SvcClientShape {
   /** A route of the verified feed, with its metrics. */
   readonly route: (routeId: string) => Effect.Effect<VerifiedRoute, RouteError>
   /** Verified feeds from the event stream, in increasing dataVersion order. */
-  readonly feedStream: (options?: FeedStream.FeedStreamOptions) => Stream.Stream<VerifiedFeed, FeedStream.FeedStreamError>
+  readonly feedStream: (
+    options?: FeedStream.FeedStreamOptions
+  ) => Stream.Stream<VerifiedFeed, FeedStream.FeedStreamError>
   /** The stream with its diagnostics (connections, rejected events, snapshots). */
   readonly feedEvents: (
     options?: FeedStream.FeedStreamOptions
@@ -387,7 +395,8 @@ export class SvcClient extends Context.Service<SvcClient, SvcClientShape>()("@sv
    *
    * @since 0.1.0
    */
-  static readonly layer = (options: SvcClientOptions): Layer.Layer<SvcClient> => Layer.sync(SvcClient)(() => make(options))
+  static readonly layer = (options: SvcClientOptions): Layer.Layer<SvcClient> =>
+    Layer.sync(SvcClient)(() => make(options))
 }
 
 // ---------------------------------------------------------------------------

@@ -34,7 +34,9 @@ const bundle = async (entry: string) => {
     build: { write: false, minify: false, lib: { entry, formats: ["es"], fileName: "bundle" } },
     plugins: [guard]
   })
-  const outputs = (Array.isArray(result) ? result : [result]) as Array<{ output: Array<{ type: string; code?: string }> }>
+  const outputs = (Array.isArray(result) ? result : [result]) as Array<
+    { output: Array<{ type: string; code?: string }> }
+  >
   const code = outputs.flatMap((o) => o.output).map((c) => c.code ?? "").join("\n")
   return { nodeImports, code }
 }
@@ -50,7 +52,10 @@ describe("browser bundle", () => {
 
   it("the check catches a Node import (negative control)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-client-bundle-"))
-    writeFileSync(join(dir, "entry.ts"), "import { readFileSync } from \"node:fs\"\nexport const f = () => readFileSync\n")
+    writeFileSync(
+      join(dir, "entry.ts"),
+      "import { readFileSync } from \"node:fs\"\nexport const f = () => readFileSync\n"
+    )
     const { nodeImports } = await bundle(join(dir, "entry.ts"))
     assert.deepStrictEqual(nodeImports.map((i) => i.split(" ")[0]), ["node:fs"])
   }, 60_000)
@@ -58,7 +63,9 @@ describe("browser bundle", () => {
   it("the sources import only @svc/protocol, effect and viem", () => {
     const files = (readdirSync(`${root}src`, { recursive: true }) as Array<string>).filter((f) => f.endsWith(".ts"))
     const specifiers = files.flatMap((f) =>
-      [...readFileSync(`${root}src/${f}`, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)].map((m) => m[1]!)
+      [...readFileSync(`${root}src/${f}`, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)].map((
+        m
+      ) => m[1]!)
     )
     const external = [...new Set(specifiers.filter((s) => !s.startsWith(".")))].sort()
     for (const s of external) {

@@ -25,7 +25,16 @@ import {
   type SvcClientOptions
 } from "../src/index.ts"
 import type { FetchFunction } from "../src/internal/http.ts"
-import { AUTHORITY, AUTHORITY_KEY, baseUrl, OTHER_KEY, PAYER_KEY, serverLayer, startProxy, tamperDigit } from "./support/server.ts"
+import {
+  AUTHORITY,
+  AUTHORITY_KEY,
+  baseUrl,
+  OTHER_KEY,
+  PAYER_KEY,
+  serverLayer,
+  startProxy,
+  tamperDigit
+} from "./support/server.ts"
 
 const account = privateKeyToAccount(PAYER_KEY)
 const recipient = "0x2222222222222222222222222222222222222222"
@@ -35,14 +44,18 @@ const withClient = <A, E, R>(
   f: (svc: SvcClient["Service"]) => Effect.Effect<A, E, R>,
   options?: Omit<SvcClientOptions, "baseUrl">
 ) =>
-  Effect.flatMap(baseUrl, (url) =>
-    Effect.flatMap(SvcClient, f).pipe(Effect.provide(SvcClient.layer({ baseUrl: url, ...options }))))
+  Effect.flatMap(
+    baseUrl,
+    (url) => Effect.flatMap(SvcClient, f).pipe(Effect.provide(SvcClient.layer({ baseUrl: url, ...options })))
+  )
 
 /** A fetch that records the requests it forwards and can replace responses. */
 const recordingFetch = (
   intercept?: (url: string, init: RequestInit, n: number) => Promise<Response | undefined> | Response | undefined
 ) => {
-  const calls: Array<{ url: string; method: string; body: string | undefined; headers: Record<string, string>; status: number }> = []
+  const calls: Array<
+    { url: string; method: string; body: string | undefined; headers: Record<string, string>; status: number }
+  > = []
   const attempts = new Map<string, number>()
   const fetchFn: FetchFunction = async (url, init) => {
     const id = `${init?.method ?? "GET"} ${url}`
@@ -161,9 +174,14 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
         const url = yield* baseUrl
         const proxy = yield* Effect.promise(() =>
           startProxy(url, (r) =>
-            r.path === "/api/v6/solver-feed" ? { kind: "transform", transform: (body) => tamperDigit(body, "\"signedPayload\":") } : {
-              kind: "pass"
-            })
+            r.path === "/api/v6/solver-feed" ?
+              {
+                kind: "transform",
+                transform: (body) => tamperDigit(body, "\"signedPayload\":")
+              } :
+              {
+                kind: "pass"
+              })
         )
         yield* Effect.addFinalizer(() => Effect.promise(() => proxy.close()))
         const client = createClient({ baseUrl: proxy.url })
@@ -184,7 +202,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
               kind: "transform",
               transform: (body) =>
                 mode === "signature"
-                  ? body.replace(/"feedSignature":"0x([0-9a-f])/, (_, d: string) => `"feedSignature":"0x${d === "1" ? "2" : "1"}`)
+                  ? body.replace(
+                    /"feedSignature":"0x([0-9a-f])/,
+                    (_, d: string) => `"feedSignature":"0x${d === "1" ? "2" : "1"}`
+                  )
                   : tamperDigit(body, "\"openRoutes\":[")
             })
         )
@@ -283,7 +304,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
         Effect.gen(function*() {
           const route = yield* openBaseRoute(svc)
           const issued = yield* svc.permits.create({
-            request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+            request: {
+              quoteId: route.quoteId,
+              requestedAmountInRaw: route.minimumFillInRaw,
+              payer: account.address,
+              recipient
+            },
             signer: account
           })
           assert.strictEqual(issued.status, 201)
@@ -351,7 +377,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
           Effect.gen(function*() {
             const route = yield* openBaseRoute(svc)
             return yield* svc.permits.create({
-              request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+              request: {
+                quoteId: route.quoteId,
+                requestedAmountInRaw: route.minimumFillInRaw,
+                payer: account.address,
+                recipient
+              },
               signer: signer.sign
             })
           }), { fetch: recorder.fetch, retry: { initialDelayMs: 5, maxDelayMs: 20 } })
@@ -373,16 +404,26 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
           { status: 503, body: { ok: false, error: "AUTHORITY_UNAVAILABLE" }, headers: {} }
         ]
         const recorder = recordingFetch((url, init, n) => {
-          if (!url.endsWith("/api/v6/execution-permits") || init.method !== "POST" || n > answers.length) return undefined
+          if (!url.endsWith("/api/v6/execution-permits") || init.method !== "POST" || n > answers.length) {
+            return undefined
+          }
           const a = answers[n - 1]!
-          return new Response(JSON.stringify(a.body), { status: a.status, headers: { "content-type": "application/json", ...a.headers } })
+          return new Response(JSON.stringify(a.body), {
+            status: a.status,
+            headers: { "content-type": "application/json", ...a.headers }
+          })
         })
         const signer = countingSigner()
         const issued = yield* withClient((svc) =>
           Effect.gen(function*() {
             const route = yield* openBaseRoute(svc)
             return yield* svc.permits.create({
-              request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+              request: {
+                quoteId: route.quoteId,
+                requestedAmountInRaw: route.minimumFillInRaw,
+                payer: account.address,
+                recipient
+              },
               signer: signer.sign
             })
           }), { fetch: recorder.fetch, retry: { initialDelayMs: 5, maxDelayMs: 20 } })
@@ -426,14 +467,28 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
             "PERMIT_DIGEST_MISMATCH"
           ]],
           ["signed by another key", (e) => resign(e, OTHER_KEY), ["PERMIT_SIGNER_MISMATCH"]],
-          ["another amountIn, signed by the authority", (e) =>
-            resign({ ...e, permit: { ...e.permit, amountInRaw: (BigInt(e.permit.amountInRaw) + 1n).toString() } }, AUTHORITY_KEY), [
-            "AMOUNT_IN_MISMATCH"
-          ]],
-          ["another recipient, signed by the authority", (e) =>
-            resign({ ...e, permit: { ...e.permit, recipient: "0x3333333333333333333333333333333333333333" } }, AUTHORITY_KEY), [
-            "RECIPIENT_MISMATCH"
-          ]]
+          [
+            "another amountIn, signed by the authority",
+            (e) =>
+              resign(
+                { ...e, permit: { ...e.permit, amountInRaw: (BigInt(e.permit.amountInRaw) + 1n).toString() } },
+                AUTHORITY_KEY
+              ),
+            [
+              "AMOUNT_IN_MISMATCH"
+            ]
+          ],
+          [
+            "another recipient, signed by the authority",
+            (e) =>
+              resign(
+                { ...e, permit: { ...e.permit, recipient: "0x3333333333333333333333333333333333333333" } },
+                AUTHORITY_KEY
+              ),
+            [
+              "RECIPIENT_MISMATCH"
+            ]
+          ]
         ]
         for (const [name, mutate, expected] of cases) {
           const recorder = recordingFetch(async (url, init) => {
@@ -449,7 +504,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
             Effect.gen(function*() {
               const route = yield* openBaseRoute(svc)
               return yield* Effect.flip(svc.permits.create({
-                request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+                request: {
+                  quoteId: route.quoteId,
+                  requestedAmountInRaw: route.minimumFillInRaw,
+                  payer: account.address,
+                  recipient
+                },
                 signer: account
               }))
             }), { fetch: recorder.fetch })
@@ -465,7 +525,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
           Effect.gen(function*() {
             const route = yield* openBaseRoute(svc)
             return yield* Effect.flip(svc.permits.create({
-              request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+              request: {
+                quoteId: route.quoteId,
+                requestedAmountInRaw: route.minimumFillInRaw,
+                payer: account.address,
+                recipient
+              },
               signer: privateKeyToAccount(OTHER_KEY)
             }))
           }), { fetch: recorder.fetch })
@@ -475,7 +540,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
         // an unknown quote: refused before signing
         const unknown = yield* withClient((svc) =>
           Effect.flip(svc.permits.create({
-            request: { quoteId: `0x${"cd".repeat(32)}`, requestedAmountInRaw: "1000000", payer: account.address, recipient },
+            request: {
+              quoteId: `0x${"cd".repeat(32)}`,
+              requestedAmountInRaw: "1000000",
+              payer: account.address,
+              recipient
+            },
             signer: account
           }))
         )
@@ -487,14 +557,19 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
         Effect.gen(function*() {
           const route = yield* openBaseRoute(svc)
           const issued = yield* svc.permits.create({
-            request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+            request: {
+              quoteId: route.quoteId,
+              requestedAmountInRaw: route.minimumFillInRaw,
+              payer: account.address,
+              recipient
+            },
             signer: account
           })
           const envelope = yield* svc.permits.get(issued.fillId)
           assert.deepStrictEqual(envelope.permit, issued.envelope.permit)
           const timeout = yield* Effect.flip(svc.permits.waitFor(issued.fillId, { timeoutMs: 150, initialDelayMs: 20 }))
           assert.strictEqual(timeout.code, "SVC_SDK_TIMEOUT")
-          assert.strictEqual(((timeout as { last: ExecutionPermitEnvelope }).last).state, "ISSUED")
+          assert.strictEqual((timeout as { last: ExecutionPermitEnvelope }).last.state, "ISSUED")
           const missing = yield* Effect.flip(svc.permits.get(`0x${"ef".repeat(32)}`))
           assert.instanceOf(missing, HttpError)
           assert.strictEqual((missing as HttpError).status, 404)
@@ -516,16 +591,30 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
             const route = yield* openBaseRoute(svc)
             yield* svc.feed({ sourceChainId: 8453 })
             yield* svc.permits.create({
-              request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+              request: {
+                quoteId: route.quoteId,
+                requestedAmountInRaw: route.minimumFillInRaw,
+                payer: account.address,
+                recipient
+              },
               signer: account
             })
             const feed = yield* svc.feed()
-            yield* svc.feedStream({ lastEventId: (BigInt(feed.dataVersion) - 1n).toString() }).pipe(Stream.take(1), Stream.runDrain)
+            yield* svc.feedStream({ lastEventId: (BigInt(feed.dataVersion) - 1n).toString() }).pipe(
+              Stream.take(1),
+              Stream.runDrain
+            )
             const quote = yield* svc.aggregator.chains
             assert.isAbove(quote.pairs.length, 0)
             yield* svc.aggregator.chains
           }), { fetch: recorder.fetch })
-        assert.includeMembers([...names], ["accept", "content-type", "idempotency-key", "if-none-match", "last-event-id"])
+        assert.includeMembers([...names], [
+          "accept",
+          "content-type",
+          "idempotency-key",
+          "if-none-match",
+          "last-event-id"
+        ])
         for (const name of names) assert.isTrue(allowed.has(name), name)
       }))
   })
@@ -541,9 +630,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
           Promise.all([
             client.feed({ sourceChainId: "08453" }).catch((e: unknown) => e),
             client.route("nope").catch((e: unknown) => e),
-            client.permits.message({ quoteId: "0x12", requestedAmountInRaw: "1", payer: account.address, recipient }).catch((
-              e: unknown
-            ) => e),
+            client.permits.message({ quoteId: "0x12", requestedAmountInRaw: "1", payer: account.address, recipient })
+              .catch((
+                e: unknown
+              ) => e),
             createClient({ baseUrl: "http://127.0.0.1:1" }).discover().catch((e: unknown) => e),
             createClient({}).discover().catch((e: unknown) => e)
           ])
@@ -559,12 +649,19 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client aga
         const route = feed.openRoutes.find((r) => r.destinationChainId === "56")!
         const issued = yield* Effect.promise(() =>
           client.permits.create({
-            request: { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: account.address, recipient },
+            request: {
+              quoteId: route.quoteId,
+              requestedAmountInRaw: route.minimumFillInRaw,
+              payer: account.address,
+              recipient
+            },
             signer: account
           })
         )
         const controller = new AbortController()
-        const waiting = client.permits.waitFor(issued.fillId, { signal: controller.signal, initialDelayMs: 20 }).catch((e: unknown) => e)
+        const waiting = client.permits.waitFor(issued.fillId, { signal: controller.signal, initialDelayMs: 20 }).catch((
+          e: unknown
+        ) => e)
         setTimeout(() => controller.abort(), 50)
         const aborted = yield* Effect.promise(() => waiting)
         assert.strictEqual((aborted as { code: string }).code, "SVC_SDK_ABORTED")

@@ -20,7 +20,10 @@ const cache = { NODE_COMPILE_CACHE: join(tmpdir(), "svc-client-examples-cache") 
 const run = (script: string, env: Record<string, string>) =>
   Effect.promise(() =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [`${examples}${script}`], { env: { ...process.env, ...cache, ...env }, timeout: 30_000 }, (error, stdout, stderr) =>
+      execFile(process.execPath, [`${examples}${script}`], {
+        env: { ...process.env, ...cache, ...env },
+        timeout: 30_000
+      }, (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? 1, stdout, stderr }))
     })
   )
@@ -68,31 +71,39 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
       assert.strictEqual(lines[0].event, "Connected")
     }).pipe(Effect.scoped), 60_000)
 
-  it.effect("permit-flow.ts issues a verified permit and prints its fillDirect transaction", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      const out = yield* run("permit-flow.ts", { SVC_URL: url })
-      assert.strictEqual(out.code, 0, out.stderr)
-      const result = JSON.parse(out.stdout)
-      assert.strictEqual(result.httpStatus, 201)
-      assert.strictEqual(result.state, "ISSUED")
-      assert.match(result.message, /^SVC_MAINNET_V6_EXECUTION_PERMIT_REQUEST_V1\nquoteId=0x[0-9a-f]{64}\n/)
-      const decoded = PermitAbi.decodeFillDirect(result.transaction.data)
-      assert.strictEqual(decoded.permit.fillId, result.fillId)
-      assert.strictEqual(decoded.permit.amountInRaw, result.amountInRaw)
-      assert.strictEqual(result.transaction.chainId, 8453)
-    }), 60_000)
+  it.effect(
+    "permit-flow.ts issues a verified permit and prints its fillDirect transaction",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        const out = yield* run("permit-flow.ts", { SVC_URL: url })
+        assert.strictEqual(out.code, 0, out.stderr)
+        const result = JSON.parse(out.stdout)
+        assert.strictEqual(result.httpStatus, 201)
+        assert.strictEqual(result.state, "ISSUED")
+        assert.match(result.message, /^SVC_MAINNET_V6_EXECUTION_PERMIT_REQUEST_V1\nquoteId=0x[0-9a-f]{64}\n/)
+        const decoded = PermitAbi.decodeFillDirect(result.transaction.data)
+        assert.strictEqual(decoded.permit.fillId, result.fillId)
+        assert.strictEqual(decoded.permit.amountInRaw, result.amountInRaw)
+        assert.strictEqual(result.transaction.chainId, 8453)
+      }),
+    60_000
+  )
 
-  it.effect("wallet-flow.ts quotes, builds with one signature and prints the transaction and status", () =>
-    Effect.gen(function*() {
-      const url = yield* baseUrl
-      const out = yield* run("wallet-flow.ts", { SVC_URL: url })
-      assert.strictEqual(out.code, 0, out.stderr)
-      const result = JSON.parse(out.stdout)
-      assert.strictEqual(result.status, "PERMITTED")
-      assert.strictEqual(result.attempts, 1)
-      const decoded = PermitAbi.decodeFillDirect(result.transaction.data)
-      assert.strictEqual(decoded.permit.fillId, result.fillId)
-      assert.strictEqual(decoded.permit.amountOutRaw, result.quote.amountOut)
-    }), 60_000)
+  it.effect(
+    "wallet-flow.ts quotes, builds with one signature and prints the transaction and status",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* baseUrl
+        const out = yield* run("wallet-flow.ts", { SVC_URL: url })
+        assert.strictEqual(out.code, 0, out.stderr)
+        const result = JSON.parse(out.stdout)
+        assert.strictEqual(result.status, "PERMITTED")
+        assert.strictEqual(result.attempts, 1)
+        const decoded = PermitAbi.decodeFillDirect(result.transaction.data)
+        assert.strictEqual(decoded.permit.fillId, result.fillId)
+        assert.strictEqual(decoded.permit.amountOutRaw, result.quote.amountOut)
+      }),
+    60_000
+  )
 })

@@ -12,7 +12,6 @@ import * as ApiDocument from "@svc/protocol/ApiDocument"
 import { Context, Effect, Result, Tracer } from "effect"
 import { HttpApi } from "effect/http-api"
 import { DiscoveryInvalid, HttpError, InvalidInput, RefreshQuote, ResponseInvalid } from "../src/Errors.ts"
-import type * as Manifests from "../src/Manifests.ts"
 import type { FetchFunction, HttpResponse } from "../src/internal/http.ts"
 import { call, exchange, fillPath, lookup, Operations, refusal } from "../src/internal/operations.ts"
 import { aggregator } from "../src/internal/service/aggregator.ts"
@@ -21,6 +20,7 @@ import type { FeedReader } from "../src/internal/service/feed.ts"
 import { type ManifestReader, manifestReader } from "../src/internal/service/manifests.ts"
 import { permits } from "../src/internal/service/permits.ts"
 import { routeDetail } from "../src/internal/service/routes.ts"
+import type * as Manifests from "../src/Manifests.ts"
 
 /** A fetch answering from a function; records every request. */
 const stubFetch = (answer: (url: string, init: RequestInit) => Response) => {
@@ -40,28 +40,48 @@ const stubFetch = (answer: (url: string, init: RequestInit) => Response) => {
 const jsonResponse = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
 
-const response = (status: number, text: string): HttpResponse => ({ method: "GET", url: "http://x/y", status, headers: new Headers(), text })
+const response = (status: number, text: string): HttpResponse => ({
+  method: "GET",
+  url: "http://x/y",
+  status,
+  headers: new Headers(),
+  text
+})
 
 const BASE = "http://svc.test"
 const ID = `0x${"ab".repeat(32)}`
 
 /** Manifests that are never read from the network. */
 const stubManifests = (endpoints: Record<string, string>): ManifestReader => {
-  const solver = { url: `${BASE}/.well-known/svc-solver.json`, manifest: { endpoints }, expectedSigner: "0x" } as unknown as Manifests.Solver
-  const aggregatorManifest = { url: `${BASE}/.well-known/svc-aggregator.json`, manifest: { endpoints }, expectedSigner: "0x" } as unknown as
-    Manifests.Aggregator
-  return { solver: Effect.succeed(solver), refreshSolver: Effect.succeed(solver), aggregator: Effect.succeed(aggregatorManifest) }
+  const solver = {
+    url: `${BASE}/.well-known/svc-solver.json`,
+    manifest: { endpoints },
+    expectedSigner: "0x"
+  } as unknown as Manifests.Solver
+  const aggregatorManifest = {
+    url: `${BASE}/.well-known/svc-aggregator.json`,
+    manifest: { endpoints },
+    expectedSigner: "0x"
+  } as unknown as Manifests.Aggregator
+  return {
+    solver: Effect.succeed(solver),
+    refreshSolver: Effect.succeed(solver),
+    aggregator: Effect.succeed(aggregatorManifest)
+  }
 }
 
 const noFeeds = {} as FeedReader
 
 describe("operations derived from the contract", () => {
   it("every operation the client performs is the contract's: method, path, statuses, error family", () => {
-    const document = ApiDocument.make({ publicUrl: BASE }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+    const document = ApiDocument.make({ publicUrl: BASE }) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+    }
     for (const operation of Object.values(Operations)) {
-      const endpoint = (Api.groups as unknown as Record<string, { endpoints: Record<string, { method: string; path: string }> }>)[
-        operation.group
-      ]!.endpoints[operation.id]!
+      const endpoint =
+        (Api.groups as unknown as Record<string, { endpoints: Record<string, { method: string; path: string }> }>)[
+          operation.group
+        ]!.endpoints[operation.id]!
       assert.strictEqual(operation.method, endpoint.method, operation.id)
       assert.strictEqual(operation.path, endpoint.path, operation.id)
       let family: string | undefined
@@ -74,7 +94,8 @@ describe("operations derived from the contract", () => {
       })
       assert.strictEqual(operation.family, family, operation.id)
       // the statuses are the documented ones of openapi.json (derived from the same declarations)
-      const documented = document.paths[operation.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")]![operation.method.toLowerCase()]!
+      const documented = document
+        .paths[operation.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")]![operation.method.toLowerCase()]!
       assert.deepStrictEqual(
         [...operation.successes.keys(), ...operation.errors.keys()].sort(),
         Object.keys(documented.responses).map(Number).sort(),
@@ -100,9 +121,18 @@ describe("operations derived from the contract", () => {
   })
 
   it("a lookup the contract cannot answer throws", () => {
-    assert.throws(() => lookup("Routes", "getRouteDetails" as never, "solver"), /declares no operation Routes\/getRouteDetails/)
-    assert.throws(() => lookup("Feed", "getRouteDetail" as never, "solver"), /declares no operation Feed\/getRouteDetail/)
-    assert.throws(() => lookup("Routes", "getRouteDetail", "aggregator"), /answers solver errors in the contract, not aggregator/)
+    assert.throws(
+      () => lookup("Routes", "getRouteDetails" as never, "solver"),
+      /declares no operation Routes\/getRouteDetails/
+    )
+    assert.throws(
+      () => lookup("Feed", "getRouteDetail" as never, "solver"),
+      /declares no operation Feed\/getRouteDetail/
+    )
+    assert.throws(
+      () => lookup("Routes", "getRouteDetail", "aggregator"),
+      /answers solver errors in the contract, not aggregator/
+    )
   })
 
   it("path parameters fill the manifest's template; a template without one is refused", () => {
@@ -130,7 +160,10 @@ describe("operations derived from the contract", () => {
     assert.deepStrictEqual(aggregatorRefusal.reasonCodes, ["QUOTE_EXPIRED"])
     assert.instanceOf(refusal(Operations.createExecutionPermit, response(410, refresh)), HttpError)
     // 404 is not declared for the manifest: the body is still read
-    const notFound = refusal(Operations.getSolverManifest, response(404, JSON.stringify({ ok: false, error: "NOT_FOUND" })))
+    const notFound = refusal(
+      Operations.getSolverManifest,
+      response(404, JSON.stringify({ ok: false, error: "NOT_FOUND" }))
+    )
     assert.strictEqual(notFound.serverCode, "NOT_FOUND")
     const page = refusal(Operations.getSolverFeed, response(502, "<html>bad gateway</html>"))
     assert.instanceOf(page, HttpError)
@@ -143,11 +176,17 @@ describe("requests follow the declarations", () => {
     Effect.gen(function*() {
       const validity = { quoteValid: true, quoteError: null }
       const { fetch, requests } = stubFetch((url) =>
-        url.endsWith("/ok") ? jsonResponse(200, validity) : url.endsWith("/created") ? jsonResponse(201, validity) : jsonResponse(200, { quoteValid: "yes" })
+        url.endsWith("/ok")
+          ? jsonResponse(200, validity)
+          : url.endsWith("/created")
+          ? jsonResponse(201, validity)
+          : jsonResponse(200, { quoteValid: "yes" })
       )
       const ok = yield* call(fetch, Operations.aggregator_status, { url: `${BASE}/ok` })
       assert.deepStrictEqual(ok.body, validity)
-      const created = yield* Effect.flip(call(fetch, Operations.aggregator_quote, { url: `${BASE}/created`, body: "{}" }))
+      const created = yield* Effect.flip(
+        call(fetch, Operations.aggregator_quote, { url: `${BASE}/created`, body: "{}" })
+      )
       assert.instanceOf(created, HttpError)
       assert.strictEqual((created as HttpError).status, 201)
       const invalid = yield* Effect.flip(call(fetch, Operations.aggregator_status, { url: `${BASE}/bad` }))
@@ -175,7 +214,13 @@ describe("the parts of the service, each alone", () => {
       const { fetch, requests } = stubFetch((url) =>
         url.endsWith("svc-solver.json")
           ? jsonResponse(200, { schema: "nope" })
-          : jsonResponse(410, { ok: false, error: "QUOTE_EXPIRED", message: "m", retryable: true, action: "REFRESH_QUOTE" })
+          : jsonResponse(410, {
+            ok: false,
+            error: "QUOTE_EXPIRED",
+            message: "m",
+            retryable: true,
+            action: "REFRESH_QUOTE"
+          })
       )
       const reader = manifestReader(makeEnv({ baseUrl: BASE, fetch }))
       const invalid = yield* Effect.flip(reader.solver)
@@ -183,13 +228,23 @@ describe("the parts of the service, each alone", () => {
       const refused = yield* Effect.flip(reader.aggregator)
       assert.instanceOf(refused, HttpError)
       assert.strictEqual((refused as HttpError).serverCode, "QUOTE_EXPIRED")
-      assert.deepStrictEqual(requests.map((r) => r.url), [`${BASE}/.well-known/svc-solver.json`, `${BASE}/.well-known/svc-aggregator.json`])
+      assert.deepStrictEqual(requests.map((r) => r.url), [
+        `${BASE}/.well-known/svc-solver.json`,
+        `${BASE}/.well-known/svc-aggregator.json`
+      ])
     }))
 
   it.effect("aggregator: tokens are revalidated with the kept ETag (declared 304); health is not", () =>
     Effect.gen(function*() {
       const tokens = { tokens: [], dataVersion: "7", validUntil: 1_900_000_000 }
-      const health = { status: "OK", publicationOpen: true, dataVersion: "7", feedValidUntil: 1_900_000_000, openRouteCount: 1, checkedAt: 1 }
+      const health = {
+        status: "OK",
+        publicationOpen: true,
+        dataVersion: "7",
+        feedValidUntil: 1_900_000_000,
+        openRouteCount: 1,
+        checkedAt: 1
+      }
       const { fetch, requests } = stubFetch((url, init) => {
         if (url.includes("/v1/tokens")) {
           return (init.headers as Record<string, string>)["if-none-match"] === "W/\"t\""
@@ -198,7 +253,11 @@ describe("the parts of the service, each alone", () => {
         }
         return jsonResponse(200, health, { etag: "W/\"h\"" })
       })
-      const a = aggregator(makeEnv({ baseUrl: BASE, fetch }), stubManifests({ tokens: `${BASE}/v1/tokens`, health: `${BASE}/v1/health` }), noFeeds)
+      const a = aggregator(
+        makeEnv({ baseUrl: BASE, fetch }),
+        stubManifests({ tokens: `${BASE}/v1/tokens`, health: `${BASE}/v1/health` }),
+        noFeeds
+      )
       assert.deepStrictEqual(yield* a.tokens(8453), tokens)
       assert.deepStrictEqual(yield* a.tokens(8453), tokens)
       yield* a.health
@@ -222,7 +281,10 @@ describe("the parts of the service, each alone", () => {
     Effect.gen(function*() {
       const { fetch, requests } = stubFetch(() => jsonResponse(500, {}))
       const env = makeEnv({ baseUrl: BASE, fetch })
-      const manifests = stubManifests({ routeDetailTemplate: `${BASE}/api/v6/routes/`, permitStatusTemplate: `${BASE}/api/v6/permits/{id}` })
+      const manifests = stubManifests({
+        routeDetailTemplate: `${BASE}/api/v6/routes/`,
+        permitStatusTemplate: `${BASE}/api/v6/permits/{id}`
+      })
       const route = yield* Effect.flip(routeDetail(env, manifests, noFeeds)(ID))
       assert.instanceOf(route, DiscoveryInvalid)
       assert.match((route as DiscoveryInvalid).reason, /^endpoints\.routeDetailTemplate has no \{routeId\}/)
@@ -243,7 +305,9 @@ describe("the parts of the service, each alone", () => {
       const { fetch } = stubFetch(() => jsonResponse(200, { quoteValid: true, quoteError: null }))
       const env = makeEnv({ baseUrl: BASE, fetch })
       const manifests = stubManifests({ status: `${BASE}/v1/status` })
-      yield* aggregator(env, manifests, noFeeds).status({ quoteToken: "ef".repeat(32) }).pipe(Effect.withTracer(recording))
+      yield* aggregator(env, manifests, noFeeds).status({ quoteToken: "ef".repeat(32) }).pipe(
+        Effect.withTracer(recording)
+      )
       yield* Effect.flip(permits(env, manifests, noFeeds).get("0x12")).pipe(Effect.withTracer(recording))
       assert.deepStrictEqual(names, ["SvcClient.aggregator.status", "SvcClient.permits.get"])
     }))

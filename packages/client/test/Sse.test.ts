@@ -129,7 +129,9 @@ describe("SseParser properties", () => {
     ({ blocks, eol, bom }, cuts) => {
       const whole = serialize(blocks, eol, bom)
       assert.deepStrictEqual(eventsOf(parseAll(chunked(whole, cuts))), expected(blocks))
-      const retries = parseAll(chunked(whole, cuts)).filter((i) => i._tag === "Retry").map((i) => i._tag === "Retry" ? i.millis : 0)
+      const retries = parseAll(chunked(whole, cuts)).filter((i) => i._tag === "Retry").map((i) =>
+        i._tag === "Retry" ? i.millis : 0
+      )
       assert.deepStrictEqual(retries, blocks.flatMap((b) => b.kind === "retry" ? [b.millis] : []))
     }
   )

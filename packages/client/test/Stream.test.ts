@@ -8,7 +8,13 @@ import { assert, layer } from "@effect/vitest"
 import { Publisher } from "@svc/core"
 import { App } from "@svc/server"
 import { Effect, Fiber, Stream } from "effect"
-import { createClient, type FeedStreamEvent, type FeedStreamOptions, SvcClient, type VerifiedFeed } from "../src/index.ts"
+import {
+  createClient,
+  type FeedStreamEvent,
+  type FeedStreamOptions,
+  SvcClient,
+  type VerifiedFeed
+} from "../src/index.ts"
 import { baseUrl, type ProxyPlan, type ProxyRequest, serverLayer, startProxy, tamperDigit } from "./support/server.ts"
 
 const EVENTS = "/api/v6/solver-feed/events"
@@ -18,7 +24,10 @@ const FAST: FeedStreamOptions = { initialDelayMs: 5, maxDelayMs: 30 }
 const streamThrough = (plan: (request: ProxyRequest) => ProxyPlan, options: FeedStreamOptions) =>
   Effect.gen(function*() {
     const url = yield* baseUrl
-    const proxy = yield* Effect.acquireRelease(Effect.promise(() => startProxy(url, plan)), (p) => Effect.promise(() => p.close()))
+    const proxy = yield* Effect.acquireRelease(
+      Effect.promise(() => startProxy(url, plan)),
+      (p) => Effect.promise(() => p.close())
+    )
     const events: Array<FeedStreamEvent> = []
     const svc = yield* Effect.provide(SvcClient, SvcClient.layer({ baseUrl: proxy.url }))
     const fiber = yield* Effect.forkScoped(
@@ -82,7 +91,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("feed strea
       yield* Fiber.interrupt(s.fiber)
       assertIncreasingVerified(feeds)
       assert.deepStrictEqual(feeds.map((f) => BigInt(f.dataVersion) - BigInt(first!.dataVersion)), [0n, 1n, 2n])
-      assert.isTrue(s.events.every((e) => e._tag !== "Rejected" && e._tag !== "Skipped"), JSON.stringify(s.events.map(summary)))
+      assert.isTrue(
+        s.events.every((e) => e._tag !== "Rejected" && e._tag !== "Skipped"),
+        JSON.stringify(s.events.map(summary))
+      )
       assert.isTrue(s.events.filter((e) => e._tag === "Feed").every((e) => e._tag === "Feed" && e.source === "stream"))
       assert.isAtLeast(s.events.filter((e) => e._tag === "Disconnected").length, 3)
       const connections = s.proxy.requests.filter((r) => r.path === EVENTS)
@@ -161,7 +173,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("feed strea
       const s = yield* streamThrough(
         (r) =>
           r.path === EVENTS && r.n <= 2
-            ? { kind: "answer", status: 503, body: JSON.stringify({ ok: false, error: "PUBLICATION_CLOSED" }), headers: { "retry-after": "0" } }
+            ? {
+              kind: "answer",
+              status: 503,
+              body: JSON.stringify({ ok: false, error: "PUBLICATION_CLOSED" }),
+              headers: { "retry-after": "0" }
+            }
             : { kind: "pass" },
         FAST
       )

@@ -26,7 +26,9 @@ import {
 import { backoffDelay, isTransient } from "../src/internal/http.ts"
 
 const fixture = (path: string) =>
-  JSON.parse(readFileSync(new URL(`../../../fixtures/protocol/${path}`, import.meta.url), "utf8")) as { cases: Array<any> }
+  JSON.parse(readFileSync(new URL(`../../../fixtures/protocol/${path}`, import.meta.url), "utf8")) as {
+    cases: Array<any>
+  }
 
 /** A complete SignedFeed around a vector's signed payload. */
 const feedOf = (c: any, extra?: Record<string, unknown>) => {
@@ -71,7 +73,9 @@ describe("feed verification (fixtures/protocol/feed)", () => {
         assert.isTrue(Result.isFailure(result), c.id)
         const error = Result.isFailure(result) ? result.failure : undefined
         assert.strictEqual(error?.code, c.failureCode, c.id)
-        if (error !== undefined && "verification" in error) assert.deepStrictEqual(error.verification, c.verification, c.id)
+        if (error !== undefined && "verification" in error) {
+          assert.deepStrictEqual(error.verification, c.verification, c.id)
+        }
       }
     }
   })
@@ -121,14 +125,19 @@ describe("feed verification (fixtures/protocol/feed)", () => {
       const at = hexDigits[position % hexDigits.length]!
       const digit = (Number.parseInt(text[at]!, 16) + delta) % 16
       const tampered = JSON.parse(`${text.slice(0, at)}${digit.toString(16)}${text.slice(at + 1)}`)
-      const result = Feed.verifyFeed(feedOf(c, { signedPayload: tampered }), { now: c.now, expectedSigner: c.feedSigner })
+      const result = Feed.verifyFeed(feedOf(c, { signedPayload: tampered }), {
+        now: c.now,
+        expectedSigner: c.feedSigner
+      })
       assert.strictEqual(Result.isFailure(result) ? result.failure.code : "", "SVC_SDK_FEED_HASH_MISMATCH")
     }
   )
 })
 
 describe("permit verification (fixtures/protocol/permit-digest)", () => {
-  const cases = fixture("permit-digest/vectors.json").cases.filter((c) => c.permit !== undefined && c.valid !== undefined)
+  const cases = fixture("permit-digest/vectors.json").cases.filter((c) =>
+    c.permit !== undefined && c.valid !== undefined
+  )
 
   const envelopeOf = (c: any): ExecutionPermitEnvelope => ({
     fillId: c.permit.fillId,
@@ -175,41 +184,61 @@ describe("permit verification (fixtures/protocol/permit-digest)", () => {
     })
     const now = Number(c.permit.validAfter) + 10
     assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.authority, request, now }), [])
-    const other = PermitMessage.normalize({ ...request, requestedAmountInRaw: "1", recipient: c.permit.payer, idempotencyKey: "other-key-01" })
+    const other = PermitMessage.normalize({
+      ...request,
+      requestedAmountInRaw: "1",
+      recipient: c.permit.payer,
+      idempotencyKey: "other-key-01"
+    })
     assert.includeMembers(Permits.permitProblems(envelope, { authority: c.authority, request: other, now }), [
       "AMOUNT_IN_MISMATCH",
       "RECIPIENT_MISMATCH",
       "RECIPIENT_ACCOUNT_ID_MISMATCH",
       "IDEMPOTENCY_KEY_MISMATCH"
     ])
-    assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.authority, now: Number(c.permit.validUntil) }), ["PERMIT_EXPIRED"])
+    assert.deepStrictEqual(
+      Permits.permitProblems(envelope, { authority: c.authority, now: Number(c.permit.validUntil) }),
+      ["PERMIT_EXPIRED"]
+    )
     assert.deepStrictEqual(
       Permits.permitProblems(envelope, { authority: c.authority, now: Number(c.permit.validAfter) - 61 }),
       ["PERMIT_NOT_YET_VALID"]
     )
-    assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.authority, amountOutRaw: "1" }), ["AMOUNT_OUT_MISMATCH"])
+    assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.authority, amountOutRaw: "1" }), [
+      "AMOUNT_OUT_MISMATCH"
+    ])
     assert.deepStrictEqual(
       Permits.permitProblems(envelope, { authority: c.authority, minAmountOutRaw: `${c.permit.amountOutRaw}0` }),
       ["AMOUNT_OUT_TOO_LOW"]
     )
-    assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.permit.recipient }), ["PERMIT_SIGNER_MISMATCH"])
+    assert.deepStrictEqual(Permits.permitProblems(envelope, { authority: c.permit.recipient }), [
+      "PERMIT_SIGNER_MISMATCH"
+    ])
     assert.deepStrictEqual(
-      Permits.permitProblems({ ...envelope, execution: { ...envelope.execution, target: c.permit.payer } }, { authority: c.authority }),
+      Permits.permitProblems({ ...envelope, execution: { ...envelope.execution, target: c.permit.payer } }, {
+        authority: c.authority
+      }),
       ["EXECUTION_TARGET_MISMATCH"]
     )
   })
 
-  test.prop([fc.integer({ min: 0, max: 30 })], { numRuns: 31 })("a change to any of the 31 covered fields is caught", (index) => {
-    const c = cases.find((x) => x.id === "base-bsc")!
-    const field = PermitAbi.PERMIT_TUPLE_FIELDS[index]!
-    const value = String(c.permit[field.name])
-    const changed = field.type.startsWith("uint")
-      ? (BigInt(value) + 1n).toString()
-      : `${value.slice(0, -1)}${value.endsWith("1") ? "2" : "1"}`
-    const permit = { ...c.permit, [field.name]: field.type === "uint32" ? Number(changed) : changed }
-    const problems = Permits.permitProblems({ ...envelopeOf(c), permit }, { authority: c.authority })
-    assert.isTrue(problems.includes("PERMIT_DIGEST_MISMATCH") || problems.includes("PERMIT_SIGNER_MISMATCH"), field.name)
-  })
+  test.prop([fc.integer({ min: 0, max: 30 })], { numRuns: 31 })(
+    "a change to any of the 31 covered fields is caught",
+    (index) => {
+      const c = cases.find((x) => x.id === "base-bsc")!
+      const field = PermitAbi.PERMIT_TUPLE_FIELDS[index]!
+      const value = String(c.permit[field.name])
+      const changed = field.type.startsWith("uint")
+        ? (BigInt(value) + 1n).toString()
+        : `${value.slice(0, -1)}${value.endsWith("1") ? "2" : "1"}`
+      const permit = { ...c.permit, [field.name]: field.type === "uint32" ? Number(changed) : changed }
+      const problems = Permits.permitProblems({ ...envelopeOf(c), permit }, { authority: c.authority })
+      assert.isTrue(
+        problems.includes("PERMIT_DIGEST_MISMATCH") || problems.includes("PERMIT_SIGNER_MISMATCH"),
+        field.name
+      )
+    }
+  )
 
   it("the fillDirect transaction decodes back into the permit; native input carries the value", () => {
     for (const c of cases.filter((x) => x.valid)) {
@@ -217,7 +246,11 @@ describe("permit verification (fixtures/protocol/permit-digest)", () => {
       const decoded = PermitAbi.decodeFillDirect(tx.data)
       assert.strictEqual(decoded.signature, c.permitSignature.toLowerCase())
       for (const { name } of PermitAbi.PERMIT_TUPLE_FIELDS) {
-        assert.strictEqual(String(decoded.permit[name]).toLowerCase(), String(c.permit[name]).toLowerCase(), `${c.id} ${name}`)
+        assert.strictEqual(
+          String(decoded.permit[name]).toLowerCase(),
+          String(c.permit[name]).toLowerCase(),
+          `${c.id} ${name}`
+        )
       }
       const native = /^0x0{40}$/.test(c.permit.sourceAsset)
       assert.strictEqual(tx.value, native ? BigInt(c.permit.amountInRaw) : 0n, c.id)

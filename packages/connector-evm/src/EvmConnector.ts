@@ -43,7 +43,9 @@ export interface EvmConnectorShape extends Connector.Connector {
  * @category services
  * @since 0.1.0
  */
-export class EvmConnector extends Context.Service<EvmConnector, EvmConnectorShape>()("@svc/connector-evm/EvmConnector") {}
+export class EvmConnector
+  extends Context.Service<EvmConnector, EvmConnectorShape>()("@svc/connector-evm/EvmConnector")
+{}
 
 /**
  * The EVM connector over caller-owned viem clients, by chain id.
@@ -70,7 +72,12 @@ export const fromClients = (
     evmAddress: EvmLocator.address,
     verifyOwnership: (claim) =>
       EvmOwnershipProof.verify(
-        { address: String(claim.locator.native) as `0x${string}`, message: claim.message, proof: claim.proof, chainId: claim.network.native },
+        {
+          address: String(claim.locator.native) as `0x${string}`,
+          message: claim.message,
+          proof: claim.proof,
+          chainId: claim.network.native
+        },
         clients.get(claim.network.native),
         timeout
       )
@@ -106,4 +113,6 @@ export const layer = (config?: EvmConfig): Layer.Layer<EvmConnector | Connector.
 export const layerFrom = <E, R>(
   acquire: Effect.Effect<EvmConnectorShape, E, R>
 ): Layer.Layer<EvmConnector | Connector.Connector, E, Exclude<R, Scope.Scope>> =>
-  Layer.effectContext(Effect.map(acquire, (c) => Context.make(EvmConnector, c).pipe(Context.add(Connector.Connector, c))))
+  Layer.effectContext(
+    Effect.map(acquire, (c) => Context.make(EvmConnector, c).pipe(Context.add(Connector.Connector, c)))
+  )

@@ -17,14 +17,13 @@
  */
 import { Connector } from "@svc/core"
 import { Ids, type Locator } from "@svc/protocol"
+import { ADDRESS, isPlainObject } from "@svc/protocol/Patterns"
 import { Result } from "effect"
 import { getAddress } from "viem"
-import { ADDRESS, isPlainObject } from "@svc/protocol/Patterns"
 
 type Hex = `0x${string}`
 
 const CHAIN_ID = /^[1-9][0-9]{0,77}$/
-
 
 const refuse = (code: string, message: string) => Result.fail(new Connector.ConnectorError({ code, message }))
 
@@ -36,7 +35,9 @@ const refuse = (code: string, message: string) => Result.fail(new Connector.Conn
  * @since 0.1.0
  */
 export const parseAddress = (value: unknown): Result.Result<Hex, Connector.ConnectorError> => {
-  if (typeof value !== "string" || !ADDRESS.test(value)) return refuse("LOCATOR_INVALID", "an EVM address is 0x followed by 40 hex digits")
+  if (typeof value !== "string" || !ADDRESS.test(value)) {
+    return refuse("LOCATOR_INVALID", "an EVM address is 0x followed by 40 hex digits")
+  }
   const body = value.slice(2)
   if (body !== body.toLowerCase() && body !== body.toUpperCase() && getAddress(value.toLowerCase()) !== value) {
     return refuse("LOCATOR_CHECKSUM_INVALID", "mixed-case address with a wrong EIP-55 checksum")
@@ -94,7 +95,10 @@ export const reference = (locator: Locator): Result.Result<Hex, Connector.Connec
  */
 export const networkReference = (chainId: string): Result.Result<Hex, Connector.ConnectorError> => {
   if (typeof chainId !== "string" || !CHAIN_ID.test(chainId) || BigInt(chainId) >= 1n << 256n) {
-    return refuse("NETWORK_REFERENCE_INVALID", "an EVM network reference is its chain id, a positive integer below 2^256")
+    return refuse(
+      "NETWORK_REFERENCE_INVALID",
+      "an EVM network reference is its chain id, a positive integer below 2^256"
+    )
   }
   return Result.succeed(`0x${BigInt(chainId).toString(16).padStart(64, "0")}` as Hex)
 }
@@ -114,11 +118,15 @@ export const parseAsset = (
     if (Object.keys(input).some((k) => k !== "chainId" && k !== "token")) {
       return refuse("ASSET_INVALID", "an EVM asset locator is {\"chainId\", \"token\"}")
     }
-    if (input.chainId !== network.native) return refuse("ASSET_NETWORK_MISMATCH", "the asset's chainId is not the network's")
+    if (input.chainId !== network.native) {
+      return refuse("ASSET_NETWORK_MISMATCH", "the asset's chainId is not the network's")
+    }
     token = input.token
   }
   const parsed = parseAddress(token)
-  if (Result.isFailure(parsed)) return refuse("ASSET_INVALID", "an EVM asset is a token address (the zero address is the native coin)")
+  if (Result.isFailure(parsed)) {
+    return refuse("ASSET_INVALID", "an EVM asset is a token address (the zero address is the native coin)")
+  }
   return Result.succeed({
     locator: { chainId: network.native, token: parsed.success },
     reference: Ids.evmReference(parsed.success),

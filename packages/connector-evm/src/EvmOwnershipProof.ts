@@ -67,10 +67,17 @@ export interface EvmProof {
 export const verifyEoa = (input: Omit<EvmProof, "chainId">): Result.Result<void, Connector.ConnectorError> => {
   const recovered = Signature.recoverPersonalMessageSigner(input.message, input.proof)
   if (Result.isFailure(recovered)) {
-    return Result.fail(new Connector.ConnectorError({ code: `SIGNATURE_${recovered.failure.problem}`, message: recovered.failure.detail }))
+    return Result.fail(
+      new Connector.ConnectorError({
+        code: `SIGNATURE_${recovered.failure.problem}`,
+        message: recovered.failure.detail
+      })
+    )
   }
   if (recovered.success.toLowerCase() !== input.address.toLowerCase()) {
-    return Result.fail(new Connector.ConnectorError({ code: "SIGNER_MISMATCH", message: "the signature was not made by the payer" }))
+    return Result.fail(
+      new Connector.ConnectorError({ code: "SIGNER_MISMATCH", message: "the signature was not made by the payer" })
+    )
   }
   return Result.void
 }
@@ -96,7 +103,8 @@ export const isCanonical6492 = (proof: Hex): boolean => {
   try {
     const parts = parseErc6492Signature(proof)
     if (parts.address === undefined || parts.data === undefined) return false
-    return serializeErc6492Signature({ address: parts.address, data: parts.data, signature: parts.signature }).toLowerCase() ===
+    return serializeErc6492Signature({ address: parts.address, data: parts.data, signature: parts.signature })
+      .toLowerCase() ===
       proof.toLowerCase()
   } catch {
     return false
@@ -117,13 +125,17 @@ export const verify = (
 ): Effect.Effect<void, Connector.ConnectorError | Connector.ConnectorUnavailable> =>
   Effect.gen(function*() {
     if (typeof input.proof !== "string" || !HEX_BYTES.test(input.proof)) {
-      return yield* new Connector.ConnectorError({ code: "PROOF_MALFORMED", message: "requestSignature is 0x followed by hex bytes" })
+      return yield* new Connector.ConnectorError({
+        code: "PROOF_MALFORMED",
+        message: "requestSignature is 0x followed by hex bytes"
+      })
     }
     const proof = input.proof.toLowerCase() as Hex
     if (isErc6492Signature(proof) && !isCanonical6492(proof)) {
       return yield* new Connector.ConnectorError({
         code: "PROOF_MALFORMED",
-        message: "an ERC-6492 signature is abi.encode(factory, factoryCalldata, signature) + the magic suffix, strictly encoded"
+        message:
+          "an ERC-6492 signature is abi.encode(factory, factoryCalldata, signature) + the magic suffix, strictly encoded"
       })
     }
     const contract = isContractProof(proof)
@@ -133,13 +145,15 @@ export const verify = (
       if (contract) {
         return yield* new Connector.ConnectorError({
           code: "RPC_NOT_CONFIGURED",
-          message: `a smart-contract account signature (ERC-1271 / ERC-6492) cannot be verified: no RPC URL is configured for chain ${input.chainId}`
+          message:
+            `a smart-contract account signature (ERC-1271 / ERC-6492) cannot be verified: no RPC URL is configured for chain ${input.chainId}`
         })
       }
       const failure = (eoa as Result.Failure<void, Connector.ConnectorError>).failure
       return yield* new Connector.ConnectorError({
         code: failure.code,
-        message: `${failure.message} (a smart-contract account needs an RPC URL for chain ${input.chainId}; none is configured)`
+        message:
+          `${failure.message} (a smart-contract account needs an RPC URL for chain ${input.chainId}; none is configured)`
       })
     }
     const rpc = <A>(f: () => Promise<A>, onRevert?: A) =>
@@ -150,15 +164,19 @@ export const verify = (
         Effect.timeoutOrElse({
           duration: timeoutMillis,
           orElse: () =>
-            Effect.fail(new Connector.ConnectorUnavailable({
-              code: "RPC_TIMEOUT",
-              message: `the RPC endpoint of chain ${input.chainId} did not answer within ${timeoutMillis} ms`
-            }))
+            Effect.fail(
+              new Connector.ConnectorUnavailable({
+                code: "RPC_TIMEOUT",
+                message: `the RPC endpoint of chain ${input.chainId} did not answer within ${timeoutMillis} ms`
+              })
+            )
         })
       )
     if (!contract) {
       const code = yield* rpc(() => getCode(client, { address: input.address }))
-      if (code === undefined || code === "0x") return yield* (eoa as Result.Failure<void, Connector.ConnectorError>).failure
+      if (code === undefined || code === "0x") {
+        return yield* (eoa as Result.Failure<void, Connector.ConnectorError>).failure
+      }
     }
     const hash = hashMessage(input.message)
     const valid = isErc8010Signature(proof)

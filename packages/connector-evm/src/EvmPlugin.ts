@@ -21,7 +21,8 @@ import * as EvmConnector from "./EvmConnector.ts"
  */
 export const NAME = "@svc/connector-evm"
 
-const invalid = (message: string) => new Connector.PluginError({ message: `SVC_RPC_URLS: ${message} (values not shown)` })
+const invalid = (message: string) =>
+  new Connector.PluginError({ message: `SVC_RPC_URLS: ${message} (values not shown)` })
 
 /**
  * Maps `SVC_RPC_URLS` (catalog network key -> URL) to RPC URLs by chain id,
@@ -37,7 +38,10 @@ export const rpcUrlsByChainId = (
 ): Effect.Effect<Record<string, Redacted.Redacted<string>>, Connector.PluginError> =>
   Effect.gen(function*() {
     const shape = "must be a JSON object: catalog network key -> http(s) URL"
-    const parsed = yield* Effect.try({ try: () => JSON.parse(Redacted.value(value)) as unknown, catch: () => invalid(shape) })
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(Redacted.value(value)) as unknown,
+      catch: () => invalid(shape)
+    })
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* invalid(shape)
     const urls: Record<string, Redacted.Redacted<string>> = {}
     for (const [key, url] of Object.entries(parsed)) {

@@ -4,11 +4,17 @@ import { classify, isRevert } from "../src/internal/errors.ts"
 
 describe("classification of RPC failures", () => {
   it("transport failures are ConnectorUnavailable (503, retry)", () => {
-    for (const error of [
-      new HttpRequestError({ url: "http://127.0.0.1:9", status: 502 }),
-      new TimeoutError({ body: {}, url: "http://127.0.0.1:9" }),
-      new RpcRequestError({ body: {}, url: "http://127.0.0.1:9", error: { code: -32601, message: "method not found" } })
-    ]) {
+    for (
+      const error of [
+        new HttpRequestError({ url: "http://127.0.0.1:9", status: 502 }),
+        new TimeoutError({ body: {}, url: "http://127.0.0.1:9" }),
+        new RpcRequestError({
+          body: {},
+          url: "http://127.0.0.1:9",
+          error: { code: -32601, message: "method not found" }
+        })
+      ]
+    ) {
       const e = classify(error, "8453")
       assert.strictEqual(e._tag, "ConnectorUnavailable")
       assert.strictEqual(e.code, "RPC_UNAVAILABLE")

@@ -1,5 +1,5 @@
-import { Signature } from "@svc/protocol"
 import { suite } from "@svc/core/testing/ConnectorTestkit"
+import { Signature } from "@svc/protocol"
 import { Layer } from "effect"
 import fc from "fast-check"
 import * as EvmConnector from "../src/EvmConnector.ts"
@@ -16,7 +16,9 @@ const common = {
     { address: "0x52908400098527886e0f7030069857d2e4169ee7" }
   ],
   malformedProofs: [
-    Signature.highSTwin(Signature.signPersonalMessage("x", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")),
+    Signature.highSTwin(
+      Signature.signPersonalMessage("x", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+    ),
     `0x${"00".repeat(65)}`,
     `0x${"ff".repeat(65)}`
   ]

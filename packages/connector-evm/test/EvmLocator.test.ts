@@ -37,20 +37,22 @@ describe("EvmLocator", () => {
   it("account ids are the documented derivation, whatever the address casing", () => {
     const connector = EvmConnector.make()
     const network = { networkId: Ids.evmNetworkId(56), native: "56" }
-    fc.assert(fc.property(addressLower, fc.boolean(), (a, checksummed) => {
-      const input = checksummed ? getAddress(a) : a
-      const locator = Result.getOrThrow(connector.parseLocator(input))
-      assert.deepStrictEqual(locator, { native: a })
-      assert.strictEqual(
-        Result.getOrThrow(Connector.accountIdOf(connector, network.networkId, locator)),
-        Ids.evmAccountId(network.networkId, a)
-      )
-      assert.deepStrictEqual(Result.getOrThrow(connector.parseAsset(input, network)), {
-        locator: { chainId: "56", token: a },
-        reference: Ids.evmReference(a),
-        address: getAddress(a)
-      })
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(addressLower, fc.boolean(), (a, checksummed) => {
+        const input = checksummed ? getAddress(a) : a
+        const locator = Result.getOrThrow(connector.parseLocator(input))
+        assert.deepStrictEqual(locator, { native: a })
+        assert.strictEqual(
+          Result.getOrThrow(Connector.accountIdOf(connector, network.networkId, locator)),
+          Ids.evmAccountId(network.networkId, a)
+        )
+        assert.deepStrictEqual(Result.getOrThrow(connector.parseAsset(input, network)), {
+          locator: { chainId: "56", token: a },
+          reference: Ids.evmReference(a),
+          address: getAddress(a)
+        })
+      }),
+      { numRuns: 200 }
+    )
   })
-
 })

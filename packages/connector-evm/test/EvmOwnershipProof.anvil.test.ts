@@ -42,7 +42,11 @@ layer(anvilWithWallets(CHAIN_ID), { timeout: 60_000 })("EVM ownership proofs on 
       assert.isTrue(code !== undefined && code.length > 2)
       assert.strictEqual(yield* Effect.promise(() => anvil.client.getChainId()), CHAIN_ID)
       const deployed = yield* Effect.promise(() => anvil.deployWallet(Signature.addressOf(wallet.key) as Hex))
-      assert.notStrictEqual(deployed.toLowerCase(), wallet.address.toLowerCase(), "deployWallet deploys another instance (CREATE)")
+      assert.notStrictEqual(
+        deployed.toLowerCase(),
+        wallet.address.toLowerCase(),
+        "deployWallet deploys another instance (CREATE)"
+      )
     }))
 
   it.effect("ERC-1271: a deployed wallet's owner signature verifies over RPC; tampered and foreign ones do not", () =>
@@ -52,9 +56,15 @@ layer(anvilWithWallets(CHAIN_ID), { timeout: 60_000 })("EVM ownership proofs on 
       const wallet = DEPLOYED[0]!
       const proof = Signature.signPersonalMessage(MESSAGE, wallet.key)
       assert.strictEqual((yield* outcome(connector, claimOf(wallet.address, MESSAGE, proof))).code, "OK")
-      assert.strictEqual((yield* outcome(connector, claimOf(wallet.address, `${MESSAGE} `, proof))).code, "ConnectorError:SIGNER_MISMATCH")
+      assert.strictEqual(
+        (yield* outcome(connector, claimOf(wallet.address, `${MESSAGE} `, proof))).code,
+        "ConnectorError:SIGNER_MISMATCH"
+      )
       const other = Signature.signPersonalMessage(MESSAGE, DEPLOYED[1]!.key)
-      assert.strictEqual((yield* outcome(connector, claimOf(wallet.address, MESSAGE, other))).code, "ConnectorError:SIGNER_MISMATCH")
+      assert.strictEqual(
+        (yield* outcome(connector, claimOf(wallet.address, MESSAGE, other))).code,
+        "ConnectorError:SIGNER_MISMATCH"
+      )
       // the owner's signature is not the wallet's own EOA signature: offline it cannot verify
       const offline = EvmConnector.make()
       const refused = yield* outcome(offline, claimOf(wallet.address, MESSAGE, proof))
@@ -68,8 +78,14 @@ layer(anvilWithWallets(CHAIN_ID), { timeout: 60_000 })("EVM ownership proofs on 
       const connector = EvmConnector.make({ rpcUrls: { [String(CHAIN_ID)]: anvil.url } })
       const proof = counterfactualSign(MESSAGE)
       assert.strictEqual((yield* outcome(connector, claimOf(COUNTERFACTUAL.address, MESSAGE, proof))).code, "OK")
-      assert.strictEqual((yield* outcome(connector, claimOf(COUNTERFACTUAL.address, `${MESSAGE}!`, proof))).code, "ConnectorError:SIGNER_MISMATCH")
-      assert.strictEqual((yield* outcome(connector, claimOf(DEPLOYED[0]!.address, MESSAGE, proof))).code, "ConnectorError:SIGNER_MISMATCH")
+      assert.strictEqual(
+        (yield* outcome(connector, claimOf(COUNTERFACTUAL.address, `${MESSAGE}!`, proof))).code,
+        "ConnectorError:SIGNER_MISMATCH"
+      )
+      assert.strictEqual(
+        (yield* outcome(connector, claimOf(DEPLOYED[0]!.address, MESSAGE, proof))).code,
+        "ConnectorError:SIGNER_MISMATCH"
+      )
       const code = yield* Effect.promise(() => anvil.client.getCode({ address: COUNTERFACTUAL.address }))
       assert.isTrue(code === undefined || code === "0x", "verification is an eth_call: nothing was deployed")
       // without an RPC URL a wrapped signature gets a clear error
@@ -89,14 +105,20 @@ layer(anvilWithWallets(CHAIN_ID), { timeout: 60_000 })("EVM ownership proofs on 
       const payer = Signature.addressOf(key)
       const proof = Signature.signPersonalMessage(MESSAGE, key)
       assert.strictEqual((yield* outcome(connector, claimOf(payer, MESSAGE, proof))).code, "OK")
-      assert.strictEqual((yield* outcome(connector, claimOf(payer, MESSAGE, Signature.highSTwin(proof)))).code, "ConnectorError:SIGNATURE_HIGH_S")
+      assert.strictEqual(
+        (yield* outcome(connector, claimOf(payer, MESSAGE, Signature.highSTwin(proof)))).code,
+        "ConnectorError:SIGNATURE_HIGH_S"
+      )
       const checksummed = { ...claimOf(payer, MESSAGE, proof), locator: { native: getAddress(payer) } }
       assert.strictEqual((yield* outcome(connector, checksummed)).code, "ConnectorError:LOCATOR_NOT_CANONICAL")
     }))
 
   it.effect("an RPC that does not answer is ConnectorUnavailable, never a verdict", () =>
     Effect.gen(function*() {
-      const connector = EvmConnector.make({ rpcUrls: { [String(CHAIN_ID)]: "http://127.0.0.1:9" }, rpcTimeoutMillis: 2000 })
+      const connector = EvmConnector.make({
+        rpcUrls: { [String(CHAIN_ID)]: "http://127.0.0.1:9" },
+        rpcTimeoutMillis: 2000
+      })
       const proof = counterfactualSign(MESSAGE)
       const down = yield* outcome(connector, claimOf(COUNTERFACTUAL.address, MESSAGE, proof))
       assert.match(down.code, /^ConnectorUnavailable:RPC_(UNAVAILABLE|TIMEOUT)$/)

@@ -25,8 +25,15 @@ const evmOptions: SuiteOptions = {
     account: Signature.addressOf(key),
     sign: (message: string) => Signature.signPersonalMessage(message, key)
   })),
-  invalidLocators: ["0x52908400098527886E0F7030069857D2E4169Ee7", { native: "0x52908400098527886e0f7030069857d2e4169ee7", chainId: "1" }],
-  malformedProofs: [Signature.highSTwin(Signature.signPersonalMessage("x", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"))]
+  invalidLocators: ["0x52908400098527886E0F7030069857D2E4169Ee7", {
+    native: "0x52908400098527886e0f7030069857d2e4169ee7",
+    chainId: "1"
+  }],
+  malformedProofs: [
+    Signature.highSTwin(
+      Signature.signPersonalMessage("x", "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+    )
+  ]
 }
 
 const evmEoaConnector: Connector.Connector = EvmConnector.make()
@@ -36,27 +43,53 @@ describe("ConnectorTestkit catches broken connectors", () => {
   const run = (connector: Connector.Connector, name: TestName) =>
     checks({ ...evmOptions, numRuns: 20 }).find((c) => c.name === name)!.run(connector)
   const broken: ReadonlyArray<readonly [string, Connector.Connector, ReadonlyArray<TestName>]> = [
-    ["a parser that throws", { ...eoa, parseLocator: (input) => {
-      if (typeof input !== "string" && (typeof input !== "object" || input === null)) throw new Error("boom")
-      return eoa.parseLocator(input)
-    } }, ["locators: parse is total (a typed error, never a defect)"]],
-    ["a parser that keeps the given case", { ...eoa, parseLocator: (input) =>
-      Result.map(eoa.parseLocator(input), () => ({ native: typeof input === "string" ? input : String((input as { native: unknown }).native) })) }, [
+    ["a parser that throws", {
+      ...eoa,
+      parseLocator: (input) => {
+        if (typeof input !== "string" && (typeof input !== "object" || input === null)) throw new Error("boom")
+        return eoa.parseLocator(input)
+      }
+    }, ["locators: parse is total (a typed error, never a defect)"]],
+    ["a parser that keeps the given case", {
+      ...eoa,
+      parseLocator: (input) =>
+        Result.map(
+          eoa.parseLocator(input),
+          () => ({ native: typeof input === "string" ? input : String((input as { native: unknown }).native) })
+        )
+    }, [
       "locators: parse of the native rendering gives the locator back"
     ]],
-    ["a parser that keeps unknown keys", { ...eoa, parseLocator: (input) =>
-      typeof input === "object" && input !== null && "svcUnknownKey" in input
-        ? Result.map(eoa.parseLocator({ native: (input as unknown as { native: unknown }).native }), (l) => ({ ...l, svcUnknownKey: 1 }))
-        : eoa.parseLocator(input) }, ["locators: unknown keys never reach the canonical form"]],
-    ["a parser that accepts Solana keys", { ...eoa, parseLocator: (input) =>
-      typeof input === "string" && !input.startsWith("0x") ? Result.succeed({ native: input }) : eoa.parseLocator(input) }, [
+    ["a parser that keeps unknown keys", {
+      ...eoa,
+      parseLocator: (input) =>
+        typeof input === "object" && input !== null && "svcUnknownKey" in input
+          ? Result.map(
+            eoa.parseLocator({ native: (input as unknown as { native: unknown }).native }),
+            (l) => ({ ...l, svcUnknownKey: 1 })
+          )
+          : eoa.parseLocator(input)
+    }, ["locators: unknown keys never reach the canonical form"]],
+    ["a parser that accepts Solana keys", {
+      ...eoa,
+      parseLocator: (input) =>
+        typeof input === "string" && !input.startsWith("0x")
+          ? Result.succeed({ native: input })
+          : eoa.parseLocator(input)
+    }, [
       "locators: malformed input and locators of other families are refused"
     ]],
-    ["a colliding account reference", { ...eoa, accountReference: (l) =>
-      Result.map(eoa.accountReference(l), (r) => `0x${"0".repeat(63)}${r.slice(-1)}` as `0x${string}`) }, [
+    ["a colliding account reference", {
+      ...eoa,
+      accountReference: (l) =>
+        Result.map(eoa.accountReference(l), (r) => `0x${"0".repeat(63)}${r.slice(-1)}` as `0x${string}`)
+    }, [
       "accounts: distinct locators have distinct account ids"
     ]],
-    ["one network reference for every chain", { ...eoa, networkReference: () => Result.succeed(`0x${"11".repeat(32)}` as const) }, [
+    ["one network reference for every chain", {
+      ...eoa,
+      networkReference: () => Result.succeed(`0x${"11".repeat(32)}` as const)
+    }, [
       "networks: references are 32 bytes, deterministic and distinct per network"
     ]],
     ["a verifier that accepts everything", { ...eoa, verifyOwnership: () => Effect.void }, [
@@ -65,22 +98,36 @@ describe("ConnectorTestkit catches broken connectors", () => {
       "proofs: malformed proofs are refused with a typed error",
       "proofs: a proof never verifies for a network or a locator of another family"
     ]],
-    ["a verifier that dies on malformed proofs", { ...eoa, verifyOwnership: (claim) =>
-      claim.proof.length === 132 ? eoa.verifyOwnership(claim) : Effect.die(new Error("boom")) }, [
+    ["a verifier that dies on malformed proofs", {
+      ...eoa,
+      verifyOwnership: (claim) =>
+        claim.proof.length === 132 ? eoa.verifyOwnership(claim) : Effect.die(new Error("boom"))
+    }, [
       "proofs: malformed proofs are refused with a typed error"
     ]],
-    ["a verifier that ignores the claimed network", { ...eoa, verifyOwnership: (claim) =>
-      eoa.verifyOwnership({ ...claim, network: { networkId: Ids.evmNetworkId(8453), native: "8453" } }) }, [
+    ["a verifier that ignores the claimed network", {
+      ...eoa,
+      verifyOwnership: (claim) =>
+        eoa.verifyOwnership({ ...claim, network: { networkId: Ids.evmNetworkId(8453), native: "8453" } })
+    }, [
       "proofs: a proof never verifies for a network or a locator of another family"
     ]],
-    ["a verifier that refuses valid proofs", { ...eoa, verifyOwnership: () =>
-      Effect.fail(new Connector.ConnectorError({ code: "NOPE", message: "no" })) }, [
+    ["a verifier that refuses valid proofs", {
+      ...eoa,
+      verifyOwnership: () => Effect.fail(new Connector.ConnectorError({ code: "NOPE", message: "no" }))
+    }, [
       "proofs: a proof by the owner over the exact permit message verifies"
     ]],
-    ["an EVM connector without address binding", { ...eoa, evmAddress: () => null }, ["accounts: the EVM address binding"]],
-    ["a payout-less connector with no note", { ...eoa, capabilities: { payer: true, recipient: true, payout: false } }, [
-      "identity: family, vmType and capabilities"
-    ]]
+    ["an EVM connector without address binding", { ...eoa, evmAddress: () => null }, [
+      "accounts: the EVM address binding"
+    ]],
+    [
+      "a payout-less connector with no note",
+      { ...eoa, capabilities: { payer: true, recipient: true, payout: false } },
+      [
+        "identity: family, vmType and capabilities"
+      ]
+    ]
   ]
   for (const [what, connector, names] of broken) {
     for (const name of names) {
@@ -97,8 +144,15 @@ describe("ConnectorTestkit catches broken connectors", () => {
   }
 
   it("refuses skips without a reason or with unknown names", () => {
-    assert.throws(() => suite("x", Connector.layer(eoa), { ...evmOptions, skip: [{ reason: " ", tests: ["networks: networkReference is total"] }] }))
-    assert.throws(() => suite("x", Connector.layer(eoa), { ...evmOptions, skip: [{ reason: "r", tests: ["no such test" as TestName] }] }))
+    assert.throws(() =>
+      suite("x", Connector.layer(eoa), {
+        ...evmOptions,
+        skip: [{ reason: " ", tests: ["networks: networkReference is total"] }]
+      })
+    )
+    assert.throws(() =>
+      suite("x", Connector.layer(eoa), { ...evmOptions, skip: [{ reason: "r", tests: ["no such test" as TestName] }] })
+    )
   })
 })
 
@@ -112,8 +166,16 @@ describe("Connector registry", () => {
   it("finds a family's connector and lets a network registration win", () => {
     const registry = Connector.makeRegistry([evmEoaConnector, { connector: other, networkId: base }])
     assert.strictEqual(Option.getOrThrow(registry.get(Ids.EVM_VM_TYPE)), evmEoaConnector)
-    assert.strictEqual(Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: base.toUpperCase().replace("0X", "0x") })), other)
-    assert.strictEqual(Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: Ids.evmNetworkId(56) })), evmEoaConnector)
+    assert.strictEqual(
+      Option.getOrThrow(
+        registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: base.toUpperCase().replace("0X", "0x") })
+      ),
+      other
+    )
+    assert.strictEqual(
+      Option.getOrThrow(registry.forNetwork({ vmType: Ids.EVM_VM_TYPE, networkId: Ids.evmNetworkId(56) })),
+      evmEoaConnector
+    )
     assert.isTrue(Option.isNone(registry.forNetwork({ vmType: Ids.SOLANA_VM_TYPE, networkId: Ids.solanaNetworkId() })))
     assert.strictEqual(registry.all.length, 2)
   })
@@ -139,7 +201,9 @@ describe("Connector registry", () => {
       }
       const exit = yield* Effect.exit(evmEoaConnector.verifyOwnership(claim))
       assert.isTrue(Exit.isFailure(exit))
-      const ok = yield* Effect.exit(evmEoaConnector.verifyOwnership({ ...claim, network: { networkId: base, native: "8453" } }))
+      const ok = yield* Effect.exit(
+        evmEoaConnector.verifyOwnership({ ...claim, network: { networkId: base, native: "8453" } })
+      )
       assert.isTrue(Exit.isSuccess(ok))
       const upper = yield* Effect.exit(evmEoaConnector.verifyOwnership({
         ...claim,

@@ -3,8 +3,8 @@
  * connector layer with ERC-1271 wallets (deployed) and ERC-6492 wallets
  * (counterfactual) at addresses known before the chain starts.
  */
-import { Signature } from "@svc/protocol"
 import type { TestSigner } from "@svc/core/testing/ConnectorTestkit"
+import { Signature } from "@svc/protocol"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import {
@@ -73,7 +73,10 @@ export const counterfactualSign = (message: string): Hex =>
 
 /** Smart-account signers: the deployed ERC-1271 wallets and the counterfactual ERC-6492 one. */
 export const walletSigner: fc.Arbitrary<TestSigner> = fc.oneof(
-  fc.constantFrom(...DEPLOYED).map((w) => ({ account: w.address, sign: (m: string) => Signature.signPersonalMessage(m, w.key) })),
+  fc.constantFrom(...DEPLOYED).map((w) => ({
+    account: w.address,
+    sign: (m: string) => Signature.signPersonalMessage(m, w.key)
+  })),
   fc.constant({ account: COUNTERFACTUAL.address, sign: counterfactualSign })
 )
 
@@ -87,14 +90,20 @@ export const anvilWithWallets = (chainId: number) =>
       const deployer = createWalletClient({ account: privateKeyToAccount(DEPLOYER_KEY), transport: http(anvil.url) })
       for (const w of DEPLOYED) {
         yield* Effect.promise(async () => {
-          const hash = await deployer.sendTransaction({ chain: null, to: FACTORY, data: factoryCalldata(ownerAddress(w.key)) })
+          const hash = await deployer.sendTransaction({
+            chain: null,
+            to: FACTORY,
+            data: factoryCalldata(ownerAddress(w.key))
+          })
           await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
           const code = await anvil.client.getCode({ address: w.address })
           if (code === undefined || code === "0x") throw new Error(`no wallet at ${w.address}`)
         })
       }
       const counterfactualCode = yield* Effect.promise(() => anvil.client.getCode({ address: COUNTERFACTUAL.address }))
-      if (counterfactualCode !== undefined && counterfactualCode !== "0x") throw new Error("the counterfactual wallet exists")
+      if (counterfactualCode !== undefined && counterfactualCode !== "0x") {
+        throw new Error("the counterfactual wallet exists")
+      }
       return yield* Effect.context<Anvil>()
     })
   ).pipe(Layer.provideMerge(anvilLayer({ chainId })))

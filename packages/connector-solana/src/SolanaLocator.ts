@@ -20,8 +20,8 @@
 import { base58 } from "@scure/base"
 import { Connector } from "@svc/core"
 import { Ids, type Locator } from "@svc/protocol"
-import { Result } from "effect"
 import { isPlainObject } from "@svc/protocol/Patterns"
+import { Result } from "effect"
 
 type Hex = `0x${string}`
 

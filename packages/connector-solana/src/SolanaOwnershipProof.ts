@@ -30,7 +30,9 @@ const refuse = (code: string, message: string) => new Connector.ConnectorError({
 export const decodeProof = (proof: unknown): Result.Result<Uint8Array, Connector.ConnectorError> => {
   if (typeof proof !== "string") return Result.fail(refuse("PROOF_MALFORMED", "the proof is a string"))
   if (proof.startsWith("0x")) {
-    if (!HEX_PROOF.test(proof)) return Result.fail(refuse("PROOF_MALFORMED", "a hex proof is 0x followed by 128 hex digits"))
+    if (!HEX_PROOF.test(proof)) {
+      return Result.fail(refuse("PROOF_MALFORMED", "a hex proof is 0x followed by 128 hex digits"))
+    }
     const bytes = new Uint8Array(64)
     for (let i = 0; i < 64; i++) bytes[i] = Number.parseInt(proof.slice(2 + 2 * i, 4 + 2 * i), 16)
     return Result.succeed(bytes)
@@ -54,7 +56,11 @@ export const decodeProof = (proof: unknown): Result.Result<Uint8Array, Connector
  * @category crypto
  * @since 0.1.0
  */
-export const verify = (publicKey: string, message: string, proof: string): Effect.Effect<void, Connector.ConnectorError> =>
+export const verify = (
+  publicKey: string,
+  message: string,
+  proof: string
+): Effect.Effect<void, Connector.ConnectorError> =>
   Effect.suspend(() => {
     const key = decodeKey(publicKey)
     if (key === undefined) return Effect.fail(refuse("LOCATOR_INVALID", "not a Solana public key"))

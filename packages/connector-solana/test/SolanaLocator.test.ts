@@ -36,26 +36,31 @@ describe("SolanaLocator", () => {
   })
 
   it("refuses non-canonical and wrong-length spellings", () => {
-    for (const bad of [
-      `1${USDC_MINT}`,
-      "1111111111111111111111111111111",
-      "111111111111111111111111111111111",
-      USDC_MINT.replace("E", "0"),
-      USDC_MINT.replace("E", "I"),
-      USDC_MINT.replace("E", "l"),
-      USDC_MINT.toLowerCase(),
-      `${USDC_MINT} `
-    ]) {
+    for (
+      const bad of [
+        `1${USDC_MINT}`,
+        "1111111111111111111111111111111",
+        "111111111111111111111111111111111",
+        USDC_MINT.replace("E", "0"),
+        USDC_MINT.replace("E", "I"),
+        USDC_MINT.replace("E", "l"),
+        USDC_MINT.toLowerCase(),
+        `${USDC_MINT} `
+      ]
+    ) {
       assert.isTrue(Result.isFailure(SolanaLocator.parse(bad)), bad)
     }
   })
 
   it("base58 agrees with an independent encoder on every 32-byte key", () => {
-    fc.assert(fc.property(bytes32, (bytes) => {
-      const text = SolanaLocator.encodeKey(bytes)
-      assert.strictEqual(text, referenceEncode(bytes))
-      assert.deepStrictEqual(SolanaLocator.decodeKey(text), bytes)
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(bytes32, (bytes) => {
+        const text = SolanaLocator.encodeKey(bytes)
+        assert.strictEqual(text, referenceEncode(bytes))
+        assert.deepStrictEqual(SolanaLocator.decodeKey(text), bytes)
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("the canonical locator is {\"native\": key}; the string form stands for it", () => {
@@ -70,10 +75,18 @@ describe("SolanaLocator", () => {
     assert.strictEqual(mainnet, networkId())
     assert.strictEqual(
       mainnet,
-      keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [Ids.vmType("SVM"), keccak256(toHex(GENESIS["mainnet-beta"]))]))
+      keccak256(
+        encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [
+          Ids.vmType("SVM"),
+          keccak256(toHex(GENESIS["mainnet-beta"]))
+        ])
+      )
     )
     const id = Result.getOrThrow(Connector.accountIdOf(connector, mainnet, { native: USDC_MINT }))
-    assert.strictEqual(id, keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [mainnet, USDC_MINT_HEX])))
+    assert.strictEqual(
+      id,
+      keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "bytes32" }], [mainnet, USDC_MINT_HEX]))
+    )
   })
 
   it("an asset is {\"mint\": key} with the 32-byte mint as reference", () => {
@@ -88,10 +101,13 @@ describe("SolanaLocator", () => {
   })
 
   it("parse is total on arbitrary input", () => {
-    fc.assert(fc.property(fc.anything(), (u) => {
-      SolanaLocator.parse(u)
-      SolanaLocator.parseAsset(u)
-      SolanaLocator.networkReference(u as string)
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(fc.anything(), (u) => {
+        SolanaLocator.parse(u)
+        SolanaLocator.parseAsset(u)
+        SolanaLocator.networkReference(u as string)
+      }),
+      { numRuns: 300 }
+    )
   })
 })

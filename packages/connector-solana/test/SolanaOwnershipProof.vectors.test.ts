@@ -5,8 +5,8 @@ import { Ids, PermitMessage } from "@svc/protocol"
 import { Effect, Exit, Result } from "effect"
 import { hexToBytes, keccak256, toBytes, toHex } from "viem"
 import * as SolanaConnector from "../src/SolanaConnector.ts"
-import * as SolanaOwnershipProof from "../src/SolanaOwnershipProof.ts"
 import { GENESIS } from "../src/SolanaNetworks.ts"
+import * as SolanaOwnershipProof from "../src/SolanaOwnershipProof.ts"
 
 const verdict = (publicKey: string, message: string, proof: string) =>
   Effect.runSyncExit(SolanaOwnershipProof.verify(publicKey, message, proof))
@@ -42,10 +42,17 @@ describe("Solana ownership proofs", () => {
     for (const v of RFC8032) {
       const key = base58.encode(hexToBytes(v.publicKey))
       assert.strictEqual(SolanaOwnershipProof.publicKeyOf(hexToBytes(v.secret)), key)
-      assert.strictEqual(SolanaOwnershipProof.sign(v.message, hexToBytes(v.secret)), base58.encode(hexToBytes(v.signature)))
+      assert.strictEqual(
+        SolanaOwnershipProof.sign(v.message, hexToBytes(v.secret)),
+        base58.encode(hexToBytes(v.signature))
+      )
       assert.strictEqual(code(verdict(key, v.message, v.signature)), "OK")
       assert.strictEqual(code(verdict(key, v.message, base58.encode(hexToBytes(v.signature)))), "OK")
-      assert.strictEqual(code(verdict(key, v.message, v.signature.toUpperCase().replace("0X", "0x"))), "OK", "hex digits in either case")
+      assert.strictEqual(
+        code(verdict(key, v.message, v.signature.toUpperCase().replace("0X", "0x"))),
+        "OK",
+        "hex digits in either case"
+      )
     }
   })
 
@@ -67,7 +74,16 @@ describe("Solana ownership proofs", () => {
     assert.strictEqual(code(verdict(payer, message.replace("5000000", "5000001"), proof)), "SIGNER_MISMATCH")
     const other = SolanaOwnershipProof.publicKeyOf(hexToBytes(keccak256(toBytes("svc solana other"))))
     assert.strictEqual(code(verdict(other, message, proof)), "SIGNER_MISMATCH")
-    for (const bad of ["", proof.slice(1), `${proof}1`, "0x" + "00".repeat(63), `0x${"zz".repeat(64)}`, proof.replace(/./, "0")]) {
+    for (
+      const bad of [
+        "",
+        proof.slice(1),
+        `${proof}1`,
+        "0x" + "00".repeat(63),
+        `0x${"zz".repeat(64)}`,
+        proof.replace(/./, "0")
+      ]
+    ) {
       assert.notStrictEqual(code(verdict(payer, message, bad)), "OK", bad)
     }
     assert.strictEqual(code(verdict(payer, message, "0x1234")), "PROOF_MALFORMED")
@@ -84,7 +100,10 @@ describe("Solana ownership proofs", () => {
       malleable[32 + i] = Number(t & 0xffn)
       t >>= 8n
     }
-    assert.strictEqual(code(verdict(base58.encode(hexToBytes(v.publicKey)), v.message, toHex(malleable))), "SIGNER_MISMATCH")
+    assert.strictEqual(
+      code(verdict(base58.encode(hexToBytes(v.publicKey)), v.message, toHex(malleable))),
+      "SIGNER_MISMATCH"
+    )
   })
 
   it.effect("through the connector: the claim carries the Solana network and the canonical locator", () =>

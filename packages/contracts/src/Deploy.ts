@@ -29,9 +29,9 @@ import {
 import {
   SvcERC7683ModuleV6,
   SvcMainnetRegistryV6,
+  SvcMainnetRouterV6,
   SvcOIFModuleV6,
   SvcPriceFeed,
-  SvcMainnetRouterV6,
   SvcSolverDiscoveryV6,
   SvcTestToken,
   SvcVaultV6
@@ -93,7 +93,14 @@ export type SystemContract = keyof typeof SALTS
  * @category constants
  * @since 0.1.0
  */
-export const SYSTEM_CONTRACTS: ReadonlyArray<SystemContract> = ["registry", "router", "vault", "facade", "erc7683Module", "oifModule"]
+export const SYSTEM_CONTRACTS: ReadonlyArray<SystemContract> = [
+  "registry",
+  "router",
+  "vault",
+  "facade",
+  "erc7683Module",
+  "oifModule"
+]
 
 /**
  * The artifact deployed for each system contract.
@@ -167,7 +174,10 @@ export const create2Address = (initCode: Hex, salt: Hex, factory: Hex = CREATE2_
  * @category onchain
  * @since 0.1.0
  */
-export const planSystem = (config: SystemConfig, factory: Hex = CREATE2_FACTORY): { readonly [K in SystemContract]: PlannedContract } => {
+export const planSystem = (
+  config: SystemConfig,
+  factory: Hex = CREATE2_FACTORY
+): { readonly [K in SystemContract]: PlannedContract } => {
   const plan = (key: SystemContract, initCode: Hex): PlannedContract => ({
     contractName: SYSTEM_ARTIFACTS[key].contractName,
     salt: SALTS[key],
@@ -182,7 +192,11 @@ export const planSystem = (config: SystemConfig, factory: Hex = CREATE2_FACTORY)
   )
   const router = plan(
     "router",
-    encodeDeployData({ abi: SvcMainnetRouterV6.abi, bytecode: SvcMainnetRouterV6.bytecode, args: [config.owner, config.authority, registry.address] })
+    encodeDeployData({
+      abi: SvcMainnetRouterV6.abi,
+      bytecode: SvcMainnetRouterV6.bytecode,
+      args: [config.owner, config.authority, registry.address]
+    })
   )
   const vault = plan(
     "vault",
@@ -324,7 +338,10 @@ export const deployCreate2 = async (
     to: factory,
     data: `${options.salt}${initCode.slice(2)}`
   })
-  const receipt = await publicClient.waitForTransactionReceipt({ hash, ...(options.pollingInterval !== undefined ? { pollingInterval: options.pollingInterval } : {}) })
+  const receipt = await publicClient.waitForTransactionReceipt({
+    hash,
+    ...(options.pollingInterval !== undefined ? { pollingInterval: options.pollingInterval } : {})
+  })
   if (receipt.status !== "success") throw new DeployError(`CREATE2 deployment to ${address} reverted (${hash})`)
   if (!hasCode(await publicClient.getCode({ address }))) {
     throw new DeployError(`CREATE2 deployment ${hash} left no code at ${address}`)
@@ -406,8 +423,15 @@ const deployPlain = async (
   data: Hex,
   pollingInterval: number | undefined
 ): Promise<Hex> => {
-  const hash = await clients.wallet.sendTransaction({ account: clients.wallet.account, chain: clients.wallet.chain ?? null, data })
-  const receipt = await clients.publicClient.waitForTransactionReceipt({ hash, ...(pollingInterval !== undefined ? { pollingInterval } : {}) })
+  const hash = await clients.wallet.sendTransaction({
+    account: clients.wallet.account,
+    chain: clients.wallet.chain ?? null,
+    data
+  })
+  const receipt = await clients.publicClient.waitForTransactionReceipt({
+    hash,
+    ...(pollingInterval !== undefined ? { pollingInterval } : {})
+  })
   if (receipt.status !== "success" || receipt.contractAddress === null || receipt.contractAddress === undefined) {
     throw new DeployError(`deployment ${hash} failed`)
   }
@@ -424,11 +448,20 @@ const deployPlain = async (
  */
 export const deployToken = (
   clients: Clients,
-  options: { readonly name: string; readonly symbol: string; readonly decimals: number; readonly pollingInterval?: number | undefined }
+  options: {
+    readonly name: string
+    readonly symbol: string
+    readonly decimals: number
+    readonly pollingInterval?: number | undefined
+  }
 ): Promise<Hex> =>
   deployPlain(
     clients,
-    encodeDeployData({ abi: SvcTestToken.abi, bytecode: SvcTestToken.bytecode, args: [options.name, options.symbol, options.decimals] }),
+    encodeDeployData({
+      abi: SvcTestToken.abi,
+      bytecode: SvcTestToken.bytecode,
+      args: [options.name, options.symbol, options.decimals]
+    }),
     options.pollingInterval
   )
 
@@ -496,7 +529,10 @@ export const expectedRuntimeCodeHashes = (): SystemAddresses => ({
  * @category onchain
  * @since 0.1.0
  */
-export const readRuntimeCodeHashes = async (publicClient: Pick<DeployReader, "getCode">, addresses: SystemAddresses): Promise<SystemAddresses> => ({
+export const readRuntimeCodeHashes = async (
+  publicClient: Pick<DeployReader, "getCode">,
+  addresses: SystemAddresses
+): Promise<SystemAddresses> => ({
   registry: await runtimeCodeHash(publicClient, addresses.registry),
   router: await runtimeCodeHash(publicClient, addresses.router),
   vault: await runtimeCodeHash(publicClient, addresses.vault),

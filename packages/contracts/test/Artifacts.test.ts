@@ -27,7 +27,10 @@ describe("artifacts", () => {
   it("the committed artifacts/ and src/artifacts.ts are what the sources compile to (rebuild: node packages/contracts/scripts/build.ts)", () => {
     expect(compilation.warnings).toEqual([])
     const files = renderFiles(compilation)
-    expect([...files.keys()].sort()).toEqual([...CONTRACTS.map((c) => `artifacts/${c.name}.json`), "artifacts/standard-json-input.json", "src/artifacts.ts"].sort())
+    expect([...files.keys()].sort()).toEqual(
+      [...CONTRACTS.map((c) => `artifacts/${c.name}.json`), "artifacts/standard-json-input.json", "src/artifacts.ts"]
+        .sort()
+    )
     for (const [path, content] of files) {
       expect(readFileSync(new URL(path, PACKAGE_ROOT), "utf8") === content, `${path} is out of date`).toBe(true)
     }
@@ -37,7 +40,12 @@ describe("artifacts", () => {
     const router = JSON.parse(readFileSync(new URL("artifacts/SvcMainnetRouterV6.json", PACKAGE_ROOT), "utf8"))
     expect(router.contractName).toBe("SvcMainnetRouterV6")
     expect(router.compiler.version).toMatch(/^0\.8\.37\+commit\./)
-    expect(router.compiler.settings).toMatchObject({ viaIR: true, optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", metadata: { bytecodeHash: "none" } })
+    expect(router.compiler.settings).toMatchObject({
+      viaIR: true,
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: "cancun",
+      metadata: { bytecodeHash: "none" }
+    })
     expect(router.sourceHash).toBe(Artifacts.SOURCE_HASH)
     expect(router.runtimeCodeHash).toBe(keccak256(router.deployedBytecode))
     expect(router.bytecode).toBe(Artifacts.SvcMainnetRouterV6.bytecode)
@@ -49,13 +57,17 @@ describe("ABI facts", () => {
     const router = selectorsOf(Artifacts.SvcMainnetRouterV6.abi)
     expect(router["fillDirect"]).toBe("0xeeff9007")
     expect(router["previewFillDirect"]).toBe("0xff5da6a9")
-    const fields = JSON.parse(readFileSync(new URL("../../fixtures/protocol/permit-digest/vectors.json", PACKAGE_ROOT), "utf8")).cases[0].fields
+    const fields =
+      JSON.parse(readFileSync(new URL("../../fixtures/protocol/permit-digest/vectors.json", PACKAGE_ROOT), "utf8"))
+        .cases[0].fields
     expect(PERMIT_TYPES.ExecutionPermit).toEqual(fields)
     expect(PERMIT_TYPES.ExecutionPermit).toHaveLength(31)
   })
 
   it("SourceFillV6 has the topic0 of the discovery document", () => {
-    const event = Artifacts.SvcMainnetRouterV6.abi.find((item) => item.type === "event" && item.name === "SourceFillV6")!
+    const event = Artifacts.SvcMainnetRouterV6.abi.find((item) =>
+      item.type === "event" && item.name === "SourceFillV6"
+    )!
     expect(toEventSelector(event as never)).toBe("0x77d880254b141dedc64867f6d2d253eedfc609837b892c4ddfe154a43ea80561")
   })
 
@@ -84,14 +96,28 @@ describe("ABI facts", () => {
       describeMandate: sig("describeMandate(bytes)"),
       router: sig("router()")
     })
-    const interfaceId = (Number.parseInt(sig("standardId()").slice(2), 16) ^ Number.parseInt(sig("resolveExecution(bytes)").slice(2), 16)) >>> 0
+    const interfaceId = (Number.parseInt(sig("standardId()").slice(2), 16) ^
+      Number.parseInt(sig("resolveExecution(bytes)").slice(2), 16)) >>> 0
     expect(interfaceId.toString(16).padStart(8, "0")).toBe("8d60d6f9")
     expect(sig("supportsInterface(bytes4)")).toBe("0x01ffc9a7")
   })
 
   it("the registry functions the facade calls exist with the expected signatures", () => {
     const registry = selectorsOf(Artifacts.SvcMainnetRegistryV6.abi)
-    for (const signature of ["releaseId()", "getRoute(bytes32)", "executionGeneration(bytes32)", "isRouteExecutable(bytes32)", "routeStatus(bytes32)", "routeCount()", "routeAt(uint256)", "localAssetAddress(bytes32,bytes32)", "registerRoute(bytes32,bytes32,bytes32,bytes32,bytes32,bytes32)", "setRouteStatus(bytes32,uint8)"]) {
+    for (
+      const signature of [
+        "releaseId()",
+        "getRoute(bytes32)",
+        "executionGeneration(bytes32)",
+        "isRouteExecutable(bytes32)",
+        "routeStatus(bytes32)",
+        "routeCount()",
+        "routeAt(uint256)",
+        "localAssetAddress(bytes32,bytes32)",
+        "registerRoute(bytes32,bytes32,bytes32,bytes32,bytes32,bytes32)",
+        "setRouteStatus(bytes32,uint8)"
+      ]
+    ) {
       expect(Object.values(registry), signature).toContain(toFunctionSelector(signature))
     }
   })

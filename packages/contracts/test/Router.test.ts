@@ -16,7 +16,18 @@ import {
   previewReasonCode,
   RELEASE_ID
 } from "../src/Permit.ts"
-import { ACCOUNTS, highS, KEYS, label, makePermit, type PermitBase, revertOf, signPermit, startChain, type TestChain } from "./helpers.ts"
+import {
+  ACCOUNTS,
+  highS,
+  KEYS,
+  label,
+  makePermit,
+  type PermitBase,
+  revertOf,
+  signPermit,
+  startChain,
+  type TestChain
+} from "./helpers.ts"
 
 const CHAIN_ID = 8453
 const SOURCE_FILL_V6_TOPIC0 = "0x77d880254b141dedc64867f6d2d253eedfc609837b892c4ddfe154a43ea80561"
@@ -30,11 +41,24 @@ beforeAll(async () => {
   chain = await startChain(CHAIN_ID)
   const deployment = await deploySvcSystem(
     { wallet: chain.deployer, publicClient: chain.publicClient },
-    { authority: ACCOUNTS.authority.address, operator: ACCOUNTS.operator.address, discoveryURI: "https://svc.example/.well-known/svc-solver.json" }
+    {
+      authority: ACCOUNTS.authority.address,
+      operator: ACCOUNTS.operator.address,
+      discoveryURI: "https://svc.example/.well-known/svc-solver.json"
+    }
   )
   addresses = deployment.addresses
-  token = await deployToken({ wallet: chain.deployer, publicClient: chain.publicClient }, { name: "USD Coin", symbol: "USDC", decimals: 6 })
-  await send(chain.deployer, { address: token, abi: SvcTestToken.abi, functionName: "mint", args: [ACCOUNTS.payer.address, 10n ** 12n] })
+  token = await deployToken({ wallet: chain.deployer, publicClient: chain.publicClient }, {
+    name: "USD Coin",
+    symbol: "USDC",
+    decimals: 6
+  })
+  await send(chain.deployer, {
+    address: token,
+    abi: SvcTestToken.abi,
+    functionName: "mint",
+    args: [ACCOUNTS.payer.address, 10n ** 12n]
+  })
   snapshot = await chain.snapshot()
 })
 
@@ -72,7 +96,12 @@ const balanceOf = (account: Hex) =>
   chain.publicClient.readContract({ address: token, abi: SvcTestToken.abi, functionName: "balanceOf", args: [account] })
 
 const approveRouter = (amount: bigint) =>
-  send(chain.walletOf(KEYS.payer), { address: token, abi: SvcTestToken.abi, functionName: "approve", args: [addresses.router, amount] })
+  send(chain.walletOf(KEYS.payer), {
+    address: token,
+    abi: SvcTestToken.abi,
+    functionName: "approve",
+    args: [addresses.router, amount]
+  })
 
 const fill = (permit: ExecutionPermit, signature: Hex, from: Hex = KEYS.payer, value = 0n) => {
   const wallet = chain.walletOf(from)
@@ -112,7 +141,12 @@ describe("SvcMainnetRouterV6.fillDirect", () => {
     expect(await balanceOf(addresses.vault)).toBe(permit.amountInRaw)
     expect(await balanceOf(addresses.router)).toBe(0n)
     expect(
-      await chain.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
+      await chain.publicClient.readContract({
+        address: addresses.router,
+        abi: SvcMainnetRouterV6.abi,
+        functionName: "isFillUsed",
+        args: [permit.fillId]
+      })
     ).toBe(true)
 
     const routerLogs = receipt.logs.filter((log) => log.address.toLowerCase() === addresses.router.toLowerCase())
@@ -147,7 +181,9 @@ describe("SvcMainnetRouterV6.fillDirect", () => {
     expect(wrong).toEqual({ name: "NativeValueMismatch", args: [permit.amountInRaw, permit.amountInRaw - 1n] })
 
     const vaultBefore = await chain.publicClient.getBalance({ address: addresses.vault })
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await fill(permit, signature, KEYS.payer, permit.amountInRaw) })
+    const receipt = await chain.publicClient.waitForTransactionReceipt({
+      hash: await fill(permit, signature, KEYS.payer, permit.amountInRaw)
+    })
     expect(receipt.status).toBe("success")
     expect(await chain.publicClient.getBalance({ address: addresses.vault })).toBe(vaultBefore + permit.amountInRaw)
     expect(await chain.publicClient.getBalance({ address: addresses.router })).toBe(0n)
@@ -161,7 +197,10 @@ describe("SvcMainnetRouterV6.fillDirect", () => {
   it("an ERC-20 permit with msg.value reverts NativeValueMismatch; without allowance TokenTransferFailed", async () => {
     const permit = makePermit(await base())
     const signature = await signPermit(permit, KEYS.authority)
-    expect(await revertOf(fill(permit, signature, KEYS.payer, 1n))).toEqual({ name: "NativeValueMismatch", args: [0n, 1n] })
+    expect(await revertOf(fill(permit, signature, KEYS.payer, 1n))).toEqual({
+      name: "NativeValueMismatch",
+      args: [0n, 1n]
+    })
     expect(await revertOf(fill(permit, signature))).toEqual({ name: "TokenTransferFailed", args: [token] })
     await approveRouter(permit.amountInRaw - 1n)
     expect((await revertOf(fill(permit, signature))).name).toBe("TokenTransferFailed")
@@ -170,9 +209,15 @@ describe("SvcMainnetRouterV6.fillDirect", () => {
   it("calldata with dirty high bits in an address or uint64 word is refused by the ABI decoder", async () => {
     const permit = makePermit(await base())
     const signature = await signPermit(permit, KEYS.authority)
-    const clean = encodeFunctionData({ abi: SvcMainnetRouterV6.abi, functionName: "previewFillDirect", args: [permit, signature] })
+    const clean = encodeFunctionData({
+      abi: SvcMainnetRouterV6.abi,
+      functionName: "previewFillDirect",
+      args: [permit, signature]
+    })
     const call = (data: Hex) => chain.publicClient.call({ to: addresses.router, data, account: ACCOUNTS.payer.address })
-    expect((await call(clean)).data).toBe(encodeAbiParameters([{ type: "bool" }, { type: "bytes32" }], [true, `0x${"00".repeat(32)}`]))
+    expect((await call(clean)).data).toBe(
+      encodeAbiParameters([{ type: "bool" }, { type: "bytes32" }], [true, `0x${"00".repeat(32)}`])
+    )
     for (const word of [22, 14]) {
       // the first byte of word `word` of the arguments (after the 4-byte selector)
       const at = 2 + 2 * (4 + 32 * word)
@@ -205,7 +250,12 @@ describe("SvcMainnetRouterV6 rejections (fillDirect reverts with the named error
     "intake disabled": {
       expected: "SourceIntakeDisabled",
       build: async () => {
-        await send(chain.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
+        await send(chain.deployer, {
+          address: addresses.router,
+          abi: SvcMainnetRouterV6.abi,
+          functionName: "setSourceIntakeEnabled",
+          args: [false]
+        })
         return signed()
       }
     },
@@ -299,7 +349,12 @@ describe("SvcMainnetRouterV6 rejections (fillDirect reverts with the named error
       expected: "InvalidPermitSignature",
       build: async () => {
         const result = await signed()
-        await send(chain.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setAuthority", args: [ACCOUNTS.other.address] })
+        await send(chain.deployer, {
+          address: addresses.router,
+          abi: SvcMainnetRouterV6.abi,
+          functionName: "setAuthority",
+          args: [ACCOUNTS.other.address]
+        })
         return result
       },
       args: () => [ACCOUNTS.authority.address]
@@ -322,16 +377,33 @@ describe("SvcMainnetRouterV6 rejections (fillDirect reverts with the named error
       expect(failure.name).toBe(expected)
       if (args !== undefined) expect(failure.args).toEqual(args(permit, signature))
       expect(
-        await chain.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "isFillUsed", args: [permit.fillId] })
+        await chain.publicClient.readContract({
+          address: addresses.router,
+          abi: SvcMainnetRouterV6.abi,
+          functionName: "isFillUsed",
+          args: [permit.fillId]
+        })
       ).toBe(expected === "FillAlreadyUsed")
     })
   }
 
   it("owner-only settings revert NotOwner for anyone else", async () => {
     const other = chain.walletOf(KEYS.other)
-    for (const [functionName, args] of [["setSourceIntakeEnabled", [false]], ["setAuthority", [ACCOUNTS.other.address]], ["transferOwnership", [ACCOUNTS.other.address]]] as const) {
+    for (
+      const [functionName, args] of [["setSourceIntakeEnabled", [false]], ["setAuthority", [ACCOUNTS.other.address]], [
+        "transferOwnership",
+        [ACCOUNTS.other.address]
+      ]] as const
+    ) {
       const failure = await revertOf(
-        other.writeContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName, args: args as never, chain: other.chain, account: other.account })
+        other.writeContract({
+          address: addresses.router,
+          abi: SvcMainnetRouterV6.abi,
+          functionName,
+          args: args as never,
+          chain: other.chain,
+          account: other.account
+        })
       )
       expect(failure).toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
     }
@@ -360,46 +432,110 @@ describe("SvcVaultV6.payout", () => {
   const recipient: Hex = "0x3333333333333333333333333333333333333333"
 
   it("the operator pays exactly amount once per fillId; a second payout reverts PayoutAlreadyPaid; others revert NotOperator", async () => {
-    await send(chain.deployer, { address: token, abi: SvcTestToken.abi, functionName: "mint", args: [addresses.vault, 10n ** 9n] })
+    await send(chain.deployer, {
+      address: token,
+      abi: SvcTestToken.abi,
+      functionName: "mint",
+      args: [addresses.vault, 10n ** 9n]
+    })
     const fillId = label("payout fill 1")
     const before = await balanceOf(recipient)
-    expect(await revertOf(payout(KEYS.other, fillId, token, recipient, 1000n))).toEqual({ name: "NotOperator", args: [ACCOUNTS.other.address] })
+    expect(await revertOf(payout(KEYS.other, fillId, token, recipient, 1000n))).toEqual({
+      name: "NotOperator",
+      args: [ACCOUNTS.other.address]
+    })
 
-    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: await payout(KEYS.operator, fillId, token, recipient, 123_456n) })
+    const receipt = await chain.publicClient.waitForTransactionReceipt({
+      hash: await payout(KEYS.operator, fillId, token, recipient, 123_456n)
+    })
     expect(receipt.status).toBe("success")
     expect(await balanceOf(recipient)).toBe(before + 123_456n)
     const [event] = parseEventLogs({ abi: SvcVaultV6.abi, logs: receipt.logs, eventName: "PayoutV6" })
     expect(event!.args).toEqual({ fillId, recipient, token, amount: 123_456n })
-    expect(await chain.publicClient.readContract({ address: addresses.vault, abi: SvcVaultV6.abi, functionName: "paidOut", args: [fillId] })).toBe(true)
+    expect(
+      await chain.publicClient.readContract({
+        address: addresses.vault,
+        abi: SvcVaultV6.abi,
+        functionName: "paidOut",
+        args: [fillId]
+      })
+    ).toBe(true)
 
-    expect(await revertOf(payout(KEYS.operator, fillId, token, recipient, 123_456n))).toEqual({ name: "PayoutAlreadyPaid", args: [fillId] })
-    expect(await revertOf(payout(KEYS.operator, fillId, token, recipient, 1n))).toEqual({ name: "PayoutAlreadyPaid", args: [fillId] })
+    expect(await revertOf(payout(KEYS.operator, fillId, token, recipient, 123_456n))).toEqual({
+      name: "PayoutAlreadyPaid",
+      args: [fillId]
+    })
+    expect(await revertOf(payout(KEYS.operator, fillId, token, recipient, 1n))).toEqual({
+      name: "PayoutAlreadyPaid",
+      args: [fillId]
+    })
     expect(await balanceOf(recipient)).toBe(before + 123_456n)
     expect(
-      await chain.publicClient.readContract({ address: addresses.vault, abi: SvcVaultV6.abi, functionName: "paidOut", args: [label("payout fill 2")] })
+      await chain.publicClient.readContract({
+        address: addresses.vault,
+        abi: SvcVaultV6.abi,
+        functionName: "paidOut",
+        args: [label("payout fill 2")]
+      })
     ).toBe(false)
   })
 
   it("native-coin payouts, failed token transfers and the owner's operator rotation and withdrawal", async () => {
     await chain.testClient.setBalance({ address: addresses.vault, value: 10n ** 18n })
     const nativeBefore = await chain.publicClient.getBalance({ address: recipient })
-    await chain.publicClient.waitForTransactionReceipt({ hash: await payout(KEYS.operator, label("native fill"), zeroAddress, recipient, 5n * 10n ** 15n) })
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await payout(KEYS.operator, label("native fill"), zeroAddress, recipient, 5n * 10n ** 15n)
+    })
     expect(await chain.publicClient.getBalance({ address: recipient })).toBe(nativeBefore + 5n * 10n ** 15n)
 
     // the vault holds no tokens: the transfer fails, and the fillId stays unpaid
-    expect(await revertOf(payout(KEYS.operator, label("unfunded"), token, recipient, 1n))).toEqual({ name: "TokenTransferFailed", args: [token] })
-    expect(await chain.publicClient.readContract({ address: addresses.vault, abi: SvcVaultV6.abi, functionName: "paidOut", args: [label("unfunded")] })).toBe(false)
+    expect(await revertOf(payout(KEYS.operator, label("unfunded"), token, recipient, 1n))).toEqual({
+      name: "TokenTransferFailed",
+      args: [token]
+    })
+    expect(
+      await chain.publicClient.readContract({
+        address: addresses.vault,
+        abi: SvcVaultV6.abi,
+        functionName: "paidOut",
+        args: [label("unfunded")]
+      })
+    ).toBe(false)
 
     const other = chain.walletOf(KEYS.other)
     expect(
-      await revertOf(other.writeContract({ address: addresses.vault, abi: SvcVaultV6.abi, functionName: "setOperator", args: [ACCOUNTS.other.address], chain: other.chain, account: other.account }))
+      await revertOf(
+        other.writeContract({
+          address: addresses.vault,
+          abi: SvcVaultV6.abi,
+          functionName: "setOperator",
+          args: [ACCOUNTS.other.address],
+          chain: other.chain,
+          account: other.account
+        })
+      )
     ).toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
-    await send(chain.deployer, { address: addresses.vault, abi: SvcVaultV6.abi, functionName: "setOperator", args: [ACCOUNTS.other.address] })
-    expect(await revertOf(payout(KEYS.operator, label("after rotation"), zeroAddress, recipient, 1n))).toEqual({ name: "NotOperator", args: [ACCOUNTS.operator.address] })
-    await chain.publicClient.waitForTransactionReceipt({ hash: await payout(KEYS.other, label("after rotation"), zeroAddress, recipient, 1n) })
+    await send(chain.deployer, {
+      address: addresses.vault,
+      abi: SvcVaultV6.abi,
+      functionName: "setOperator",
+      args: [ACCOUNTS.other.address]
+    })
+    expect(await revertOf(payout(KEYS.operator, label("after rotation"), zeroAddress, recipient, 1n))).toEqual({
+      name: "NotOperator",
+      args: [ACCOUNTS.operator.address]
+    })
+    await chain.publicClient.waitForTransactionReceipt({
+      hash: await payout(KEYS.other, label("after rotation"), zeroAddress, recipient, 1n)
+    })
 
     const sink: Hex = "0x4444444444444444444444444444444444444444"
-    const receipt = await send(chain.deployer, { address: addresses.vault, abi: SvcVaultV6.abi, functionName: "withdraw", args: [zeroAddress, sink, 7n] })
+    const receipt = await send(chain.deployer, {
+      address: addresses.vault,
+      abi: SvcVaultV6.abi,
+      functionName: "withdraw",
+      args: [zeroAddress, sink, 7n]
+    })
     expect(await chain.publicClient.getBalance({ address: sink })).toBe(7n)
     const [withdrawal] = parseEventLogs({ abi: SvcVaultV6.abi, logs: receipt.logs, eventName: "Withdrawal" })
     expect(withdrawal!.args).toEqual({ token: zeroAddress, to: sink, amount: 7n })

@@ -10,9 +10,9 @@ import {
   encodeAbiParameters,
   encodeDeployData,
   getAddress,
-  type Hex,
   hashDomain,
   hashStruct,
+  type Hex,
   keccak256,
   parseEventLogs,
   stringToBytes,
@@ -23,8 +23,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import {
   SvcERC7683ModuleV6,
   SvcMainnetRegistryV6,
-  SvcOIFModuleV6,
   SvcMainnetRouterV6,
+  SvcOIFModuleV6,
   SvcSolverDiscoveryV6,
   SvcTestToken
 } from "../src/artifacts.ts"
@@ -50,7 +50,17 @@ import {
   permitDomain,
   RELEASE_ID
 } from "../src/Permit.ts"
-import { ACCOUNTS, digestOf, KEYS, label, makePermit, revertOf, signPermit, startChain, type TestChain } from "./helpers.ts"
+import {
+  ACCOUNTS,
+  digestOf,
+  KEYS,
+  label,
+  makePermit,
+  revertOf,
+  signPermit,
+  startChain,
+  type TestChain
+} from "./helpers.ts"
 
 const DISCOVERY_URI = "https://solver.svc.example/.well-known/svc-solver.json"
 const CONFIG = {
@@ -73,7 +83,11 @@ beforeAll(async () => {
   expect(onBsc!.addresses).toEqual(onBase!.addresses)
   for (const key of SYSTEM_CONTRACTS) expect(onBase!.results[key].deployed).toBe(true)
   addresses = onBase!.addresses
-  token = await deployToken({ wallet: base.deployer, publicClient: base.publicClient }, { name: "USD Coin", symbol: "USDC", decimals: 6 })
+  token = await deployToken({ wallet: base.deployer, publicClient: base.publicClient }, {
+    name: "USD Coin",
+    symbol: "USDC",
+    decimals: 6
+  })
   for (const c of [base, bsc]) snapshots.set(c, await c.snapshot())
 })
 
@@ -114,7 +128,14 @@ const registerRoute = (chain: TestChain, key: Hex = KEYS.deployer) =>
     address: addresses.registry,
     abi: SvcMainnetRegistryV6.abi,
     functionName: "registerRoute",
-    args: [ROUTE.routeId, ROUTE.sourceNetworkId, ROUTE.sourceAssetId, ROUTE.destinationNetworkId, ROUTE.destinationAssetId, ROUTE.executionGeneration]
+    args: [
+      ROUTE.routeId,
+      ROUTE.sourceNetworkId,
+      ROUTE.sourceAssetId,
+      ROUTE.destinationNetworkId,
+      ROUTE.destinationAssetId,
+      ROUTE.executionGeneration
+    ]
   })
 
 describe("deterministic deployment", () => {
@@ -136,13 +157,26 @@ describe("deterministic deployment", () => {
     const blockBefore = await base.publicClient.getBlockNumber()
     const again = await deploySvcSystem({ wallet: base.deployer, publicClient: base.publicClient }, CONFIG)
     expect(again.addresses).toEqual(addresses)
-    for (const key of SYSTEM_CONTRACTS) expect(again.results[key]).toMatchObject({ deployed: false, transactionHash: undefined })
+    for (const key of SYSTEM_CONTRACTS) {
+      expect(again.results[key]).toMatchObject({ deployed: false, transactionHash: undefined })
+    }
     expect(await base.publicClient.getBlockNumber()).toBe(blockBefore)
   })
 })
 
 describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
-  const facadeRead = <F extends "discoveryURI" | "isLive" | "systemState" | "routeCount" | "registry" | "router" | "chainId" | "RELEASE_ID" | "DEPLOYMENT_VERSION">(
+  const facadeRead = <
+    F extends
+      | "discoveryURI"
+      | "isLive"
+      | "systemState"
+      | "routeCount"
+      | "registry"
+      | "router"
+      | "chainId"
+      | "RELEASE_ID"
+      | "DEPLOYMENT_VERSION"
+  >(
     chain: TestChain,
     functionName: F
   ) => chain.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName })
@@ -152,17 +186,31 @@ describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
       await registerRoute(chain)
       expect(await facadeRead(chain, "discoveryURI")).toBe(DISCOVERY_URI)
       expect(await facadeRead(chain, "isLive")).toBe(true)
-      expect(await facadeRead(chain, "systemState")).toEqual([BigInt(chain.chain.id), RELEASE_ID, addresses.registry, addresses.router, 1n, true])
+      expect(await facadeRead(chain, "systemState")).toEqual([
+        BigInt(chain.chain.id),
+        RELEASE_ID,
+        addresses.registry,
+        addresses.router,
+        1n,
+        true
+      ])
       expect(await facadeRead(chain, "chainId")).toBe(BigInt(chain.chain.id))
       expect(await facadeRead(chain, "registry")).toBe(addresses.registry)
       expect(await facadeRead(chain, "router")).toBe(addresses.router)
-      expect(await facadeRead(chain, "RELEASE_ID")).toBe("0xb5115358e9045400030f2f70150cdb65f2fa9bbb8def79319cf4caac9c3490da")
+      expect(await facadeRead(chain, "RELEASE_ID")).toBe(
+        "0xb5115358e9045400030f2f70150cdb65f2fa9bbb8def79319cf4caac9c3490da"
+      )
       expect(await facadeRead(chain, "DEPLOYMENT_VERSION")).toBe(6n)
     }
   })
 
   it("isLive turns false when intake is off, and for a facade whose router is not a router", async () => {
-    await send(base, KEYS.deployer, { address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "setSourceIntakeEnabled", args: [false] })
+    await send(base, KEYS.deployer, {
+      address: addresses.router,
+      abi: SvcMainnetRouterV6.abi,
+      functionName: "setSourceIntakeEnabled",
+      args: [false]
+    })
     expect(await facadeRead(base, "isLive")).toBe(false)
     expect((await facadeRead(base, "systemState"))[5]).toBe(false)
     expect(await facadeRead(bsc, "isLive")).toBe(true)
@@ -172,12 +220,23 @@ describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
       const hash = await base.deployer.sendTransaction({
         account: base.deployer.account,
         chain: base.deployer.chain,
-        data: encodeDeployData({ abi: SvcSolverDiscoveryV6.abi, bytecode: SvcSolverDiscoveryV6.bytecode, args: [registry, router, "x"] })
+        data: encodeDeployData({
+          abi: SvcSolverDiscoveryV6.abi,
+          bytecode: SvcSolverDiscoveryV6.bytecode,
+          args: [registry, router, "x"]
+        })
       })
       return getAddress((await base.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
     }
-    for (const facade of [await deploy("0x000000000000000000000000000000000000dEaD", addresses.registry), await deploy(addresses.router, addresses.vault)]) {
-      expect(await base.publicClient.readContract({ address: facade, abi: SvcSolverDiscoveryV6.abi, functionName: "isLive" })).toBe(false)
+    for (
+      const facade of [
+        await deploy("0x000000000000000000000000000000000000dEaD", addresses.registry),
+        await deploy(addresses.router, addresses.vault)
+      ]
+    ) {
+      expect(
+        await base.publicClient.readContract({ address: facade, abi: SvcSolverDiscoveryV6.abi, functionName: "isLive" })
+      ).toBe(false)
     }
   })
 
@@ -192,24 +251,82 @@ describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
       sourceAssetId: ROUTE.sourceAssetId,
       destinationAssetId: ROUTE.destinationAssetId
     })
-    expect(events[1]!.args).toEqual({ routeId: ROUTE.routeId, previousStatus: 0, status: 1, actor: ACCOUNTS.deployer.address, generation: 1n })
+    expect(events[1]!.args).toEqual({
+      routeId: ROUTE.routeId,
+      previousStatus: 0,
+      status: 1,
+      actor: ACCOUNTS.deployer.address,
+      generation: 1n
+    })
 
-    const route = () => base.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName: "route", args: [ROUTE.routeId] })
-    const described = [ROUTE.sourceNetworkId, ROUTE.sourceAssetId, ROUTE.destinationNetworkId, ROUTE.destinationAssetId, ROUTE.executionGeneration]
+    const route = () =>
+      base.publicClient.readContract({
+        address: addresses.facade,
+        abi: SvcSolverDiscoveryV6.abi,
+        functionName: "route",
+        args: [ROUTE.routeId]
+      })
+    const described = [
+      ROUTE.sourceNetworkId,
+      ROUTE.sourceAssetId,
+      ROUTE.destinationNetworkId,
+      ROUTE.destinationAssetId,
+      ROUTE.executionGeneration
+    ]
     expect(await route()).toEqual([...described, 1, false])
-    expect(await base.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName: "routeCount" })).toBe(1n)
-    expect(await base.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName: "routeAt", args: [0n] })).toBe(ROUTE.routeId)
+    expect(
+      await base.publicClient.readContract({
+        address: addresses.facade,
+        abi: SvcSolverDiscoveryV6.abi,
+        functionName: "routeCount"
+      })
+    ).toBe(1n)
+    expect(
+      await base.publicClient.readContract({
+        address: addresses.facade,
+        abi: SvcSolverDiscoveryV6.abi,
+        functionName: "routeAt",
+        args: [0n]
+      })
+    ).toBe(ROUTE.routeId)
 
-    const activated = await send(base, KEYS.deployer, { address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "setRouteStatus", args: [ROUTE.routeId, 2] })
-    const [changed] = parseEventLogs({ abi: SvcMainnetRegistryV6.abi, logs: activated.logs, eventName: "RouteStatusChangedV6" })
-    expect(changed!.args).toEqual({ routeId: ROUTE.routeId, previousStatus: 1, status: 2, actor: ACCOUNTS.deployer.address, generation: 2n })
+    const activated = await send(base, KEYS.deployer, {
+      address: addresses.registry,
+      abi: SvcMainnetRegistryV6.abi,
+      functionName: "setRouteStatus",
+      args: [ROUTE.routeId, 2]
+    })
+    const [changed] = parseEventLogs({
+      abi: SvcMainnetRegistryV6.abi,
+      logs: activated.logs,
+      eventName: "RouteStatusChangedV6"
+    })
+    expect(changed!.args).toEqual({
+      routeId: ROUTE.routeId,
+      previousStatus: 1,
+      status: 2,
+      actor: ACCOUNTS.deployer.address,
+      generation: 2n
+    })
     expect(await route()).toEqual([...described, 2, true])
     const registryRead = (functionName: "isRouteExecutable" | "routeStatus" | "executionGeneration") =>
-      base.publicClient.readContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName, args: [ROUTE.routeId] })
+      base.publicClient.readContract({
+        address: addresses.registry,
+        abi: SvcMainnetRegistryV6.abi,
+        functionName,
+        args: [ROUTE.routeId]
+      })
     expect(await registryRead("isRouteExecutable")).toBe(true)
     expect(await registryRead("routeStatus")).toBe(2)
     expect(await registryRead("executionGeneration")).toBe(ROUTE.executionGeneration)
-    expect(await base.publicClient.readContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "getRoute", args: [ROUTE.routeId] })).toEqual({
+    expect(
+      await base.publicClient.readContract({
+        address: addresses.registry,
+        abi: SvcMainnetRegistryV6.abi,
+        functionName: "getRoute",
+        args: [ROUTE.routeId]
+      })
+    ).toEqual({
       routeId: ROUTE.routeId,
       sourceNetworkId: ROUTE.sourceNetworkId,
       sourceAssetId: ROUTE.sourceAssetId,
@@ -219,42 +336,126 @@ describe("SvcSolverDiscoveryV6 and SvcMainnetRegistryV6", () => {
 
     // an unknown route: the registry answers routeId 0, the facade refuses
     const unknown = await revertOf(
-      base.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName: "route", args: [label("unknown")] })
+      base.publicClient.readContract({
+        address: addresses.facade,
+        abi: SvcSolverDiscoveryV6.abi,
+        functionName: "route",
+        args: [label("unknown")]
+      })
     )
     expect(unknown.name).toBe("InvalidPublicDiscoveryConfiguration")
     // the other chain's registry is separate
-    expect(await bsc.publicClient.readContract({ address: addresses.facade, abi: SvcSolverDiscoveryV6.abi, functionName: "routeCount" })).toBe(0n)
+    expect(
+      await bsc.publicClient.readContract({
+        address: addresses.facade,
+        abi: SvcSolverDiscoveryV6.abi,
+        functionName: "routeCount"
+      })
+    ).toBe(0n)
   })
 
   it("registry changes are owner-only and checked", async () => {
     const call = (functionName: string, args: readonly unknown[], key: Hex = KEYS.deployer) => {
       const wallet = base.walletOf(key)
-      return revertOf(wallet.writeContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName, args, chain: wallet.chain, account: wallet.account } as never))
+      return revertOf(
+        wallet.writeContract(
+          {
+            address: addresses.registry,
+            abi: SvcMainnetRegistryV6.abi,
+            functionName,
+            args,
+            chain: wallet.chain,
+            account: wallet.account
+          } as never
+        )
+      )
     }
-    expect(await call("registerRoute", [ROUTE.routeId, ROUTE.sourceNetworkId, ROUTE.sourceAssetId, ROUTE.destinationNetworkId, ROUTE.destinationAssetId, ROUTE.executionGeneration], KEYS.other))
+    expect(
+      await call("registerRoute", [
+        ROUTE.routeId,
+        ROUTE.sourceNetworkId,
+        ROUTE.sourceAssetId,
+        ROUTE.destinationNetworkId,
+        ROUTE.destinationAssetId,
+        ROUTE.executionGeneration
+      ], KEYS.other)
+    )
       .toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
-    expect(await call("setRouteStatus", [ROUTE.routeId, 2])).toEqual({ name: "RouteNotRegistered", args: [ROUTE.routeId] })
+    expect(await call("setRouteStatus", [ROUTE.routeId, 2])).toEqual({
+      name: "RouteNotRegistered",
+      args: [ROUTE.routeId]
+    })
     await registerRoute(base)
-    expect((await call("registerRoute", [ROUTE.routeId, ROUTE.sourceNetworkId, ROUTE.sourceAssetId, ROUTE.destinationNetworkId, ROUTE.destinationAssetId, ROUTE.executionGeneration])).name)
+    expect(
+      (await call("registerRoute", [
+        ROUTE.routeId,
+        ROUTE.sourceNetworkId,
+        ROUTE.sourceAssetId,
+        ROUTE.destinationNetworkId,
+        ROUTE.destinationAssetId,
+        ROUTE.executionGeneration
+      ])).name
+    )
       .toBe("RouteAlreadyRegistered")
-    expect((await call("registerRoute", [`0x${"00".repeat(32)}`, ROUTE.sourceNetworkId, ROUTE.sourceAssetId, ROUTE.destinationNetworkId, ROUTE.destinationAssetId, ROUTE.executionGeneration])).name)
+    expect(
+      (await call("registerRoute", [
+        `0x${"00".repeat(32)}`,
+        ROUTE.sourceNetworkId,
+        ROUTE.sourceAssetId,
+        ROUTE.destinationNetworkId,
+        ROUTE.destinationAssetId,
+        ROUTE.executionGeneration
+      ])).name
+    )
       .toBe("ZeroRouteId")
     expect(await call("setRouteStatus", [ROUTE.routeId, 3])).toEqual({ name: "InvalidRouteStatus", args: [3] })
-    expect(await call("setRouteStatus", [ROUTE.routeId, 2], KEYS.other)).toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
+    expect(await call("setRouteStatus", [ROUTE.routeId, 2], KEYS.other)).toEqual({
+      name: "NotOwner",
+      args: [ACCOUNTS.other.address]
+    })
     expect(
-      await revertOf(base.publicClient.readContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "routeAt", args: [1n] }))
+      await revertOf(
+        base.publicClient.readContract({
+          address: addresses.registry,
+          abi: SvcMainnetRegistryV6.abi,
+          functionName: "routeAt",
+          args: [1n]
+        })
+      )
     ).toEqual({ name: "RouteIndexOutOfRange", args: [1n, 1n] })
 
     const networkId = label("network 8453")
     const nativeAssetId = label("asset native")
-    const read = () => base.publicClient.readContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "localAssetAddress", args: [networkId, nativeAssetId] })
+    const read = () =>
+      base.publicClient.readContract({
+        address: addresses.registry,
+        abi: SvcMainnetRegistryV6.abi,
+        functionName: "localAssetAddress",
+        args: [networkId, nativeAssetId]
+      })
     expect(await read()).toEqual([zeroAddress, false])
-    const set = await send(base, KEYS.deployer, { address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "setLocalAssetAddress", args: [networkId, nativeAssetId, zeroAddress] })
+    const set = await send(base, KEYS.deployer, {
+      address: addresses.registry,
+      abi: SvcMainnetRegistryV6.abi,
+      functionName: "setLocalAssetAddress",
+      args: [networkId, nativeAssetId, zeroAddress]
+    })
     expect(await read()).toEqual([zeroAddress, true])
-    expect(parseEventLogs({ abi: SvcMainnetRegistryV6.abi, logs: set.logs, eventName: "LocalAssetAddressSetV6" })[0]!.args)
+    expect(
+      parseEventLogs({ abi: SvcMainnetRegistryV6.abi, logs: set.logs, eventName: "LocalAssetAddressSetV6" })[0]!.args
+    )
       .toEqual({ networkId, assetId: nativeAssetId, localAddress: zeroAddress, generation: 2n })
-    expect(await call("setLocalAssetAddress", [networkId, nativeAssetId, token], KEYS.other)).toEqual({ name: "NotOwner", args: [ACCOUNTS.other.address] })
-    expect(await base.publicClient.readContract({ address: addresses.registry, abi: SvcMainnetRegistryV6.abi, functionName: "generation" })).toBe(2n)
+    expect(await call("setLocalAssetAddress", [networkId, nativeAssetId, token], KEYS.other)).toEqual({
+      name: "NotOwner",
+      args: [ACCOUNTS.other.address]
+    })
+    expect(
+      await base.publicClient.readContract({
+        address: addresses.registry,
+        abi: SvcMainnetRegistryV6.abi,
+        functionName: "generation"
+      })
+    ).toBe(2n)
   })
 })
 
@@ -271,7 +472,9 @@ interface Vector {
   readonly typehash?: Hex
   readonly fields?: ReadonlyArray<{ name: string; type: string }>
 }
-const VECTORS = (JSON.parse(readFileSync(new URL("../../../fixtures/protocol/permit-digest/vectors.json", import.meta.url), "utf8")) as { cases: Array<Vector> }).cases
+const VECTORS = (JSON.parse(
+  readFileSync(new URL("../../../fixtures/protocol/permit-digest/vectors.json", import.meta.url), "utf8")
+) as { cases: Array<Vector> }).cases
 const vector = (id: string): Vector => VECTORS.find((v) => v.id === id)!
 
 interface AbiVector {
@@ -282,7 +485,10 @@ interface AbiVector {
   readonly fillDirectCalldata?: Hex
   readonly previewFillDirectCalldata?: Hex
 }
-const ABI_VECTORS = (JSON.parse(readFileSync(new URL("../../../fixtures/protocol/abi/vectors.json", import.meta.url), "utf8")) as { cases: Array<AbiVector> }).cases
+const ABI_VECTORS =
+  (JSON.parse(readFileSync(new URL("../../../fixtures/protocol/abi/vectors.json", import.meta.url), "utf8")) as {
+    cases: Array<AbiVector>
+  }).cases
 
 /** The vector's JSON permit as the viem tuple (the JSON-only fields dropped). */
 const tupleOf = (json: Record<string, unknown>): ExecutionPermit =>
@@ -304,7 +510,11 @@ const routerAt = async (chain: TestChain, at: Hex, authority: Hex) => {
   const hash = await chain.deployer.sendTransaction({
     account: chain.deployer.account,
     chain: chain.deployer.chain,
-    data: encodeDeployData({ abi: SvcMainnetRouterV6.abi, bytecode: SvcMainnetRouterV6.bytecode, args: [ACCOUNTS.deployer.address, authority, addresses.registry] })
+    data: encodeDeployData({
+      abi: SvcMainnetRouterV6.abi,
+      bytecode: SvcMainnetRouterV6.bytecode,
+      args: [ACCOUNTS.deployer.address, authority, addresses.registry]
+    })
   })
   const template = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
   await chain.testClient.setCode({ address: at, bytecode: SvcMainnetRouterV6.deployedBytecode })
@@ -319,32 +529,78 @@ describe("permitDigest on chain", () => {
   it("equals viem's EIP-712 hashTypedData for the 31-field type; hashPermit and domainSeparator equal viem's parts", async () => {
     expect(PERMIT_TYPES.ExecutionPermit).toEqual(vector("type").fields)
     const now = await base.latestTimestamp()
-    for (const overrides of [{}, { sourceAsset: zeroAddress, amountInRaw: 2n ** 128n - 1n, validUntil: 2n ** 64n - 1n, sourceFinalityBlocks: 2 ** 32 - 1 }]) {
-      const permit = makePermit({ chainId: 8453n, router: addresses.router, vault: addresses.vault, sourceAsset: token, payer: ACCOUNTS.payer.address, now }, overrides)
+    for (
+      const overrides of [{}, {
+        sourceAsset: zeroAddress,
+        amountInRaw: 2n ** 128n - 1n,
+        validUntil: 2n ** 64n - 1n,
+        sourceFinalityBlocks: 2 ** 32 - 1
+      }]
+    ) {
+      const permit = makePermit({
+        chainId: 8453n,
+        router: addresses.router,
+        vault: addresses.vault,
+        sourceAsset: token,
+        payer: ACCOUNTS.payer.address,
+        now
+      }, overrides)
       const read = (functionName: "permitDigest" | "hashPermit") =>
-        base.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName, args: [permit] })
+        base.publicClient.readContract({
+          address: addresses.router,
+          abi: SvcMainnetRouterV6.abi,
+          functionName,
+          args: [permit]
+        })
       expect(await read("permitDigest")).toBe(digestOf(permit))
-      expect(await read("hashPermit")).toBe(hashStruct({ data: permit, primaryType: "ExecutionPermit", types: PERMIT_TYPES }))
+      expect(await read("hashPermit")).toBe(
+        hashStruct({ data: permit, primaryType: "ExecutionPermit", types: PERMIT_TYPES })
+      )
     }
-    expect(await base.publicClient.readContract({ address: addresses.router, abi: SvcMainnetRouterV6.abi, functionName: "domainSeparator" }))
-      .toBe(hashDomain({ domain: permitDomain(8453n, addresses.router), types: { EIP712Domain: [
-        { name: "name", type: "string" },
-        { name: "version", type: "string" },
-        { name: "chainId", type: "uint256" },
-        { name: "verifyingContract", type: "address" }
-      ] } }))
+    expect(
+      await base.publicClient.readContract({
+        address: addresses.router,
+        abi: SvcMainnetRouterV6.abi,
+        functionName: "domainSeparator"
+      })
+    )
+      .toBe(hashDomain({
+        domain: permitDomain(8453n, addresses.router),
+        types: {
+          EIP712Domain: [
+            { name: "name", type: "string" },
+            { name: "version", type: "string" },
+            { name: "chainId", type: "uint256" },
+            { name: "verifyingContract", type: "address" }
+          ]
+        }
+      }))
   })
 
   it("a router at the base-bsc vector's verifyingContract computes the committed digests and accepts exactly the valid signatures", async () => {
     const first = vector("base-bsc")
     const router = await routerAt(base, first.permit!["sourceRouter"] as Hex, first.authority!)
-    expect(await base.publicClient.readContract({ address: router, abi: SvcMainnetRouterV6.abi, functionName: "domainSeparator" })).toBe(first.domainSeparator)
+    expect(
+      await base.publicClient.readContract({
+        address: router,
+        abi: SvcMainnetRouterV6.abi,
+        functionName: "domainSeparator"
+      })
+    ).toBe(first.domainSeparator)
     // inside the vectors' window [2000000000, 2000000120)
     await base.testClient.setNextBlockTimestamp({ timestamp: 2_000_000_000n })
     await base.testClient.mine({ blocks: 1 })
 
-    const checked = VECTORS.filter((v) => v.permit !== undefined && v.permitDigest !== undefined && v.permit["sourceChainId"] === "8453")
-    expect(checked.map((v) => v.id)).toEqual(["base-bsc", "base-solana", "json-only-fields-not-covered", "hex-case-not-covered", "tuple-field-covered"])
+    const checked = VECTORS.filter((v) =>
+      v.permit !== undefined && v.permitDigest !== undefined && v.permit["sourceChainId"] === "8453"
+    )
+    expect(checked.map((v) => v.id)).toEqual([
+      "base-bsc",
+      "base-solana",
+      "json-only-fields-not-covered",
+      "hex-case-not-covered",
+      "tuple-field-covered"
+    ])
     for (const v of checked) {
       const permit = tupleOf(v.permit!)
       const read = (functionName: "permitDigest" | "hashPermit") =>
@@ -359,12 +615,18 @@ describe("permitDigest on chain", () => {
         args: [permit, v.permitSignature!],
         account: getAddress(permit.payer)
       })
-      expect([valid, decodePreviewReason(reason)], v.id).toEqual(v.valid === true ? [true, ""] : [false, "InvalidPermitSignature"])
+      expect([valid, decodePreviewReason(reason)], v.id).toEqual(
+        v.valid === true ? [true, ""] : [false, "InvalidPermitSignature"]
+      )
     }
 
     // the committed previewFillDirect calldata bytes of fixtures/protocol/abi, sent raw
     const abiVector = ABI_VECTORS.find((c) => c.id === "base-bsc")!
-    const { data } = await base.publicClient.call({ to: router, data: abiVector.previewFillDirectCalldata!, account: getAddress(first.permit!["payer"] as Hex) })
+    const { data } = await base.publicClient.call({
+      to: router,
+      data: abiVector.previewFillDirectCalldata!,
+      account: getAddress(first.permit!["payer"] as Hex)
+    })
     expect(data).toBe(encodeAbiParameters([{ type: "bool" }, { type: "bytes32" }], [true, `0x${"00".repeat(32)}`]))
   })
 
@@ -375,7 +637,12 @@ describe("permitDigest on chain", () => {
       const permit = tupleOf(c.permit!)
       expect(encodePayload(permit, c.permitSignature!), c.id).toBe(c.payload)
       expect(encodeFillDirect(permit, c.permitSignature!), c.id).toBe(c.fillDirectCalldata)
-      const mandate = await base.publicClient.readContract({ address: addresses.oifModule, abi: SvcOIFModuleV6.abi, functionName: "describeMandate", args: [c.payload!] })
+      const mandate = await base.publicClient.readContract({
+        address: addresses.oifModule,
+        abi: SvcOIFModuleV6.abi,
+        functionName: "describeMandate",
+        args: [c.payload!]
+      })
       expect(mandate.chainId, c.id).toBe(permit.destinationChainId)
       expect(mandate.amount, c.id).toBe(permit.amountOutRaw)
       expect(mandate.context, c.id).toBe(encodeContext(permit))
@@ -385,10 +652,19 @@ describe("permitDigest on chain", () => {
     const hash = await base.deployer.sendTransaction({
       account: base.deployer.account,
       chain: base.deployer.chain,
-      data: encodeDeployData({ abi: SvcERC7683ModuleV6.abi, bytecode: SvcERC7683ModuleV6.bytecode, args: [baseBsc.permit!["sourceRouter"] as Hex] })
+      data: encodeDeployData({
+        abi: SvcERC7683ModuleV6.abi,
+        bytecode: SvcERC7683ModuleV6.bytecode,
+        args: [baseBsc.permit!["sourceRouter"] as Hex]
+      })
     })
     const module = getAddress((await base.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
-    const execution = await base.publicClient.readContract({ address: module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [baseBsc.payload!] })
+    const execution = await base.publicClient.readContract({
+      address: module,
+      abi: SvcERC7683ModuleV6.abi,
+      functionName: "resolveExecution",
+      args: [baseBsc.payload!]
+    })
     expect(execution.callData).toBe(baseBsc.fillDirectCalldata)
     expect(execution.target).toBe(getAddress(baseBsc.permit!["sourceRouter"] as Hex))
   })
@@ -397,13 +673,26 @@ describe("permitDigest on chain", () => {
     const v = vector("bsc-hyperevm-native-extremes")
     const permit = tupleOf(v.permit!)
     const router = await routerAt(bsc, permit.sourceRouter, v.authority!)
-    expect(await bsc.publicClient.readContract({ address: router, abi: SvcMainnetRouterV6.abi, functionName: "permitDigest", args: [permit] })).toBe(v.permitDigest)
+    expect(
+      await bsc.publicClient.readContract({
+        address: router,
+        abi: SvcMainnetRouterV6.abi,
+        functionName: "permitDigest",
+        args: [permit]
+      })
+    ).toBe(v.permitDigest)
 
     // the payer is the fixture's second public test key (funded on this local chain only)
-    expect(privateKeyToAccount(keccak256(stringToBytes("SVC FIXTURE KEY 2 - NEVER FUND"))).address).toBe(getAddress(permit.payer))
+    expect(privateKeyToAccount(keccak256(stringToBytes("SVC FIXTURE KEY 2 - NEVER FUND"))).address).toBe(
+      getAddress(permit.payer)
+    )
     await bsc.testClient.setBalance({ address: permit.payer, value: 2n ** 129n })
     const preview = await bsc.publicClient.readContract({
-      address: router, abi: SvcMainnetRouterV6.abi, functionName: "previewFillDirect", args: [permit, v.permitSignature!], account: getAddress(permit.payer)
+      address: router,
+      abi: SvcMainnetRouterV6.abi,
+      functionName: "previewFillDirect",
+      args: [permit, v.permitSignature!],
+      account: getAddress(permit.payer)
     })
     expect(preview).toEqual([true, `0x${"00".repeat(32)}`])
     // amountInRaw is 2^128 - 1 wei: anvil refuses to mine a transaction with that value
@@ -419,7 +708,12 @@ describe("permitDigest on chain", () => {
     })
     expect(result).toBe(permit.fillId)
     const short = await revertOf(bsc.publicClient.simulateContract({
-      address: router, abi: SvcMainnetRouterV6.abi, functionName: "fillDirect", args: [permit, v.permitSignature!], value: permit.amountInRaw - 1n, account: getAddress(permit.payer)
+      address: router,
+      abi: SvcMainnetRouterV6.abi,
+      functionName: "fillDirect",
+      args: [permit, v.permitSignature!],
+      value: permit.amountInRaw - 1n,
+      account: getAddress(permit.payer)
     }))
     expect(short).toEqual({ name: "NativeValueMismatch", args: [permit.amountInRaw, permit.amountInRaw - 1n] })
   })
@@ -428,7 +722,14 @@ describe("permitDigest on chain", () => {
 describe("standard modules", () => {
   const signedPayload = async (overrides: Partial<ExecutionPermit> = {}) => {
     const permit = makePermit(
-      { chainId: 8453n, router: addresses.router, vault: addresses.vault, sourceAsset: token, payer: ACCOUNTS.payer.address, now: await base.latestTimestamp() },
+      {
+        chainId: 8453n,
+        router: addresses.router,
+        vault: addresses.vault,
+        sourceAsset: token,
+        payer: ACCOUNTS.payer.address,
+        now: await base.latestTimestamp()
+      },
       overrides
     )
     const signature = await signPermit(permit, KEYS.authority)
@@ -438,55 +739,150 @@ describe("standard modules", () => {
   it("ERC-7683 resolveExecution returns the router call 0xeeff9007 ‖ payload, which executes the permit", async () => {
     const { permit, payload } = await signedPayload()
     expect(payload.length).toBe(2 + 2 * 1152)
-    const execution = await base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [payload] })
-    expect(execution).toEqual({ routeId: permit.routeId, quoteId: permit.quoteId, target: addresses.router, value: 0n, callData: `0xeeff9007${payload.slice(2)}` })
+    const execution = await base.publicClient.readContract({
+      address: addresses.erc7683Module,
+      abi: SvcERC7683ModuleV6.abi,
+      functionName: "resolveExecution",
+      args: [payload]
+    })
+    expect(execution).toEqual({
+      routeId: permit.routeId,
+      quoteId: permit.quoteId,
+      target: addresses.router,
+      value: 0n,
+      callData: `0xeeff9007${payload.slice(2)}`
+    })
 
     // the resolved call, sent as is by the payer, fills the permit
-    await send(base, KEYS.deployer, { address: token, abi: SvcTestToken.abi, functionName: "mint", args: [ACCOUNTS.payer.address, permit.amountInRaw] })
-    await send(base, KEYS.payer, { address: token, abi: SvcTestToken.abi, functionName: "approve", args: [addresses.router, permit.amountInRaw] })
+    await send(base, KEYS.deployer, {
+      address: token,
+      abi: SvcTestToken.abi,
+      functionName: "mint",
+      args: [ACCOUNTS.payer.address, permit.amountInRaw]
+    })
+    await send(base, KEYS.payer, {
+      address: token,
+      abi: SvcTestToken.abi,
+      functionName: "approve",
+      args: [addresses.router, permit.amountInRaw]
+    })
     const payer = base.walletOf(KEYS.payer)
-    const hash = await payer.sendTransaction({ account: payer.account, chain: payer.chain, to: execution.target, data: execution.callData, value: execution.value })
+    const hash = await payer.sendTransaction({
+      account: payer.account,
+      chain: payer.chain,
+      to: execution.target,
+      data: execution.callData,
+      value: execution.value
+    })
     const receipt = await base.publicClient.waitForTransactionReceipt({ hash })
     expect(receipt.status).toBe("success")
-    expect(parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })[0]!.args.fillId).toBe(permit.fillId)
+    expect(
+      parseEventLogs({ abi: SvcMainnetRouterV6.abi, logs: receipt.logs, eventName: "SourceFillV6" })[0]!.args.fillId
+    ).toBe(permit.fillId)
 
     const native = await signedPayload({ sourceAsset: zeroAddress, amountInRaw: 12345n })
-    const nativeExecution = await base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [native.payload] })
+    const nativeExecution = await base.publicClient.readContract({
+      address: addresses.erc7683Module,
+      abi: SvcERC7683ModuleV6.abi,
+      functionName: "resolveExecution",
+      args: [native.payload]
+    })
     expect(nativeExecution.value).toBe(12345n)
 
     // a permit for another router or chain is refused
     const foreign = await signedPayload({ sourceRouter: "0x8453000000000000000000000000000000000003" })
-    expect((await revertOf(base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [foreign.payload] }))).name).toBe("WrongSourceRouter")
-    expect((await revertOf(bsc.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolveExecution", args: [(await signedPayload()).payload] }))).name).toBe("WrongSourceChain")
+    expect(
+      (await revertOf(
+        base.publicClient.readContract({
+          address: addresses.erc7683Module,
+          abi: SvcERC7683ModuleV6.abi,
+          functionName: "resolveExecution",
+          args: [foreign.payload]
+        })
+      )).name
+    ).toBe("WrongSourceRouter")
+    expect(
+      (await revertOf(
+        bsc.publicClient.readContract({
+          address: addresses.erc7683Module,
+          abi: SvcERC7683ModuleV6.abi,
+          functionName: "resolveExecution",
+          args: [(await signedPayload()).payload]
+        })
+      )).name
+    ).toBe("WrongSourceChain")
   })
 
   it("ERC-7683 resolve returns one step, one payment and the two assumptions; identity functions and ERC-165", async () => {
     const { permit, payload } = await signedPayload()
-    const order = await base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "resolve", args: [payload] })
+    const order = await base.publicClient.readContract({
+      address: addresses.erc7683Module,
+      abi: SvcERC7683ModuleV6.abi,
+      functionName: "resolve",
+      args: [payload]
+    })
     expect(order.steps).toHaveLength(1)
-    expect(decodeAbiParameters([{ type: "address" }, { type: "bytes" }, { type: "uint256" }], order.steps[0]!)).toEqual([addresses.router, `0xeeff9007${payload.slice(2)}`, 0n])
+    expect(decodeAbiParameters([{ type: "address" }, { type: "bytes" }, { type: "uint256" }], order.steps[0]!)).toEqual(
+      [addresses.router, `0xeeff9007${payload.slice(2)}`, 0n]
+    )
     expect(order.variables).toEqual([])
     expect(order.payments).toHaveLength(1)
-    expect(decodeAbiParameters([{ type: "uint256" }, { type: "address" }, { type: "address" }, { type: "uint256" }], order.payments[0]!))
+    expect(
+      decodeAbiParameters(
+        [{ type: "uint256" }, { type: "address" }, { type: "address" }, { type: "uint256" }],
+        order.payments[0]!
+      )
+    )
       .toEqual([56n, getAddress(permit.destinationAsset), getAddress(permit.recipient), permit.amountOutRaw])
-    expect(order.assumptions.map((a) => a.name)).toEqual(["SvcPermitPayerIsStepCaller", "SvcPermitRecipientIsPaymentRecipient"])
+    expect(order.assumptions.map((a) => a.name)).toEqual([
+      "SvcPermitPayerIsStepCaller",
+      "SvcPermitRecipientIsPaymentRecipient"
+    ])
     expect(decodeAbiParameters([{ type: "address" }], order.assumptions[0]!.data)).toEqual([ACCOUNTS.payer.address])
-    expect(decodeAbiParameters([{ type: "address" }], order.assumptions[1]!.data)).toEqual([getAddress(permit.recipient)])
+    expect(decodeAbiParameters([{ type: "address" }], order.assumptions[1]!.data)).toEqual([
+      getAddress(permit.recipient)
+    ])
 
     const read = (functionName: "standardId" | "STANDARD_ID" | "router") =>
       base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName })
     expect(await read("standardId")).toBe(keccak256(stringToBytes("ERC-7683")))
     expect(await read("STANDARD_ID")).toBe(keccak256(stringToBytes("ERC-7683")))
     expect(await read("router")).toBe(addresses.router)
-    for (const [id, supported] of [["0x01ffc9a7", true], ["0x8d60d6f9", true], ["0xffffffff", false], ["0x00000000", false]] as const) {
-      expect(await base.publicClient.readContract({ address: addresses.erc7683Module, abi: SvcERC7683ModuleV6.abi, functionName: "supportsInterface", args: [id] }), id).toBe(supported)
-      expect(await base.publicClient.readContract({ address: addresses.oifModule, abi: SvcOIFModuleV6.abi, functionName: "supportsInterface", args: [id] }), id).toBe(supported)
+    for (
+      const [id, supported] of [["0x01ffc9a7", true], ["0x8d60d6f9", true], ["0xffffffff", false], [
+        "0x00000000",
+        false
+      ]] as const
+    ) {
+      expect(
+        await base.publicClient.readContract({
+          address: addresses.erc7683Module,
+          abi: SvcERC7683ModuleV6.abi,
+          functionName: "supportsInterface",
+          args: [id]
+        }),
+        id
+      ).toBe(supported)
+      expect(
+        await base.publicClient.readContract({
+          address: addresses.oifModule,
+          abi: SvcOIFModuleV6.abi,
+          functionName: "supportsInterface",
+          args: [id]
+        }),
+        id
+      ).toBe(supported)
     }
   })
 
   it("OIF describeMandate describes the destination output; resolveExecution reverts OIFExecutionUnsupported", async () => {
     const { permit, payload } = await signedPayload()
-    const mandate = await base.publicClient.readContract({ address: addresses.oifModule, abi: SvcOIFModuleV6.abi, functionName: "describeMandate", args: [payload] })
+    const mandate = await base.publicClient.readContract({
+      address: addresses.oifModule,
+      abi: SvcOIFModuleV6.abi,
+      functionName: "describeMandate",
+      args: [payload]
+    })
     const pad = (address: Hex) => `0x${"00".repeat(12)}${address.slice(2).toLowerCase()}`
     expect(mandate).toEqual({
       oracle: `0x${"00".repeat(32)}`,
@@ -499,9 +895,22 @@ describe("standard modules", () => {
       context: encodeContext(permit)
     })
     expect(decodeAbiParameters(CONTEXT_TYPES, mandate.context)).toEqual([
-      RELEASE_ID, permit.routeId, permit.quoteId, permit.fillId, permit.permitNonce, permit.executionGeneration, permit.validUntil
+      RELEASE_ID,
+      permit.routeId,
+      permit.quoteId,
+      permit.fillId,
+      permit.permitNonce,
+      permit.executionGeneration,
+      permit.validUntil
     ])
-    const unsupported = await revertOf(base.publicClient.readContract({ address: addresses.oifModule, abi: SvcOIFModuleV6.abi, functionName: "resolveExecution", args: [payload] }))
+    const unsupported = await revertOf(
+      base.publicClient.readContract({
+        address: addresses.oifModule,
+        abi: SvcOIFModuleV6.abi,
+        functionName: "resolveExecution",
+        args: [payload]
+      })
+    )
     expect(unsupported).toEqual({ name: "OIFExecutionUnsupported", args: [] })
     const read = (functionName: "standardId" | "compatibilityLevel" | "COMPATIBILITY_LEVEL" | "router") =>
       base.publicClient.readContract({ address: addresses.oifModule, abi: SvcOIFModuleV6.abi, functionName })
@@ -513,7 +922,21 @@ describe("standard modules", () => {
 })
 
 const CONTEXT_TYPES = [
-  { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "uint64" }
+  { type: "bytes32" },
+  { type: "bytes32" },
+  { type: "bytes32" },
+  { type: "bytes32" },
+  { type: "bytes32" },
+  { type: "bytes32" },
+  { type: "uint64" }
 ] as const
 const encodeContext = (permit: ExecutionPermit): Hex =>
-  encodeAbiParameters(CONTEXT_TYPES, [permit.releaseId, permit.routeId, permit.quoteId, permit.fillId, permit.permitNonce, permit.executionGeneration, permit.validUntil])
+  encodeAbiParameters(CONTEXT_TYPES, [
+    permit.releaseId,
+    permit.routeId,
+    permit.quoteId,
+    permit.fillId,
+    permit.permitNonce,
+    permit.executionGeneration,
+    permit.validUntil
+  ])

@@ -10,8 +10,8 @@ import {
   createTestClient,
   createWalletClient,
   defineChain,
-  type Hex,
   hashTypedData,
+  type Hex,
   http,
   keccak256,
   type PublicClient,
@@ -68,7 +68,8 @@ export const startChain = async (chainId: number): Promise<TestChain> => {
   const transport = http(node.url)
   const publicClient = createPublicClient({ chain, transport, cacheTime: 0, pollingInterval: 50 }) as PublicClient
   const testClient = createTestClient({ chain, mode: "anvil", transport }) as TestClient
-  const walletOf = (key: Hex): DeployWallet => createWalletClient({ chain, account: privateKeyToAccount(key), transport }) as DeployWallet
+  const walletOf = (key: Hex): DeployWallet =>
+    createWalletClient({ chain, account: privateKeyToAccount(key), transport }) as DeployWallet
   for (const account of Object.values(ACCOUNTS)) {
     await testClient.setBalance({ address: account.address, value: 10n ** 24n })
   }

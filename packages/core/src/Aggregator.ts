@@ -38,7 +38,6 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, FileSystem, Layer, Path, Redacted, Result } from "effect"
 import { toHex, utf8 } from "@svc/protocol/Bytes"
 import type {
   AggregatorBuild,
@@ -53,17 +52,18 @@ import type {
   AggregatorStatusList,
   AggregatorTokens
 } from "@svc/protocol/schema/Aggregator"
+import { Context, Data, Effect, FileSystem, Layer, Path, Redacted, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
-import { Permits } from "./Permits.ts"
-import { Pricing } from "./Pricing.ts"
-import { Publisher } from "./Publisher.ts"
-import { Signer } from "./Signer.ts"
-import { Store } from "./Store.ts"
 import * as Building from "./internal/aggregator/building.ts"
 import { type AggregatorFailure, currentPublication } from "./internal/aggregator/errors.ts"
 import * as Listing from "./internal/aggregator/listing.ts"
 import * as Quoting from "./internal/aggregator/quoting.ts"
 import * as Status from "./internal/aggregator/status.ts"
+import { Permits } from "./Permits.ts"
+import { Pricing } from "./Pricing.ts"
+import { Publisher } from "./Publisher.ts"
+import { Signer } from "./Signer.ts"
+import { Store } from "./Store.ts"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -106,7 +106,9 @@ export { fromPermitError } from "./internal/aggregator/errors.ts"
  * @category errors
  * @since 0.1.0
  */
-export class ServerSecretUnavailable extends Data.TaggedError("ServerSecretUnavailable")<{ readonly message: string }> {}
+export class ServerSecretUnavailable
+  extends Data.TaggedError("ServerSecretUnavailable")<{ readonly message: string }>
+{}
 
 /**
  * The server secret behind quote tokens (HMAC key = its UTF-8 bytes).
@@ -136,7 +138,9 @@ export const SERVER_SECRET_FILE = "server.secret"
 
 const secretOf = (secret: string): Result.Result<ServerSecret["Service"], ServerSecretUnavailable> =>
   secret.length < MIN_SECRET_LENGTH
-    ? Result.fail(new ServerSecretUnavailable({ message: `SVC_SERVER_SECRET: at least ${MIN_SECRET_LENGTH} characters` }))
+    ? Result.fail(
+      new ServerSecretUnavailable({ message: `SVC_SERVER_SECRET: at least ${MIN_SECRET_LENGTH} characters` })
+    )
     : Result.succeed(ServerSecret.of({ key: Redacted.make(utf8(secret)) }))
 
 /**
@@ -183,14 +187,20 @@ export const layerSecretDevelopment = (
       const path = yield* Path.Path
       const file = path.join(dataDir, SERVER_SECRET_FILE)
       const unavailable = (what: string) => (e: unknown) =>
-        new ServerSecretUnavailable({ message: `server secret ${file}: ${what}: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
+        new ServerSecretUnavailable({
+          message: `server secret ${file}: ${what}: ${String((e as Error)?.message ?? e).split("\n")[0]}`
+        })
       const exists = yield* fs.exists(file).pipe(Effect.mapError(unavailable("cannot check")))
       if (!exists) {
-        yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(Effect.mapError(unavailable("cannot create the data directory")))
+        yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(
+          Effect.mapError(unavailable("cannot create the data directory"))
+        )
         yield* fs.writeFileString(file, `${randomHex(32)}\n`, { mode: 0o600, flag: "wx" }).pipe(
           Effect.catch((e) =>
             // another process may have created it first: read that one
-            e._tag === "PlatformError" && e.reason._tag === "AlreadyExists" ? Effect.void : Effect.fail(unavailable("cannot write")(e))
+            e._tag === "PlatformError" && e.reason._tag === "AlreadyExists"
+              ? Effect.void
+              : Effect.fail(unavailable("cannot write")(e))
           )
         )
       }
@@ -198,7 +208,9 @@ export const layerSecretDevelopment = (
       yield* fs.chmod(file, 0o600).pipe(Effect.ignore)
       const secret = secretOf(text)
       if (Result.isFailure(secret)) {
-        return yield* new ServerSecretUnavailable({ message: `server secret ${file}: at least ${MIN_SECRET_LENGTH} characters` })
+        return yield* new ServerSecretUnavailable({
+          message: `server secret ${file}: at least ${MIN_SECRET_LENGTH} characters`
+        })
       }
       return secret.success
     })

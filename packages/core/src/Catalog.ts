@@ -9,19 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, Layer, Option, Result, Schema } from "effect"
-import { encodeAbiParameters, getAddress } from "viem"
+import { fromHex, type Hex, keccak, utf8 } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import {
-  accountIdOf,
-  assetOf,
-  type Capabilities,
-  type Connector,
-  ConnectorRegistry,
-  networkIdOf
-} from "./Connector.ts"
 import * as Ids from "@svc/protocol/Ids"
-import { fromHex, keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
+import { strictParseOptions } from "@svc/protocol/schema/index"
 import {
   Address,
   Bytes32,
@@ -33,7 +24,9 @@ import {
   TokenDecimals,
   UintStr
 } from "@svc/protocol/schema/Primitives"
-import { strictParseOptions } from "@svc/protocol/schema/index"
+import { Context, Data, Effect, Layer, Option, Result, Schema } from "effect"
+import { encodeAbiParameters, getAddress } from "viem"
+import { accountIdOf, assetOf, type Capabilities, type Connector, ConnectorRegistry, networkIdOf } from "./Connector.ts"
 
 // ---------------------------------------------------------------------------
 // Configuration schema
@@ -351,7 +344,10 @@ const familyConnector = (registry: ConnectorRegistry["Service"], vmType: Hex): C
  * @category constructors
  * @since 0.1.0
  */
-export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> =>
+export const resolve = (
+  config: CatalogConfig,
+  options: ResolveOptions
+): Result.Result<Catalog["Service"], CatalogInvalid> =>
   Result.try({
     try: () => {
       const fail = (message: string): never => {
@@ -369,7 +365,9 @@ export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.
         if (n.vm === "EVM" && n.chainId === undefined) fail(`${at}: an EVM network needs chainId`)
         if (n.vm === "SVM" && n.genesisHash === undefined) fail(`${at}: an SVM network needs genesisHash`)
         if (n.chainId !== undefined && n.vm !== "EVM") fail(`${at}.chainId: only EVM networks have a chain id`)
-        if (n.genesisHash !== undefined && n.vm !== "SVM") fail(`${at}.genesisHash: only SVM networks have a genesis hash`)
+        if (n.genesisHash !== undefined && n.vm !== "SVM") {
+          fail(`${at}.genesisHash: only SVM networks have a genesis hash`)
+        }
         if (n.router !== undefined && n.vm !== "EVM") fail(`${at}.router: only EVM networks have a router`)
         const native = n.chainId ?? n.genesisHash ?? n.native ?? null
         const family = familyConnector(registry, vmType)
@@ -389,7 +387,9 @@ export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.
         } else if (n.vm === "SVM") {
           networkId = Ids.solanaNetworkId(n.genesisHash!)
         } else {
-          return fail(`${at}: no connector is registered for ${n.vm} networks; register one or give the 32-byte reference`)
+          return fail(
+            `${at}: no connector is registered for ${n.vm} networks; register one or give the 32-byte reference`
+          )
         }
         const connector = Option.getOrUndefined(registry.forNetwork({ vmType, networkId }))
         connectorOf.set(n.key, connector)
@@ -442,13 +442,18 @@ export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.
         const at = `assets.${a.key}`
         const network = networks.get(a.network) ?? fail(`${at}.network: no network ${a.network}`)
         const connector = connectorOf.get(network.key)
-        if (network.vm === "EVM" && a.address === undefined) fail(`${at}: an EVM asset needs address (zero address = native coin)`)
+        if (network.vm === "EVM" && a.address === undefined) {
+          fail(`${at}: an EVM asset needs address (zero address = native coin)`)
+        }
         if (network.vm !== "EVM" && a.locator === undefined) fail(`${at}: a ${network.vm} asset needs a locator`)
         let assetId: Hex
         let address: Hex | null
         let locator: Locator
         if (connector !== undefined) {
-          const bound = assetOf(connector, a.address ?? a.locator, { networkId: network.networkId, native: network.native! })
+          const bound = assetOf(connector, a.address ?? a.locator, {
+            networkId: network.networkId,
+            native: network.native!
+          })
           if (Result.isFailure(bound)) return fail(`${at}: ${bound.failure.message}`)
           assetId = bound.success.assetId
           address = bound.success.address
@@ -461,7 +466,9 @@ export const resolve = (config: CatalogConfig, options: ResolveOptions): Result.
           assetId = Ids.evmAssetId(network.networkId, address)
           locator = { chainId: network.chainId!, token: address.toLowerCase() }
         } else {
-          if (a.reference === undefined) return fail(`${at}.reference: required without a registered ${network.vm} connector`)
+          if (a.reference === undefined) {
+            return fail(`${at}.reference: required without a registered ${network.vm} connector`)
+          }
           address = null
           locator = a.locator!
           assetId = Ids.assetId(network.networkId, a.reference)
@@ -577,7 +584,10 @@ const decodeConfig = Schema.decodeUnknownResult(CatalogConfig)
  * @category constructors
  * @since 0.1.0
  */
-export const fromUnknown = (input: unknown, options: ResolveOptions): Result.Result<Catalog["Service"], CatalogInvalid> => {
+export const fromUnknown = (
+  input: unknown,
+  options: ResolveOptions
+): Result.Result<Catalog["Service"], CatalogInvalid> => {
   const decoded = decodeConfig(input, strictParseOptions)
   if (Result.isFailure(decoded)) {
     return Result.fail(new CatalogInvalid({ message: decoded.failure.message.replace(/\s*\n\s*/g, " ") }))

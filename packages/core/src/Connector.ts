@@ -34,11 +34,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, Layer, Option, Result } from "effect"
+import type { Hex } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
-import type { Hex } from "@svc/protocol/Bytes"
 import type { Locator } from "@svc/protocol/schema/Primitives"
+import { Context, Data, Effect, Layer, Option, Result } from "effect"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -202,7 +202,11 @@ export const networkIdOf = (connector: Connector, native: string): Result.Result
  * @category identifiers
  * @since 0.1.0
  */
-export const accountIdOf = (connector: Connector, networkId: Hex, locator: Locator): Result.Result<Hex, ConnectorError> =>
+export const accountIdOf = (
+  connector: Connector,
+  networkId: Hex,
+  locator: Locator
+): Result.Result<Hex, ConnectorError> =>
   Result.map(connector.accountReference(locator), (reference) => Ids.accountId(networkId, reference))
 
 /**
@@ -216,7 +220,10 @@ export const assetOf = (
   input: unknown,
   network: ConnectorNetwork
 ): Result.Result<AssetBinding & { readonly assetId: Hex }, ConnectorError> =>
-  Result.map(connector.parseAsset(input, network), (asset) => ({ ...asset, assetId: Ids.assetId(network.networkId, asset.reference) }))
+  Result.map(
+    connector.parseAsset(input, network),
+    (asset) => ({ ...asset, assetId: Ids.assetId(network.networkId, asset.reference) })
+  )
 
 /**
  * True when two locators have the same canonical JSON.
@@ -224,7 +231,8 @@ export const assetOf = (
  * @category identifiers
  * @since 0.1.0
  */
-export const sameLocator = (a: Locator, b: Locator): boolean => CanonicalJson.stringify(a) === CanonicalJson.stringify(b)
+export const sameLocator = (a: Locator, b: Locator): boolean =>
+  CanonicalJson.stringify(a) === CanonicalJson.stringify(b)
 
 // ---------------------------------------------------------------------------
 // Building a connector
@@ -266,18 +274,27 @@ export const make = (definition: Definition): Connector => {
     verifyOwnership: (claim) =>
       Effect.suspend(() => {
         const reference = definition.networkReference(String(claim.network.native))
-        if (Result.isFailure(reference) || Ids.networkId(vmType, reference.success) !== String(claim.network.networkId).toLowerCase()) {
+        if (
+          Result.isFailure(reference) ||
+          Ids.networkId(vmType, reference.success) !== String(claim.network.networkId).toLowerCase()
+        ) {
           return Effect.fail(
             new ConnectorError({
               code: "NETWORK_MISMATCH",
-              message: `the claim's network is not a ${definition.family} network (its networkId is not derived from its native reference)`
+              message:
+                `the claim's network is not a ${definition.family} network (its networkId is not derived from its native reference)`
             })
           )
         }
         const locator = definition.parseLocator(claim.locator)
         if (Result.isFailure(locator)) return Effect.fail(locator.failure)
         if (!sameLocator(locator.success, claim.locator)) {
-          return Effect.fail(new ConnectorError({ code: "LOCATOR_NOT_CANONICAL", message: "the claim's locator is not in canonical form" }))
+          return Effect.fail(
+            new ConnectorError({
+              code: "LOCATOR_NOT_CANONICAL",
+              message: "the claim's locator is not in canonical form"
+            })
+          )
         }
         if (typeof claim.message !== "string" || typeof claim.proof !== "string") {
           return Effect.fail(new ConnectorError({ code: "PROOF_MALFORMED", message: "message and proof are strings" }))
@@ -441,7 +458,11 @@ export interface Plugin {
  * @category running
  * @since 0.1.0
  */
-export const plugin = (name: string, register: Plugin["register"]): Plugin => ({ _tag: "ConnectorPlugin", name, register })
+export const plugin = (name: string, register: Plugin["register"]): Plugin => ({
+  _tag: "ConnectorPlugin",
+  name,
+  register
+})
 
 /**
  * Whether a value (a package's default export) is a plug-in.

@@ -11,8 +11,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
 import type { ActionableRoute, Route } from "@svc/protocol/schema/Feed"
+import { Context, Effect, Layer } from "effect"
 
 /**
  * Evidence for one route, or none.
@@ -77,6 +77,8 @@ export const shortlist = (
       entry: { routeId: route.routeId, quoteId: route.quoteId, pricingReferenceId: route.pricingReferenceId, ...fields }
     })
   }
-  entries.sort((a, b) => b.edge - a.edge || (a.entry.routeId < b.entry.routeId ? -1 : a.entry.routeId > b.entry.routeId ? 1 : 0))
+  entries.sort((a, b) =>
+    b.edge - a.edge || (a.entry.routeId < b.entry.routeId ? -1 : a.entry.routeId > b.entry.routeId ? 1 : 0)
+  )
   return entries.slice(0, 10).map((e) => e.entry)
 }

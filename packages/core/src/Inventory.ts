@@ -15,11 +15,11 @@
  *
  * @since 0.1.0
  */
+import { keccak, utf8 } from "@svc/protocol/Bytes"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import type { InventorySnapshot } from "@svc/protocol/schema/Permit"
 import { Clock, Context, Effect, Layer } from "effect"
 import { Catalog } from "./Catalog.ts"
-import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import { keccak, utf8 } from "@svc/protocol/Bytes"
-import type { InventorySnapshot } from "@svc/protocol/schema/Permit"
 import { availableOf, type InventoryBalance, physicalOf, Store, type StoreError } from "./Store.ts"
 
 /**
@@ -30,7 +30,9 @@ import { availableOf, type InventoryBalance, physicalOf, Store, type StoreError 
  */
 export class Inventory extends Context.Service<Inventory, {
   /** Balances of the given destination assets (all when omitted). */
-  readonly balances: (assetKeys?: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, InventoryBalance>, StoreError>
+  readonly balances: (
+    assetKeys?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, InventoryBalance>, StoreError>
   /** The snapshot of one asset as published in a permit, or null when it has no inventory row. */
   readonly snapshot: (assetKey: string) => Effect.Effect<InventorySnapshot | null, StoreError>
   /** Writes the physical balances of the source of truth to the store. */

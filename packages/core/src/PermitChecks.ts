@@ -80,10 +80,16 @@ export const closedCodes = (route: Route, catalogRoute: CatalogRoute, now: numbe
  * @category testing
  * @since 0.1.0
  */
-export const openQuote = (publication: Publication, quoteId: string, now: number): Result.Result<OpenQuote, QuoteNotOpen> => {
+export const openQuote = (
+  publication: Publication,
+  quoteId: string,
+  now: number
+): Result.Result<OpenQuote, QuoteNotOpen> => {
   const index = publication.routeIndexByQuote.get(quoteId.toLowerCase())
   if (index === undefined) {
-    return Result.fail(new QuoteNotOpen({ codes: ["QUOTE_UNKNOWN"], detail: "no route of the active signed feed has this quoteId" }))
+    return Result.fail(
+      new QuoteNotOpen({ codes: ["QUOTE_UNKNOWN"], detail: "no route of the active signed feed has this quoteId" })
+    )
   }
   const route = publication.routes[index]!
   const catalogRoute = publication.catalogRoutes[index]!
@@ -113,11 +119,16 @@ export const checkAmount = (
   }
   if (amount > BigInt(route.maxAvailableInRaw)) {
     return Result.fail(
-      new InsufficientCapacity({ code: "ABOVE_MAX_AVAILABLE", diagnostics: { maxAvailableInRaw: route.maxAvailableInRaw } })
+      new InsufficientCapacity({
+        code: "ABOVE_MAX_AVAILABLE",
+        diagnostics: { maxAvailableInRaw: route.maxAvailableInRaw }
+      })
     )
   }
   if (!SUPPORTED_STANDARDS.has(request.standard)) {
-    return Result.fail(new UnsupportedStandard({ standard: request.standard, supported: [...PermitMessage.SUPPORTED_STANDARDS] }))
+    return Result.fail(
+      new UnsupportedStandard({ standard: request.standard, supported: [...PermitMessage.SUPPORTED_STANDARDS] })
+    )
   }
   return Result.succeed(amount)
 }

@@ -187,8 +187,9 @@ export const buildEnvelope = (input: EnvelopeInput): ExecutionPermitEnvelope => 
  * @category constructors
  * @since 0.1.0
  */
-export const checkEnvelope = (envelope: ExecutionPermitEnvelope): Result.Result<ExecutionPermitEnvelope, Schema.SchemaError> =>
-  decodeEnvelope(envelope, strictParseOptions)
+export const checkEnvelope = (
+  envelope: ExecutionPermitEnvelope
+): Result.Result<ExecutionPermitEnvelope, Schema.SchemaError> => decodeEnvelope(envelope, strictParseOptions)
 
 /**
  * What the store keeps of a new permit.
@@ -238,6 +239,13 @@ export const recordOf = (input: {
  */
 export const envelopeOf = (record: PermitRecord): ExecutionPermitEnvelope => {
   const stored = decodeEnvelope(JSON.parse(record.envelope), strictParseOptions)
-  if (Result.isFailure(stored)) throw new Error(`stored permit ${record.fillId} fails its schema: ${stored.failure.message}`)
-  return { ...stored.success, state: record.state, sourceTxHash: record.sourceTxHash, payoutTxHash: record.payoutTxHash }
+  if (Result.isFailure(stored)) {
+    throw new Error(`stored permit ${record.fillId} fails its schema: ${stored.failure.message}`)
+  }
+  return {
+    ...stored.success,
+    state: record.state,
+    sourceTxHash: record.sourceTxHash,
+    payoutTxHash: record.payoutTxHash
+  }
 }

@@ -168,7 +168,8 @@ export type Dependency = typeof Dependency.Type
  */
 export const REASON_CODES = {
   RequestInvalid: {
-    "<FIELD>_INVALID": "the field (SCREAMING_SNAKE of its name, e.g. `QUOTE_ID_INVALID`) fails its pattern, type or range",
+    "<FIELD>_INVALID":
+      "the field (SCREAMING_SNAKE of its name, e.g. `QUOTE_ID_INVALID`) fails its pattern, type or range",
     "<FIELD>_MISSING": "a required field is absent",
     "<SIDE>_IDENTITY_MISSING": "neither the address form nor the account form of the side is given",
     "<SIDE>_IDENTITY_AMBIGUOUS": "both the address form and the account form of the side are given",
@@ -183,7 +184,9 @@ export const REASON_CODES = {
     PRICES_TO_ZERO: AMOUNT_CODES.PRICES_TO_ZERO
   },
   IdentityInvalid: {
-    ...Object.fromEntries(Object.entries(IDENTITY_PROBLEMS).map(([problem, meaning]) => [`<SIDE>_${problem}`, meaning])),
+    ...Object.fromEntries(
+      Object.entries(IDENTITY_PROBLEMS).map(([problem, meaning]) => [`<SIDE>_${problem}`, meaning])
+    ),
     "<SIDE>_<CONNECTOR_CODE>": "a connector's own code for a locator it refuses (e.g. `PAYER_LOCATOR_CHECKSUM_INVALID`)"
   },
   SignatureInvalid: {
@@ -198,7 +201,9 @@ export const REASON_CODES = {
     "<SIDE>_<PROBLEM>": "a replay whose payer no longer resolves (an identity code, above)"
   },
   PermitNotFound: { PERMIT_NOT_FOUND: "no permit with this fillId; a malformed fillId answers the same" },
-  IdempotencyConflict: { IDEMPOTENCY_KEY_REUSED: "the key (per payer) was used for another request; use a new key for a new intent" },
+  IdempotencyConflict: {
+    IDEMPOTENCY_KEY_REUSED: "the key (per payer) was used for another request; use a new key for a new intent"
+  },
   IdempotencyInProgress: {
     IDEMPOTENCY_KEY_IN_FLIGHT: "the first request with this key did not finish within 5 s; retry the identical request"
   },
@@ -212,7 +217,11 @@ export const REASON_CODES = {
   RateLimited: { PERMIT_RATE_LIMITED: "with `Retry-After`, `RateLimit` and `RateLimit-Policy`" },
   PublicationClosed: { PUBLICATION_CLOSED: "the operator paused publication" },
   Unavailable: {
-    ...Object.fromEntries(Object.entries(DEPENDENCIES).filter(([d]) => d !== "CONNECTOR").map(([d, what]) => [`${d}_UNAVAILABLE`, `${what} is down; \`Retry-After\` is set`])),
+    ...Object.fromEntries(
+      Object.entries(DEPENDENCIES).filter(([d]) => d !== "CONNECTOR").map((
+        [d, what]
+      ) => [`${d}_UNAVAILABLE`, `${what} is down; \`Retry-After\` is set`])
+    ),
     "RPC_UNAVAILABLE, RPC_TIMEOUT": "the RPC a connector needs for a smart-account proof"
   }
 } as const satisfies Record<string, CodeTable>
@@ -268,10 +277,12 @@ export class IdempotencyKeyMismatch
  * @category errors
  * @since 0.1.0
  */
-export class UnsupportedStandard extends Schema.TaggedError<UnsupportedStandard>("@svc/core/PermitError/UnsupportedStandard")(
-  "UnsupportedStandard",
-  { standard: Schema.String, supported: Schema.Array(Schema.String) }
-) {
+export class UnsupportedStandard
+  extends Schema.TaggedError<UnsupportedStandard>("@svc/core/PermitError/UnsupportedStandard")(
+    "UnsupportedStandard",
+    { standard: Schema.String, supported: Schema.Array(Schema.String) }
+  )
+{
   readonly [ReasonTypeId] = ReasonTypeId
   get reasonCodes(): ReadonlyArray<string> {
     return ["STANDARD_NOT_SUPPORTED"]
@@ -392,10 +403,12 @@ export class PermitNotFound extends Schema.TaggedError<PermitNotFound>("@svc/cor
  * @category errors
  * @since 0.1.0
  */
-export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>("@svc/core/PermitError/IdempotencyConflict")(
-  "IdempotencyConflict",
-  Detail
-) {
+export class IdempotencyConflict
+  extends Schema.TaggedError<IdempotencyConflict>("@svc/core/PermitError/IdempotencyConflict")(
+    "IdempotencyConflict",
+    Detail
+  )
+{
   readonly [ReasonTypeId] = ReasonTypeId
   get reasonCodes(): ReadonlyArray<string> {
     return ["IDEMPOTENCY_KEY_REUSED"]

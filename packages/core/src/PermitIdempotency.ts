@@ -31,7 +31,11 @@ export interface InFlight {
   /** Waits (at most the bounded wait) for a request in flight with this key; IdempotencyInProgress past it. */
   readonly settle: (scope: string, key: string) => Effect.Effect<void, IdempotencyInProgress>
   /** Runs `effect` as the request in flight for this key, or returns None when another one claimed it first. */
-  readonly run: <A, E, R>(scope: string, key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
+  readonly run: <A, E, R>(
+    scope: string,
+    key: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<Option.Option<A>, E, R>
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Locator } from "@svc/protocol/schema/Primitives"
 import { Effect, Option, Result } from "effect"
 import type { Catalog, Network } from "./Catalog.ts"
 import { accountIdOf, type Connector, type ConnectorRegistry, sameLocator } from "./Connector.ts"
-import { IdentityInvalid, type PermitErrorReason, SignatureInvalid, type Side, Unavailable } from "./PermitError.ts"
+import { IdentityInvalid, type PermitErrorReason, type Side, SignatureInvalid, Unavailable } from "./PermitError.ts"
 
 /**
  * A resolved identity.
@@ -67,7 +67,9 @@ export const resolveIdentity = (
   const network = context.catalog.network(networkId)
   if (network === undefined) return refuse("NETWORK_UNKNOWN")
   const found = context.connectors.forNetwork({ vmType: network.vmType, networkId: network.networkId })
-  if (Option.isNone(found)) return refuse("NO_CONNECTOR", `no connector is registered for the ${network.vm} network ${network.name}`)
+  if (Option.isNone(found)) {
+    return refuse("NO_CONNECTOR", `no connector is registered for the ${network.vm} network ${network.name}`)
+  }
   const connector = found.value
   if (side === "payer" ? !connector.capabilities.payer : !connector.capabilities.recipient) {
     return refuse("NOT_SUPPORTED", `the ${connector.family} connector does not support ${side} identities`)
@@ -91,7 +93,10 @@ export const resolveIdentity = (
   if (Result.isFailure(accountId)) return refuse(accountId.failure.code, accountId.failure.message)
   const claimed = request[`${side}AccountId`]
   if (claimed !== null && claimed.toLowerCase() !== accountId.success) {
-    return refuse("ACCOUNT_ID_MISMATCH", `${side}AccountId is not the account id of ${side}Locator on the route's ${where} network`)
+    return refuse(
+      "ACCOUNT_ID_MISMATCH",
+      `${side}AccountId is not the account id of ${side}Locator on the route's ${where} network`
+    )
   }
   return Result.succeed({
     accountId: accountId.success,
@@ -145,4 +150,9 @@ export const verifyProof = (
  * @since 0.1.0
  */
 export const asSignatureReason = (reason: PermitErrorReason): PermitErrorReason =>
-  reason._tag === "IdentityInvalid" ? new SignatureInvalid({ code: reason.reasonCodes[0]!, ...(reason.detail === undefined ? {} : { detail: reason.detail }) }) : reason
+  reason._tag === "IdentityInvalid"
+    ? new SignatureInvalid({
+      code: reason.reasonCodes[0]!,
+      ...(reason.detail === undefined ? {} : { detail: reason.detail })
+    })
+    : reason

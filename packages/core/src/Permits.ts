@@ -30,6 +30,7 @@
  *
  * @since 0.1.0
  */
+import { BYTES32 } from "@svc/protocol/Patterns"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type { PermitCreateRequest, PermitRequest } from "@svc/protocol/schema/Permit"
@@ -65,7 +66,6 @@ import { PermitRateLimiter } from "./RateLimit.ts"
 import { RouteMetrics } from "./RouteMetrics.ts"
 import { Signer } from "./Signer.ts"
 import { type PermitRecord, Store } from "./Store.ts"
-import { BYTES32 } from "@svc/protocol/Patterns"
 
 /**
  * Permit service options.
@@ -156,13 +156,25 @@ const normalize = (request: PermitRequest): Result.Result<PermitMessage.Normaliz
 
 const checkKeys = (request: PermitRequest, header: string | undefined): Result.Result<void, PermitErrorReason> =>
   header !== undefined && header !== request.idempotencyKey
-    ? Result.fail(new IdempotencyKeyMismatch({ detail: "the Idempotency-Key header must equal the body idempotencyKey" }))
+    ? Result.fail(
+      new IdempotencyKeyMismatch({ detail: "the Idempotency-Key header must equal the body idempotencyKey" })
+    )
     : Result.void
 
 const checkChecksums = (raw: PermitRequest): Result.Result<void, PermitErrorReason> => {
-  const checked = Result.try({ try: () => PermitMessage.checkChecksums(raw), catch: (e) => e as PermitMessage.PermitRequestInvalid })
-  return Result.mapError(checked, (e) =>
-    new IdentityInvalid({ side: e.field === "recipient" ? "RECIPIENT" : "PAYER", problem: "CHECKSUM_INVALID", detail: e.message }))
+  const checked = Result.try({
+    try: () => PermitMessage.checkChecksums(raw),
+    catch: (e) => e as PermitMessage.PermitRequestInvalid
+  })
+  return Result.mapError(
+    checked,
+    (e) =>
+      new IdentityInvalid({
+        side: e.field === "recipient" ? "RECIPIENT" : "PAYER",
+        problem: "CHECKSUM_INVALID",
+        detail: e.message
+      })
+  )
 }
 
 /**
@@ -199,20 +211,27 @@ export const layer = (
         Effect.flatMap(
           Effect.mapError(publisher.current, (e) => fail(Checks.publicationReason(e))),
           (publication) =>
-            Effect.flatMap(Clock.currentTimeMillis, (ms) => orFail(Checks.openQuote(publication, quoteId, Math.floor(ms / 1000))))
+            Effect.flatMap(
+              Clock.currentTimeMillis,
+              (ms) => orFail(Checks.openQuote(publication, quoteId, Math.floor(ms / 1000)))
+            )
         )
 
       /** Checks everything the message and the permit depend on, except the signature. */
-      const validate = Effect.fnUntraced(function*(raw: PermitRequest, normalized: PermitMessage.NormalizedPermitRequest) {
-        const quote = yield* openQuote(normalized.quoteId)
-        const amount = yield* orFail(Checks.checkAmount(normalized, quote.route))
-        yield* orFail(checkChecksums(raw))
-        const payer = yield* orFail(Identities.resolveIdentity(identities, "payer", normalized, quote.route.sourceNetworkId))
-        const recipient = yield* orFail(
-          Identities.resolveIdentity(identities, "recipient", normalized, quote.route.destinationNetworkId)
-        )
-        return { ...quote, amount, payer, recipient }
-      })
+      const validate = Effect.fnUntraced(
+        function*(raw: PermitRequest, normalized: PermitMessage.NormalizedPermitRequest) {
+          const quote = yield* openQuote(normalized.quoteId)
+          const amount = yield* orFail(Checks.checkAmount(normalized, quote.route))
+          yield* orFail(checkChecksums(raw))
+          const payer = yield* orFail(
+            Identities.resolveIdentity(identities, "payer", normalized, quote.route.sourceNetworkId)
+          )
+          const recipient = yield* orFail(
+            Identities.resolveIdentity(identities, "recipient", normalized, quote.route.destinationNetworkId)
+          )
+          return { ...quote, amount, payer, recipient }
+        }
+      )
 
       /** Replays a completed record for the same fingerprint, after re-verifying the signature. */
       const replay = Effect.fnUntraced(function*(
@@ -223,7 +242,9 @@ export const layer = (
       ) {
         if (existing.fingerprint !== fingerprint) {
           return yield* fail(
-            new IdempotencyConflict({ detail: "this idempotency key was used for a different request; use a new key for a new intent" })
+            new IdempotencyConflict({
+              detail: "this idempotency key was used for a different request; use a new key for a new intent"
+            })
           )
         }
         const envelope = Envelope.envelopeOf(existing)
@@ -262,7 +283,10 @@ export const layer = (
         const { catalogRoute, route } = checked
         if (route.sourceRouter === null) {
           return yield* fail(
-            new QuoteNotOpen({ codes: ["NO_DIRECT_EXECUTION"], detail: "direct execution needs an EVM source network with a router" })
+            new QuoteNotOpen({
+              codes: ["NO_DIRECT_EXECUTION"],
+              detail: "direct execution needs an EVM source network with a router"
+            })
           )
         }
         const fresh = yield* Effect.mapError(
@@ -273,13 +297,19 @@ export const layer = (
         if (opts?.boundAmountOutRaw !== undefined) {
           if (fresh.amountOutRaw < opts.boundAmountOutRaw) {
             return yield* fail(
-              new QuoteChanged({ boundAmountOutRaw: opts.boundAmountOutRaw.toString(), freshAmountOutRaw: fresh.amountOutRaw.toString() })
+              new QuoteChanged({
+                boundAmountOutRaw: opts.boundAmountOutRaw.toString(),
+                freshAmountOutRaw: fresh.amountOutRaw.toString()
+              })
             )
           }
           amountOut = opts.boundAmountOutRaw
         }
         if (amountOut <= 0n) return yield* fail(new AmountTooLow({ code: "PRICES_TO_ZERO" }))
-        const snapshot = yield* Effect.mapError(inventory.snapshot(route.destinationAssetId.toLowerCase()), storeUnavailable)
+        const snapshot = yield* Effect.mapError(
+          inventory.snapshot(route.destinationAssetId.toLowerCase()),
+          storeUnavailable
+        )
         const nowMs = yield* Clock.currentTimeMillis
         const now = Math.floor(nowMs / 1000)
         const permit = Envelope.buildPermit({
@@ -392,7 +422,11 @@ export const layer = (
         for (let round = 0; round < 3; round++) {
           const existing = yield* lookup(scope, normalized.idempotencyKey)
           if (existing !== undefined) return yield* replay(existing, fingerprint, normalized, request.requestSignature)
-          const issued = yield* inFlight.run(scope, normalized.idempotencyKey, issue(request, normalized, scope, fingerprint, opts))
+          const issued = yield* inFlight.run(
+            scope,
+            normalized.idempotencyKey,
+            issue(request, normalized, scope, fingerprint, opts)
+          )
           if (Option.isSome(issued)) return issued.value
         }
         return yield* fail(new IdempotencyInProgress({}))

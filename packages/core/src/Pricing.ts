@@ -15,11 +15,11 @@
  *
  * @since 0.1.0
  */
+import { type Hex, keccak, utf8 } from "@svc/protocol/Bytes"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import type { JsonObject } from "@svc/protocol/schema/Primitives"
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import type { CatalogRoute } from "./Catalog.ts"
-import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import { keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
-import type { JsonObject } from "@svc/protocol/schema/Primitives"
 
 /**
  * Pricing cannot answer now (no fresh price source). Permits answer 503.
@@ -275,4 +275,5 @@ export const makeStatic = (options?: StaticOptions): PricingShape => {
  * @category layers
  * @since 0.1.0
  */
-export const layerStatic = (options?: StaticOptions): Layer.Layer<Pricing> => Layer.succeed(Pricing, makeStatic(options))
+export const layerStatic = (options?: StaticOptions): Layer.Layer<Pricing> =>
+  Layer.succeed(Pricing, makeStatic(options))

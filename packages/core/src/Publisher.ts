@@ -15,21 +15,41 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Effect, Layer, Option, PubSub, Ref, Result, Schedule, Schema, type Scope, Semaphore } from "effect"
-import { Catalog, type CatalogRoute } from "./Catalog.ts"
+import { type Hex, keccak, utf8 } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import * as Ids from "@svc/protocol/Ids"
+import { BYTES32, CHAIN_ID } from "@svc/protocol/Patterns"
+import {
+  type ActionableRoute,
+  FEED_SCHEMA,
+  type Route,
+  Route as RouteSchema,
+  SignedFeedPayload
+} from "@svc/protocol/schema/Feed"
+import { strictParseOptions } from "@svc/protocol/schema/index"
+import {
+  Clock,
+  Context,
+  Data,
+  Effect,
+  Layer,
+  Option,
+  PubSub,
+  Ref,
+  Result,
+  Schedule,
+  Schema,
+  type Scope,
+  Semaphore
+} from "effect"
+import { Catalog, type CatalogRoute } from "./Catalog.ts"
 import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
-import * as Ids from "@svc/protocol/Ids"
-import { keccak, type Hex, utf8 } from "@svc/protocol/Bytes"
 import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
 import { Pricing } from "./Pricing.ts"
-import { type ActionableRoute, FEED_SCHEMA, type Route, Route as RouteSchema, SignedFeedPayload } from "@svc/protocol/schema/Feed"
-import { strictParseOptions } from "@svc/protocol/schema/index"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, Store } from "./Store.ts"
-import { BYTES32, CHAIN_ID } from "@svc/protocol/Patterns"
 
 // ---------------------------------------------------------------------------
 // Models
@@ -148,7 +168,9 @@ export class PublicationUnavailable extends Data.TaggedError("PublicationUnavail
  * @category errors
  * @since 0.1.0
  */
-export class PublishFailed extends Data.TaggedError("PublishFailed")<{ readonly reason: string; readonly cause?: unknown }> {
+export class PublishFailed
+  extends Data.TaggedError("PublishFailed")<{ readonly reason: string; readonly cause?: unknown }>
+{
   override get message(): string {
     return `publication failed: ${this.reason}`
   }
@@ -209,7 +231,6 @@ export class Publisher extends Context.Service<Publisher, {
 // Filters and views
 // ---------------------------------------------------------------------------
 
-
 /**
  * Whether a filter's values are well formed.
  *
@@ -218,10 +239,14 @@ export class Publisher extends Context.Service<Publisher, {
  */
 export const filterIssues = (filter: FeedFilter): Array<string> => {
   const issues: Array<string> = []
-  if (filter.sourceChainId !== undefined && !(CHAIN_ID.test(filter.sourceChainId) && filter.sourceChainId.length <= 78)) {
+  if (
+    filter.sourceChainId !== undefined && !(CHAIN_ID.test(filter.sourceChainId) && filter.sourceChainId.length <= 78)
+  ) {
     issues.push("SOURCE_CHAIN_ID_INVALID")
   }
-  if (filter.sourceNetworkId !== undefined && !BYTES32.test(filter.sourceNetworkId)) issues.push("SOURCE_NETWORK_ID_INVALID")
+  if (filter.sourceNetworkId !== undefined && !BYTES32.test(filter.sourceNetworkId)) {
+    issues.push("SOURCE_NETWORK_ID_INVALID")
+  }
   return issues
 }
 
@@ -341,7 +366,8 @@ const makeMemo = (): Memo => {
       return sorted
     },
     quoteIdOf: (input) => {
-      const key = `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
+      const key =
+        `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
       let id = quoteIds.get(key)
       if (id === undefined) {
         if (quoteIds.size > 100_000) quoteIds.clear()
@@ -440,7 +466,8 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
 })
 
 /** A fingerprint of route terms, to notice changes cheaply. */
-const termsFingerprint = (terms: ReadonlyArray<{ terms: RouteTerms }>): string => JSON.stringify(terms.map((t) => t.terms))
+const termsFingerprint = (terms: ReadonlyArray<{ terms: RouteTerms }>): string =>
+  JSON.stringify(terms.map((t) => t.terms))
 
 // ---------------------------------------------------------------------------
 // The layer
@@ -470,7 +497,11 @@ export const layer = (
       const cacheBytes = options.viewCacheBytes ?? 64 * 1024 * 1024
       const template = options.routeDetailTemplate
 
-      const stateRef = yield* Ref.make<PublisherState>({ _tag: "Unavailable", reason: "not published yet", last: Option.none() })
+      const stateRef = yield* Ref.make<PublisherState>({
+        _tag: "Unavailable",
+        reason: "not published yet",
+        last: Option.none()
+      })
       const fingerprintRef = yield* Ref.make<string>("")
       // every event is the full current state: a subscriber more than a few events behind is
       // disconnected by its reader, so a bounded sliding buffer keeps memory bounded even for a
@@ -480,84 +511,109 @@ export const layer = (
       const memo = makeMemo()
       const keccakFast = makeKeccakFast()
 
-      const lastOf = (s: PublisherState): Option.Option<Publication> => s._tag === "Open" ? Option.some(s.publication) : s.last
+      const lastOf = (s: PublisherState): Option.Option<Publication> =>
+        s._tag === "Open" ? Option.some(s.publication) : s.last
 
       const setState = (next: PublisherState, event?: PublicationEvent) =>
-        Effect.flatMap(Ref.set(stateRef, next), () => event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid))
+        Effect.flatMap(Ref.set(stateRef, next), () =>
+          event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid))
 
-      const build = Effect.fnUntraced(function*(now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) {
-        const dataVersion = yield* store.nextDataVersion.pipe(
-          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
-        )
-        const dv = dataVersion.toString()
-        const generatedAt = now
-        const validUntil = now + ttl
-        const routes: Array<Route> = built.map(({ terms }) => ({ dataVersion: dv, ...terms }))
-        const payload = { schema: FEED_SCHEMA, releaseId: catalog.releaseId, dataVersion: dv, generatedAt, validUntil, routes }
-        // the schema check and the canonical texts run in chunks of routes, yielding to the event
-        // loop between chunks: a large catalog never stalls requests for the whole publication
-        const schemaFailure = (where: string, error: Schema.SchemaError) =>
-          new PublishFailed({ reason: `payload fails its schema at ${where}: ${error.message.replace(/\s*\n\s*/g, " ")}` })
-        const checkedHead = decodePayload({ ...payload, routes: [] }, strictParseOptions)
-        if (Result.isFailure(checkedHead)) return yield* schemaFailure("signedPayload", checkedHead.failure)
-        const routeTexts: Array<string> = []
-        for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
-          for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
-            const checked = decodeRoute(routes[i], strictParseOptions)
-            if (Result.isFailure(checked)) return yield* schemaFailure(`routes[${i}]`, checked.failure)
-            const text = CanonicalJson.stringifyResult(routes[i])
-            if (Result.isFailure(text)) return yield* new PublishFailed({ reason: text.failure.message, cause: text.failure })
-            routeTexts.push(text.success)
+      const build = Effect.fnUntraced(
+        function*(now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) {
+          const dataVersion = yield* store.nextDataVersion.pipe(
+            Effect.mapError((e) =>
+              new PublishFailed({ reason: e.message, cause: e })
+            )
+          )
+          const dv = dataVersion.toString()
+          const generatedAt = now
+          const validUntil = now + ttl
+          const routes: Array<Route> = built.map(({ terms }) => ({ dataVersion: dv, ...terms }))
+          const payload = {
+            schema: FEED_SCHEMA,
+            releaseId: catalog.releaseId,
+            dataVersion: dv,
+            generatedAt,
+            validUntil,
+            routes
           }
-          yield* Effect.yieldNow
+          // the schema check and the canonical texts run in chunks of routes, yielding to the event
+          // loop between chunks: a large catalog never stalls requests for the whole publication
+          const schemaFailure = (where: string, error: Schema.SchemaError) =>
+            new PublishFailed({
+              reason: `payload fails its schema at ${where}: ${error.message.replace(/\s*\n\s*/g, " ")}`
+            })
+          const checkedHead = decodePayload({ ...payload, routes: [] }, strictParseOptions)
+          if (Result.isFailure(checkedHead)) return yield* schemaFailure("signedPayload", checkedHead.failure)
+          const routeTexts: Array<string> = []
+          for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
+            for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
+              const checked = decodeRoute(routes[i], strictParseOptions)
+              if (Result.isFailure(checked)) return yield* schemaFailure(`routes[${i}]`, checked.failure)
+              const text = CanonicalJson.stringifyResult(routes[i])
+              if (Result.isFailure(text)) {
+                return yield* new PublishFailed({ reason: text.failure.message, cause: text.failure })
+              }
+              routeTexts.push(text.success)
+            }
+            yield* Effect.yieldNow
+          }
+          const canonicalPayload =
+            `{"dataVersion":"${dv}","generatedAt":${generatedAt},"releaseId":"${catalog.releaseId}","routes":[${
+              routeTexts.join(",")
+            }],"schema":"${FEED_SCHEMA}","validUntil":${validUntil}}`
+          const feedHash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${canonicalPayload}`))
+          const feedSignature = yield* signer.signDigest(feedHash).pipe(
+            Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+          )
+          const evidence = yield* economics.evidence(routes)
+          const actionableRoutes = Economy.shortlist(routes, evidence)
+          const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
+          const head =
+            `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${catalog.releaseId}","dataVersion":"${dv}","generatedAt":${generatedAt},"validUntil":${validUntil},"signedPayload":${canonicalPayload},"routeDetailTemplate":${
+              JSON.stringify(template)
+            },"actionableRoutes":${JSON.stringify(actionableRoutes)},`
+          const tailStart =
+            `"feedHash":"${feedHash}","feedSigner":"${signer.address}","feedSignature":"${feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
+          const parts: Parts = {
+            head,
+            tail: (returned, returnedOpen) =>
+              `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
+          }
+          const base = {
+            dataVersion,
+            generatedAt,
+            validUntil,
+            releaseId: catalog.releaseId,
+            payload: payload as SignedFeedPayload,
+            canonicalPayload,
+            feedHash,
+            feedSignature,
+            feedSigner: signer.address,
+            routes,
+            routeTexts,
+            openRouteCount,
+            actionableRoutes,
+            routeIndexById: new Map(routes.map((r, i) => [r.routeId.toLowerCase(), i])),
+            routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
+            catalogRoutes: built.map((b) => b.route)
+          }
+          const fullView = renderView(base, parts, {})
+          const publication: Publication = {
+            ...base,
+            fullView,
+            view: makeViewCache(cacheBytes, (filter) =>
+              filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter))
+          }
+          yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length })
+            .pipe(
+              Effect.mapError((e) =>
+                new PublishFailed({ reason: e.message, cause: e })
+              )
+            )
+          return publication
         }
-        const canonicalPayload = `{"dataVersion":"${dv}","generatedAt":${generatedAt},"releaseId":"${catalog.releaseId}","routes":[${
-          routeTexts.join(",")
-        }],"schema":"${FEED_SCHEMA}","validUntil":${validUntil}}`
-        const feedHash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${canonicalPayload}`))
-        const feedSignature = yield* signer.signDigest(feedHash).pipe(
-          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
-        )
-        const evidence = yield* economics.evidence(routes)
-        const actionableRoutes = Economy.shortlist(routes, evidence)
-        const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
-        const head = `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${catalog.releaseId}","dataVersion":"${dv}","generatedAt":${generatedAt},"validUntil":${validUntil},"signedPayload":${canonicalPayload},"routeDetailTemplate":${
-          JSON.stringify(template)
-        },"actionableRoutes":${JSON.stringify(actionableRoutes)},`
-        const tailStart = `"feedHash":"${feedHash}","feedSigner":"${signer.address}","feedSignature":"${feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
-        const parts: Parts = {
-          head,
-          tail: (returned, returnedOpen) => `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
-        }
-        const base = {
-          dataVersion,
-          generatedAt,
-          validUntil,
-          releaseId: catalog.releaseId,
-          payload: payload as SignedFeedPayload,
-          canonicalPayload,
-          feedHash,
-          feedSignature,
-          feedSigner: signer.address,
-          routes,
-          routeTexts,
-          openRouteCount,
-          actionableRoutes,
-          routeIndexById: new Map(routes.map((r, i) => [r.routeId.toLowerCase(), i])),
-          routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
-          catalogRoutes: built.map((b) => b.route)
-        }
-        const fullView = renderView(base, parts, {})
-        const publication: Publication = {
-          ...base,
-          fullView,
-          view: makeViewCache(cacheBytes, (filter) => filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter))
-        }
-        yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length }).pipe(
-          Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
-        )
-        return publication
-      })
+      )
 
       const publishWith = (now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) =>
         Effect.gen(function*() {
@@ -613,12 +669,21 @@ export const layer = (
 
       // plain composition: this runs for every feed, route and permit request
       const current: Effect.Effect<Publication, PublicationUnavailable> = Effect.flatMap(Ref.get(stateRef), (state) => {
-        if (state._tag === "Closed") return Effect.fail(new PublicationUnavailable({ closed: true, reason: state.reason }))
-        if (state._tag === "Unavailable") return Effect.fail(new PublicationUnavailable({ closed: false, reason: state.reason }))
-        return Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
-          state.publication.validUntil <= Math.floor(nowMs / 1000)
-            ? Effect.fail(new PublicationUnavailable({ closed: false, reason: "the current publication has expired" }))
-            : Effect.succeed(state.publication))
+        if (state._tag === "Closed") {
+          return Effect.fail(new PublicationUnavailable({ closed: true, reason: state.reason }))
+        }
+        if (state._tag === "Unavailable") {
+          return Effect.fail(new PublicationUnavailable({ closed: false, reason: state.reason }))
+        }
+        return Effect.flatMap(
+          Clock.currentTimeMillis,
+          (nowMs) =>
+            state.publication.validUntil <= Math.floor(nowMs / 1000)
+              ? Effect.fail(
+                new PublicationUnavailable({ closed: false, reason: "the current publication has expired" })
+              )
+              : Effect.succeed(state.publication)
+        )
       })
 
       yield* refresh

@@ -134,5 +134,11 @@ export const layerMemory = (options?: RateLimitOptions): Layer.Layer<PermitRateL
 export const layerUnlimited: Layer.Layer<PermitRateLimiter> = Layer.succeed(PermitRateLimiter, {
   limit: Number.MAX_SAFE_INTEGER,
   windowSeconds: 60,
-  consume: () => Effect.succeed({ remaining: Number.MAX_SAFE_INTEGER, resetSeconds: 60, limit: Number.MAX_SAFE_INTEGER, windowSeconds: 60 })
+  consume: () =>
+    Effect.succeed({
+      remaining: Number.MAX_SAFE_INTEGER,
+      resetSeconds: 60,
+      limit: Number.MAX_SAFE_INTEGER,
+      windowSeconds: 60
+    })
 })

@@ -13,8 +13,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schedule } from "effect"
 import type { RouteMetrics as RouteMetricsBody } from "@svc/protocol/schema/Feed"
+import { Context, Effect, Layer, Schedule } from "effect"
 import { type RouteCounters, Store } from "./Store.ts"
 
 /**
@@ -67,7 +67,9 @@ export const fromCounters = (counters: RouteCounters): RouteMetricsBody => ({
  * @category layers
  * @since 0.1.0
  */
-export const layer = (options?: { readonly flushMillis?: number | undefined }): Layer.Layer<RouteMetrics, never, Store> =>
+export const layer = (
+  options?: { readonly flushMillis?: number | undefined }
+): Layer.Layer<RouteMetrics, never, Store> =>
   Layer.effect(
     RouteMetrics,
     Effect.gen(function*() {
@@ -118,7 +120,9 @@ export const layer = (options?: { readonly flushMillis?: number | undefined }): 
             Effect.map((stored) => {
               const key = routeId.toLowerCase()
               let exposures = pending.get(key) ?? 0
-              for (const [routeIds, count] of views) if (routeIds.some((id) => id.toLowerCase() === key)) exposures += count
+              for (const [routeIds, count] of views) {
+                if (routeIds.some((id) => id.toLowerCase() === key)) exposures += count
+              }
               return fromCounters({
                 ...stored,
                 feed_exposures: stored.feed_exposures + exposures,

@@ -54,11 +54,20 @@ export const expiredSourceFills = Metric.counter("svc_expired_permit_source_fill
  * @since 0.1.0
  */
 export class SettlementObserver extends Context.Service<SettlementObserver, {
-  readonly sourceObserved: (fillId: string, sourceTxHash: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly sourceObserved: (
+    fillId: string,
+    sourceTxHash: string
+  ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
-  readonly payoutSubmitted: (fillId: string, payoutTxHash: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly payoutSubmitted: (
+    fillId: string,
+    payoutTxHash: string
+  ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly paid: (fillId: string, payoutTxHash?: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
-  readonly failed: (fillId: string, reasonCodes: ReadonlyArray<string>) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  readonly failed: (
+    fillId: string,
+    reasonCodes: ReadonlyArray<string>
+  ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   /** Expires every ISSUED permit whose validUntil + grace has passed; returns how many. */
   readonly expireDue: Effect.Effect<number, StoreError>
 }>()("@svc/core/SettlementObserver") {}
@@ -90,7 +99,11 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
       const grace = Math.max(0, options?.expiryGraceSeconds ?? 600)
       const sweepMillis = options?.sweepMillis ?? 5000
 
-      const move = (fillId: string, to: PermitState, fields?: { sourceTxHash?: string; payoutTxHash?: string; reasonCodes?: ReadonlyArray<string> }) =>
+      const move = (
+        fillId: string,
+        to: PermitState,
+        fields?: { sourceTxHash?: string; payoutTxHash?: string; reasonCodes?: ReadonlyArray<string> }
+      ) =>
         Effect.gen(function*() {
           const at = yield* Clock.currentTimeMillis
           const result = yield* store.transition({ fillId: fillId.toLowerCase(), to, at, ...fields })
@@ -134,9 +147,11 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
       }
 
       return SettlementObserver.of({
-        sourceObserved: (fillId, sourceTxHash) => move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
+        sourceObserved: (fillId, sourceTxHash) =>
+          move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
         sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
-        payoutSubmitted: (fillId, payoutTxHash) => move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase() }),
+        payoutSubmitted: (fillId, payoutTxHash) =>
+          move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase() }),
         paid: (fillId, payoutTxHash) =>
           move(fillId, "PAID", payoutTxHash === undefined ? undefined : { payoutTxHash: payoutTxHash.toLowerCase() }),
         failed: (fillId, reasonCodes) => move(fillId, "FAILED", { reasonCodes }),

@@ -13,10 +13,10 @@
  * @since 0.1.0
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js"
-import { Config, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
 import { type Hex, toHex } from "@svc/protocol/Bytes"
-import * as Signature from "@svc/protocol/Signature"
 import { BYTES32 } from "@svc/protocol/Patterns"
+import * as Signature from "@svc/protocol/Signature"
+import { Config, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
 
 /**
  * The signer cannot sign now (remote signer down, key unreadable). The server
@@ -53,7 +53,9 @@ const KEY = BYTES32
  */
 export const fromPrivateKey = (privateKey: Redacted.Redacted<string>, development = false): Signer["Service"] => {
   const key = Redacted.value(privateKey)
-  if (!KEY.test(key)) throw new Signature.SigningInputInvalid({ message: "a signer key is 0x followed by 64 hex digits" })
+  if (!KEY.test(key)) {
+    throw new Signature.SigningInputInvalid({ message: "a signer key is 0x followed by 64 hex digits" })
+  }
   return Signer.of({
     address: Signature.addressOf(key as Hex),
     development,
@@ -74,7 +76,9 @@ export const layerPrivateKey = (privateKey: Redacted.Redacted<string>): Layer.La
       try: () => fromPrivateKey(privateKey),
       catch: (e) =>
         new SignerUnavailable({
-          message: `SVC_SIGNER_KEY: ${e instanceof Signature.SigningInputInvalid ? e.message : "not a usable private key"} (value not shown)`
+          message: `SVC_SIGNER_KEY: ${
+            e instanceof Signature.SigningInputInvalid ? e.message : "not a usable private key"
+          } (value not shown)`
         })
     })
   )
@@ -104,21 +108,29 @@ export const layerDevelopment = (
       const path = yield* Path.Path
       const file = path.join(dataDir, DEVELOPMENT_KEY_FILE)
       const unavailable = (what: string) => (e: unknown) =>
-        new SignerUnavailable({ message: `development key ${file}: ${what}: ${String((e as Error)?.message ?? e).split("\n")[0]}` })
+        new SignerUnavailable({
+          message: `development key ${file}: ${what}: ${String((e as Error)?.message ?? e).split("\n")[0]}`
+        })
       const exists = yield* fs.exists(file).pipe(Effect.mapError(unavailable("cannot check")))
       if (!exists) {
-        yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(Effect.mapError(unavailable("cannot create the data directory")))
+        yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(
+          Effect.mapError(unavailable("cannot create the data directory"))
+        )
         const generated = toHex(secp256k1.utils.randomSecretKey())
         yield* fs.writeFileString(file, `${generated}\n`, { mode: 0o600, flag: "wx" }).pipe(
           Effect.catch((e) =>
             // another process may have created it first: read that one
-            e._tag === "PlatformError" && e.reason._tag === "AlreadyExists" ? Effect.void : Effect.fail(unavailable("cannot write")(e))
+            e._tag === "PlatformError" && e.reason._tag === "AlreadyExists"
+              ? Effect.void
+              : Effect.fail(unavailable("cannot write")(e))
           )
         )
       }
       const text = yield* fs.readFileString(file).pipe(Effect.mapError(unavailable("cannot read")))
       const key = text.trim()
-      if (!KEY.test(key)) return yield* new SignerUnavailable({ message: `development key ${file}: not 0x + 64 hex digits` })
+      if (!KEY.test(key)) {
+        return yield* new SignerUnavailable({ message: `development key ${file}: not 0x + 64 hex digits` })
+      }
       yield* fs.chmod(file, 0o600).pipe(Effect.ignore)
       return fromPrivateKey(Redacted.make(key), true)
     })
@@ -135,7 +147,10 @@ export const layerConfig: Layer.Layer<Signer, SignerUnavailable, FileSystem.File
   Effect.gen(function*() {
     const key = yield* Config.option(Config.Redacted("SVC_SIGNER_KEY")).pipe(Effect.orElseSucceed(() => Option.none()))
     if (Option.isSome(key)) return layerPrivateKey(key.value)
-    const dataDir = yield* Config.String("SVC_DATA_DIR").pipe(Config.withDefault("./.svc-data"), Effect.orElseSucceed(() => "./.svc-data"))
+    const dataDir = yield* Config.String("SVC_DATA_DIR").pipe(
+      Config.withDefault("./.svc-data"),
+      Effect.orElseSucceed(() => "./.svc-data")
+    )
     return layerDevelopment(dataDir)
   })
 )

@@ -101,7 +101,11 @@ export interface SolverParts<E = never> {
   readonly routeMetrics?: Layer.Layer<RouteMetrics.RouteMetrics, E, Store> | undefined
   readonly settlement?: Layer.Layer<Settlement.SettlementObserver, E, Store> | undefined
   readonly publisher?:
-    | Layer.Layer<Publisher.Publisher, E, Catalog.Catalog | Pricing.Pricing | Inventory.Inventory | Store | Signer | Economics.Economics>
+    | Layer.Layer<
+      Publisher.Publisher,
+      E,
+      Catalog.Catalog | Pricing.Pricing | Inventory.Inventory | Store | Signer | Economics.Economics
+    >
     | undefined
   readonly permits?:
     | Layer.Layer<

@@ -12,9 +12,9 @@
  *
  * @since 0.1.0
  */
+import type { DailyStatus, ExecutionStatus } from "@svc/protocol/schema/Primitives"
 import { Context, Data, type Effect } from "effect"
 import type { PermitState } from "./Lifecycle.ts"
-import type { DailyStatus, ExecutionStatus } from "@svc/protocol/schema/Primitives"
 
 /**
  * The store could not do what was asked: the database is unreachable, a

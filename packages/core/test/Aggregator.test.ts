@@ -1,17 +1,12 @@
-import { fc, test as fcTest } from "@fast-check/vitest"
 import { assert, describe, it } from "@effect/vitest"
+import { fc, test as fcTest } from "@fast-check/vitest"
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
-import { Effect, Layer, Redacted, Result, Schema, Tracer } from "effect"
-import { TestClock } from "effect/testing"
-import * as Aggregator from "../src/Aggregator.ts"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as PermitAbi from "@svc/protocol/PermitAbi"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
-import * as Pricing from "../src/Pricing.ts"
-import { Publisher } from "../src/Publisher.ts"
 import {
   AGGREGATOR_ERRORS,
   AggregatorBuildSignatureRequired,
@@ -27,8 +22,13 @@ import {
   AggregatorTokens
 } from "@svc/protocol/schema/Aggregator"
 import { strictParseOptions } from "@svc/protocol/schema/index"
-import { SettlementObserver } from "../src/Settlement.ts"
 import * as Signature from "@svc/protocol/Signature"
+import { Effect, Layer, Redacted, Result, Schema, Tracer } from "effect"
+import { TestClock } from "effect/testing"
+import * as Aggregator from "../src/Aggregator.ts"
+import * as Pricing from "../src/Pricing.ts"
+import { Publisher } from "../src/Publisher.ts"
+import { SettlementObserver } from "../src/Settlement.ts"
 import type * as Solver from "../src/Solver.ts"
 import { Store } from "../src/Store.ts"
 import { AUTHORITY_KEY, demoCatalog, makeEngine, PAYER_KEY } from "./support/engine.ts"
@@ -86,26 +86,48 @@ const is = <S extends Schema.Decoder<unknown>>(schema: S, value: unknown) => {
 }
 
 /** The failure of an effect, checked to be a well-formed AggregatorError of `code`. */
-const refused = <A, R>(effect: Effect.Effect<A, Aggregator.AggregatorFailure, R>, code: AggregatorErrorCode, reason?: string) =>
+const refused = <A, R>(
+  effect: Effect.Effect<A, Aggregator.AggregatorFailure, R>,
+  code: AggregatorErrorCode,
+  reason?: string
+) =>
   Effect.gen(function*() {
     const f = yield* Effect.flip(effect)
     assert.strictEqual(f.code, code, f.message)
     assert.isTrue((f.reasonCodes ?? []).every((c) => /^[A-Z][A-Z0-9_]*$/.test(c)), String(f.reasonCodes))
     if (reason !== undefined) assert.include(f.reasonCodes ?? [], reason)
     // what the wire will say of it (the server sends the table's action and retryable)
-    return { failure: f, message: f.message, retryAfterSeconds: f.retryAfterSeconds, action: AGGREGATOR_ERRORS[f.code].action, retryable: AGGREGATOR_ERRORS[f.code].retryable }
+    return {
+      failure: f,
+      message: f.message,
+      retryAfterSeconds: f.retryAfterSeconds,
+      action: AGGREGATOR_ERRORS[f.code].action,
+      retryable: AGGREGATOR_ERRORS[f.code].retryable
+    }
   })
 
 const stage2 = (q: AggregatorQuote, key: string, signer = PAYER_KEY, extra?: Record<string, unknown>) =>
   Effect.gen(function*() {
     const aggregator = yield* Aggregator.Aggregator
-    const request = { quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: Signature.addressOf(signer), idempotencyKey: key, ...extra }
+    const request = {
+      quoteToken: q.quoteToken,
+      quoteId: q.quoteId,
+      routeId: q.routeId,
+      userAddress: Signature.addressOf(signer),
+      idempotencyKey: key,
+      ...extra
+    }
     const first = yield* aggregator.build(request)
     assert.isTrue(first.signatureRequired)
     const message = (first as AggregatorBuildSignatureRequired).signingPayload.message
     const second = yield* aggregator.build({ ...request, requestSignature: PermitMessage.sign(message, signer) })
     assert.isFalse(second.signatureRequired)
-    return { first: first as AggregatorBuildSignatureRequired, second: second as AggregatorBuildTransaction, request, message }
+    return {
+      first: first as AggregatorBuildSignatureRequired,
+      second: second as AggregatorBuildTransaction,
+      request,
+      message
+    }
   })
 
 describe("quote", () => {
@@ -133,7 +155,11 @@ describe("quote", () => {
       // the token is HMAC-SHA256 over the canonical quote without its token
       const { quoteToken, ...rest } = q
       const expected = bytesToHex(
-        hmac(sha256, new TextEncoder().encode(SECRET), new TextEncoder().encode(`SVC_AGGREGATOR_QUOTE_TOKEN_V1\n${CanonicalJson.stringify(rest)}`))
+        hmac(
+          sha256,
+          new TextEncoder().encode(SECRET),
+          new TextEncoder().encode(`SVC_AGGREGATOR_QUOTE_TOKEN_V1\n${CanonicalJson.stringify(rest)}`)
+        )
       )
       assert.strictEqual(quoteToken, expected)
       const stored = yield* (yield* Store).getQuote(quoteToken)
@@ -144,7 +170,13 @@ describe("quote", () => {
       const own = yield* aggregator.quote(baseToBsc("5000000"))
       assert.strictEqual(own.recipient, payer)
       assert.notStrictEqual(own.quoteToken, q.quoteToken)
-      const anonymous = yield* aggregator.quote({ fromChainId: 8453, toChainId: 56, fromToken: USDC_BASE, toToken: USDT_BSC, amountIn: "5000000" })
+      const anonymous = yield* aggregator.quote({
+        fromChainId: 8453,
+        toChainId: 56,
+        fromToken: USDC_BASE,
+        toToken: USDT_BSC,
+        amountIn: "5000000"
+      })
       assert.isNull(anonymous.userAddress)
       assert.isNull(anonymous.recipient)
       // a pinned routeId of the pair gives the same quote
@@ -155,26 +187,60 @@ describe("quote", () => {
   it.effect("refusals with their codes", () =>
     Effect.gen(function*() {
       const aggregator = yield* Aggregator.Aggregator
-      yield* refused(aggregator.quote(baseToBsc("5000000", { fromChainId: 1 })), "UNSUPPORTED_CHAIN", "FROM_CHAIN_UNSUPPORTED")
-      yield* refused(aggregator.quote(baseToBsc("5000000", { toChainId: 10 })), "UNSUPPORTED_CHAIN", "TO_CHAIN_UNSUPPORTED")
-      yield* refused(aggregator.quote(baseToBsc("5000000", { fromToken: USDT_BSC })), "UNSUPPORTED_TOKEN", "FROM_TOKEN_UNSUPPORTED")
-      yield* refused(aggregator.quote(baseToBsc("5000000", { toToken: USDC_BASE })), "UNSUPPORTED_TOKEN", "TO_TOKEN_UNSUPPORTED")
+      yield* refused(
+        aggregator.quote(baseToBsc("5000000", { fromChainId: 1 })),
+        "UNSUPPORTED_CHAIN",
+        "FROM_CHAIN_UNSUPPORTED"
+      )
+      yield* refused(
+        aggregator.quote(baseToBsc("5000000", { toChainId: 10 })),
+        "UNSUPPORTED_CHAIN",
+        "TO_CHAIN_UNSUPPORTED"
+      )
+      yield* refused(
+        aggregator.quote(baseToBsc("5000000", { fromToken: USDT_BSC })),
+        "UNSUPPORTED_TOKEN",
+        "FROM_TOKEN_UNSUPPORTED"
+      )
+      yield* refused(
+        aggregator.quote(baseToBsc("5000000", { toToken: USDC_BASE })),
+        "UNSUPPORTED_TOKEN",
+        "TO_TOKEN_UNSUPPORTED"
+      )
       // bsc USDT -> hyperevm USDT0 is an L2 route: never quoted
       const l2 = yield* refused(
-        aggregator.quote({ fromChainId: 56, toChainId: 999, fromToken: USDT_BSC, toToken: USDT0_HYPER, amountIn: "1000000000000000000" }),
+        aggregator.quote({
+          fromChainId: 56,
+          toChainId: 999,
+          fromToken: USDT_BSC,
+          toToken: USDT0_HYPER,
+          amountIn: "1000000000000000000"
+        }),
         "NO_ROUTE",
         "NO_L1_ROUTE"
       )
       assert.strictEqual(l2.action, "NONE")
-      const other = (yield* aggregator.quote({ fromChainId: 8453, toChainId: 999, fromToken: USDC_BASE, toToken: USDT0_HYPER, amountIn: "1000000" })).routeId
+      const other = (yield* aggregator.quote({
+        fromChainId: 8453,
+        toChainId: 999,
+        fromToken: USDC_BASE,
+        toToken: USDT0_HYPER,
+        amountIn: "1000000"
+      })).routeId
       yield* refused(aggregator.quote(baseToBsc("5000000", { routeId: other })), "NO_ROUTE", "ROUTE_ID_NOT_FOR_PAIR")
       const low = yield* refused(aggregator.quote(baseToBsc("999999")), "AMOUNT_TOO_LOW", "BELOW_MINIMUM_FILL")
       assert.strictEqual(low.action, "FIX_REQUEST")
       assert.match(low.message, /1000000/)
       yield* refused(aggregator.quote(baseToBsc("250000000001")), "AMOUNT_TOO_HIGH", "ABOVE_MAX_AVAILABLE")
-      yield* refused(aggregator.quote(baseToBsc("5000000", { userAddress: badChecksum(payer) })), "INVALID_REQUEST", "USER_ADDRESS_CHECKSUM_INVALID")
+      yield* refused(
+        aggregator.quote(baseToBsc("5000000", { userAddress: badChecksum(payer) })),
+        "INVALID_REQUEST",
+        "USER_ADDRESS_CHECKSUM_INVALID"
+      )
       // every address form passes when it has no mixed-case checksum
-      const lower = yield* aggregator.quote(baseToBsc("5000000", { fromToken: USDC_BASE.toLowerCase(), userAddress: payer.toLowerCase() }))
+      const lower = yield* aggregator.quote(
+        baseToBsc("5000000", { fromToken: USDC_BASE.toLowerCase(), userAddress: payer.toLowerCase() })
+      )
       assert.strictEqual(lower.fromToken, USDC_BASE)
       assert.strictEqual(lower.userAddress, payer)
     }).pipe(Effect.provide(makeAggregator())))
@@ -187,7 +253,12 @@ describe("quote", () => {
       { route: route("0x01", 1), amountOut: 12n },
       { route: route("0x04", 0), amountOut: 12n }
     ])
-    assert.deepStrictEqual(ranked.map((c) => (c.route as { routeId: string }).routeId), ["0x04", "0x01", "0x02", "0x03"])
+    assert.deepStrictEqual(ranked.map((c) => (c.route as { routeId: string }).routeId), [
+      "0x04",
+      "0x01",
+      "0x02",
+      "0x03"
+    ])
   })
 })
 
@@ -201,10 +272,21 @@ describe("build", () => {
       is(AggregatorBuildTransaction, second)
       assert.deepStrictEqual(first.quote, q)
       assert.strictEqual(first.expiresAt, q.expiresAt)
-      assert.deepStrictEqual(first.signingPayload, { message, standard: "DIRECT", encoding: "EIP191_PERSONAL_SIGN_UTF8" })
+      assert.deepStrictEqual(first.signingPayload, {
+        message,
+        standard: "DIRECT",
+        encoding: "EIP191_PERSONAL_SIGN_UTF8"
+      })
       assert.strictEqual(
         message,
-        PermitMessage.build({ quoteId: q.quoteId, requestedAmountInRaw: q.amountIn, standard: "DIRECT", payer, recipient, idempotencyKey: "agg-build-0001" })
+        PermitMessage.build({
+          quoteId: q.quoteId,
+          requestedAmountInRaw: q.amountIn,
+          standard: "DIRECT",
+          payer,
+          recipient,
+          idempotencyKey: "agg-build-0001"
+        })
       )
       // the transaction
       assert.strictEqual(second.chainId, 8453)
@@ -226,7 +308,10 @@ describe("build", () => {
       assert.strictEqual(permit.sourceAsset, USDC_BASE)
       assert.strictEqual(permit.destinationAsset, USDT_BSC)
       // signed by the authority
-      const recovered = Signature.recoverDigestSigner(PermitDigest.digest(second.permit.permit), second.permit.permitSignature)
+      const recovered = Signature.recoverDigestSigner(
+        PermitDigest.digest(second.permit.permit),
+        second.permit.permitSignature
+      )
       assert.isTrue(Result.isSuccess(recovered) && recovered.success === authority)
       // replay: the same fillId, no second permit
       const again = yield* aggregator.build({ ...request, requestSignature: PermitMessage.sign(message, PAYER_KEY) })
@@ -243,9 +328,21 @@ describe("build", () => {
     Effect.gen(function*() {
       const aggregator = yield* Aggregator.Aggregator
       const q = yield* aggregator.quote(baseToBsc("5000000"))
-      const base = { quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-refuse-001" }
+      const base = {
+        quoteToken: q.quoteToken,
+        quoteId: q.quoteId,
+        routeId: q.routeId,
+        userAddress: payer,
+        idempotencyKey: "agg-refuse-001"
+      }
       yield* refused(aggregator.build({ ...base, quoteToken: "ab".repeat(32) }), "QUOTE_NOT_FOUND")
-      const other = yield* aggregator.quote({ fromChainId: 8453, toChainId: 999, fromToken: USDC_BASE, toToken: USDT0_HYPER, amountIn: "1000000" })
+      const other = yield* aggregator.quote({
+        fromChainId: 8453,
+        toChainId: 999,
+        fromToken: USDC_BASE,
+        toToken: USDT0_HYPER,
+        amountIn: "1000000"
+      })
       yield* refused(aggregator.build({ ...base, quoteId: other.quoteId }), "QUOTE_NOT_FOUND")
       yield* refused(aggregator.build({ ...base, routeId: other.routeId }), "QUOTE_NOT_FOUND")
       yield* refused(aggregator.build({ ...base, userAddress: recipient }), "INVALID_REQUEST", "USER_ADDRESS_MISMATCH")
@@ -253,7 +350,10 @@ describe("build", () => {
       // a stored body altered behind the token is not found
       const store = yield* Store
       const stored = (yield* store.getQuote(q.quoteToken))!
-      yield* store.saveQuote({ ...stored, body: JSON.stringify({ ...q, amountOut: (BigInt(q.amountOut) + 1n).toString() }) })
+      yield* store.saveQuote({
+        ...stored,
+        body: JSON.stringify({ ...q, amountOut: (BigInt(q.amountOut) + 1n).toString() })
+      })
       yield* refused(aggregator.build(base), "QUOTE_NOT_FOUND")
       yield* store.saveQuote(stored)
       // a signature by another key
@@ -268,7 +368,13 @@ describe("build", () => {
       yield* stage2(q, "agg-refuse-002")
       const q2 = yield* aggregator.quote(baseToBsc("6000000"))
       yield* refused(
-        aggregator.build({ quoteToken: q2.quoteToken, quoteId: q2.quoteId, routeId: q2.routeId, userAddress: payer, idempotencyKey: "agg-refuse-002" }),
+        aggregator.build({
+          quoteToken: q2.quoteToken,
+          quoteId: q2.quoteId,
+          routeId: q2.routeId,
+          userAddress: payer,
+          idempotencyKey: "agg-refuse-002"
+        }),
         "IDEMPOTENCY_CONFLICT"
       )
     }).pipe(Effect.provide(makeAggregator())))
@@ -281,10 +387,19 @@ describe("build", () => {
       const q = yield* aggregator.quote(baseToBsc("8000000"))
       assert.strictEqual(q.expiresAt, 60)
       yield* TestClock.adjust("59 seconds")
-      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), { quoteValid: true, quoteError: null })
+      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), {
+        quoteValid: true,
+        quoteError: null
+      })
       yield* TestClock.adjust("1 second")
       const expired = yield* refused(
-        aggregator.build({ quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-expiry-02" }),
+        aggregator.build({
+          quoteToken: q.quoteToken,
+          quoteId: q.quoteId,
+          routeId: q.routeId,
+          userAddress: payer,
+          idempotencyKey: "agg-expiry-02"
+        }),
         "QUOTE_EXPIRED"
       )
       assert.strictEqual(expired.action, "REFRESH_QUOTE")
@@ -332,12 +447,21 @@ describe("build", () => {
       yield* (yield* Store).setRouteOverride(q.routeId, { executionStatus: "PAUSED" })
       yield* (yield* Publisher).publishNow
       const closed = yield* refused(
-        aggregator.build({ quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-closed-001" }),
+        aggregator.build({
+          quoteToken: q.quoteToken,
+          quoteId: q.quoteId,
+          routeId: q.routeId,
+          userAddress: payer,
+          idempotencyKey: "agg-closed-001"
+        }),
         "ROUTE_CLOSED",
         "ROUTE_NOT_OPEN"
       )
       assert.strictEqual(closed.action, "REFRESH_QUOTE")
-      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), { quoteValid: false, quoteError: "ROUTE_CLOSED" })
+      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), {
+        quoteValid: false,
+        quoteError: "ROUTE_CLOSED"
+      })
       yield* refused(aggregator.quote(baseToBsc("5000000")), "NO_ROUTE", "ROUTE_NOT_OPEN")
       const chains = (yield* aggregator.chains).value
       assert.isFalse(chains.routes.some((r) => r.routeId === q.routeId))
@@ -354,7 +478,14 @@ describe("build", () => {
   it.effect("native coin input: value = amountIn and no approval", () =>
     Effect.gen(function*() {
       const aggregator = yield* Aggregator.Aggregator
-      const q = yield* aggregator.quote({ fromChainId: 8453, toChainId: 56, fromToken: ZERO, toToken: USDT_BSC, amountIn: "2000000000000000", userAddress: payer })
+      const q = yield* aggregator.quote({
+        fromChainId: 8453,
+        toChainId: 56,
+        fromToken: ZERO,
+        toToken: USDT_BSC,
+        amountIn: "2000000000000000",
+        userAddress: payer
+      })
       const { second } = yield* stage2(q, "agg-native-001")
       assert.strictEqual(second.value, "2000000000000000")
       assert.isNull(second.approval)
@@ -369,7 +500,10 @@ describe("status", () => {
       const observer = yield* SettlementObserver
       const q = yield* aggregator.quote(baseToBsc("5000000", { recipient }))
       const { second } = yield* stage2(q, "agg-status-001")
-      const one = (yield* aggregator.status({ by: "fillId", value: second.fillId.toUpperCase().replace("0X", "0x") })) as AggregatorStatus
+      const one = (yield* aggregator.status({
+        by: "fillId",
+        value: second.fillId.toUpperCase().replace("0X", "0x")
+      })) as AggregatorStatus
       is(AggregatorStatus, one)
       assert.deepStrictEqual(one, {
         fillId: second.fillId,
@@ -388,29 +522,47 @@ describe("status", () => {
         expiresAt: second.expiresAt,
         updatedAt: 0
       })
-      for (const lookup of [{ by: "quoteId", value: q.quoteId }, { by: "userAddress", value: payer.toLowerCase() }] as const) {
+      for (
+        const lookup of [{ by: "quoteId", value: q.quoteId }, {
+          by: "userAddress",
+          value: payer.toLowerCase()
+        }] as const
+      ) {
         const list = yield* aggregator.status(lookup)
         is(AggregatorStatusList, list)
         assert.deepStrictEqual((list as AggregatorStatusList).transactions, [one as AggregatorStatus])
         assert.strictEqual((list as AggregatorStatusList).limit, 20)
       }
-      const byUser = (yield* aggregator.status({ by: "userAddress", value: payer.toLowerCase() })) as AggregatorStatusList
+      const byUser =
+        (yield* aggregator.status({ by: "userAddress", value: payer.toLowerCase() })) as AggregatorStatusList
       assert.deepStrictEqual(byUser.lookup, {
         by: "userAddress",
         value: payer
       })
-      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), { quoteValid: true, quoteError: null })
+      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: q.quoteToken }), {
+        quoteValid: true,
+        quoteError: null
+      })
       const tx = `0x${"ab".repeat(32)}`
       yield* TestClock.adjust("3 seconds")
       yield* observer.sourceObserved(second.fillId, tx)
-      const observed = (yield* aggregator.status({ by: "sourceTxHash", value: tx.toUpperCase().replace("0X", "0x") })) as AggregatorStatus
+      const observed = (yield* aggregator.status({
+        by: "sourceTxHash",
+        value: tx.toUpperCase().replace("0X", "0x")
+      })) as AggregatorStatus
       assert.strictEqual(observed.status, "SOURCE_SUBMITTED")
       assert.strictEqual(observed.sourceTxHash, tx)
       assert.strictEqual(observed.updatedAt, 3)
       yield* observer.sourceConfirmed(second.fillId)
-      assert.strictEqual(((yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus).status, "SOURCE_CONFIRMED")
+      assert.strictEqual(
+        ((yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus).status,
+        "SOURCE_CONFIRMED"
+      )
       yield* observer.payoutSubmitted(second.fillId, `0x${"cd".repeat(32)}`)
-      assert.strictEqual(((yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus).status, "PAYOUT_PENDING")
+      assert.strictEqual(
+        ((yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus).status,
+        "PAYOUT_PENDING"
+      )
       yield* observer.paid(second.fillId)
       const paid = (yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus
       assert.strictEqual(paid.status, "COMPLETED")
@@ -421,7 +573,10 @@ describe("status", () => {
       yield* refused(aggregator.status({ by: "sourceTxHash", value: `0x${"02".repeat(32)}` }), "FILL_NOT_FOUND")
       const none = (yield* aggregator.status({ by: "quoteId", value: `0x${"03".repeat(32)}` })) as AggregatorStatusList
       assert.deepStrictEqual(none.transactions, [])
-      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: "0".repeat(64) }), { quoteValid: false, quoteError: "QUOTE_NOT_FOUND" })
+      assert.deepStrictEqual(yield* aggregator.status({ by: "quoteToken", value: "0".repeat(64) }), {
+        quoteValid: false,
+        quoteError: "QUOTE_NOT_FOUND"
+      })
     }).pipe(Effect.provide(makeAggregator())))
 
   it.effect("at most 20 fills, newest first", () =>
@@ -484,7 +639,10 @@ describe("chains, tokens, health, manifest", () => {
       is(AggregatorChains, chains)
       const publication = yield* (yield* Publisher).current
       assert.strictEqual(version, `${publication.dataVersion}-${publication.feedHash.slice(2, 18)}`)
-      assert.deepStrictEqual(chains.chains.map((c) => [c.chainId, c.key]), [[8453, "base"], [56, "bsc"], [999, "hyperevm"]])
+      assert.deepStrictEqual(chains.chains.map((c) => [c.chainId, c.key]), [[8453, "base"], [56, "bsc"], [
+        999,
+        "hyperevm"
+      ]])
       const openL1 = publication.routes.filter((r) => r.open && r.publicationLane === "L1")
       assert.strictEqual(chains.pairs.length, openL1.length)
       assert.strictEqual(chains.routes.length, 4)
@@ -518,7 +676,12 @@ describe("chains, tokens, health, manifest", () => {
       is(AggregatorManifest, aggregator.manifest)
       assert.strictEqual(aggregator.manifest.endpoints.quote, "http://svc.test/v1/quote")
       assert.strictEqual(aggregator.manifest.feedSigner, authority)
-      assert.deepStrictEqual(aggregator.manifest.rateLimits, { scope: "CLIENT", windowSeconds: 60, requestsPerWindow: 120, quoteAndBuildPerWindow: 20 })
+      assert.deepStrictEqual(aggregator.manifest.rateLimits, {
+        scope: "CLIENT",
+        windowSeconds: 60,
+        requestsPerWindow: 120,
+        quoteAndBuildPerWindow: 20
+      })
     }).pipe(Effect.provide(makeAggregator())))
 
   it.effect("closed publication: 503 SERVICE_UNAVAILABLE and health UNAVAILABLE", () =>
@@ -545,7 +708,13 @@ describe("chains, tokens, health, manifest", () => {
       yield* refused(aggregator.quote(baseToBsc("5000000")), "SERVICE_UNAVAILABLE", "STORE_UNAVAILABLE")
       yield* refused(aggregator.status({ by: "fillId", value: `0x${"01".repeat(32)}` }), "SERVICE_UNAVAILABLE")
       yield* refused(
-        aggregator.build({ quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-store-0001" }),
+        aggregator.build({
+          quoteToken: q.quoteToken,
+          quoteId: q.quoteId,
+          routeId: q.routeId,
+          userAddress: payer,
+          idempotencyKey: "agg-store-0001"
+        }),
         "SERVICE_UNAVAILABLE"
       )
       engine.control.failing = false
@@ -578,7 +747,15 @@ describe("tracing", () => {
       const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.withTracer(recording))
       const aggregator = yield* Aggregator.Aggregator
       const q = yield* traced(aggregator.quote(baseToBsc("5000000")))
-      yield* traced(aggregator.build({ quoteToken: q.quoteToken, quoteId: q.quoteId, routeId: q.routeId, userAddress: payer, idempotencyKey: "agg-span-0001" }))
+      yield* traced(
+        aggregator.build({
+          quoteToken: q.quoteToken,
+          quoteId: q.quoteId,
+          routeId: q.routeId,
+          userAddress: payer,
+          idempotencyKey: "agg-span-0001"
+        })
+      )
       yield* traced(aggregator.status({ by: "quoteToken", value: q.quoteToken }))
       yield* traced(aggregator.chains)
       yield* traced(aggregator.tokens(8453))

@@ -3,8 +3,8 @@
  * route selection and ranking, quote validity, quote tokens, build checks,
  * status and health bodies, and the per-instance quote pruning.
  */
-import { fc, test as fcTest } from "@fast-check/vitest"
 import { assert, describe, it } from "@effect/vitest"
+import { fc, test as fcTest } from "@fast-check/vitest"
 import type { AggregatorQuote, AggregatorQuoteRequest } from "@svc/protocol/schema/Aggregator"
 import type { Route } from "@svc/protocol/schema/Feed"
 import { Effect, Option, Result } from "effect"
@@ -85,13 +85,19 @@ describe("rankCandidates", () => {
           (a.amountOut === b.amountOut && a.route.publicationRank < b.route.publicationRank) ||
           (a.amountOut === b.amountOut && a.route.publicationRank === b.route.publicationRank &&
             a.route.routeId.toLowerCase() <= b.route.routeId.toLowerCase())
-        assert.isTrue(ordered, `${i}: ${a.amountOut}/${a.route.publicationRank}/${a.route.routeId} before ${b.amountOut}/${b.route.publicationRank}/${b.route.routeId}`)
+        assert.isTrue(
+          ordered,
+          `${i}: ${a.amountOut}/${a.route.publicationRank}/${a.route.routeId} before ${b.amountOut}/${b.route.publicationRank}/${b.route.routeId}`
+        )
       }
     }
   )
 
   it("the same best whatever the input order", () => {
-    const cs = [route(1, { publicationRank: 1 }), route(2), route(3), route(4)].map((r, i) => ({ route: r, amountOut: i === 3 ? 9n : 10n }))
+    const cs = [route(1, { publicationRank: 1 }), route(2), route(3), route(4)].map((r, i) => ({
+      route: r,
+      amountOut: i === 3 ? 9n : 10n
+    }))
     for (const order of [cs, [...cs].reverse(), [cs[2]!, cs[0]!, cs[3]!, cs[1]!]]) {
       assert.strictEqual(Quoting.rankCandidates(order)[0]!.route.routeId, bytes32(0x102))
     }
@@ -106,17 +112,34 @@ describe("route selection", () => {
       route(3, { destinationChainId: "1" }),
       route(4, { sourceAsset: USDC_BASE.toLowerCase() })
     ]
-    assert.deepStrictEqual(Quoting.pairRouteIndexes({ routes }, request("5000", { fromToken: USDC_BASE.toUpperCase().replace("0X", "0x") })), [0, 3])
+    assert.deepStrictEqual(
+      Quoting.pairRouteIndexes({ routes }, request("5000", { fromToken: USDC_BASE.toUpperCase().replace("0X", "0x") })),
+      [0, 3]
+    )
   })
 
   it("refusals in order: routeId, no L1 route, not open, amount (with the limits)", () => {
-    const routes = [route(1, { minimumFillInRaw: "2000" }), route(2, { maxAvailableInRaw: "9000" }), route(3, { open: false })]
-    const select = (req: AggregatorQuoteRequest, rs: ReadonlyArray<Route> = routes) => Quoting.selectRoutes({ routes: rs }, req, NOW)
-    assert.deepStrictEqual(codeOf(select(request("5000", { routeId: bytes32(0x999) }))), ["NO_ROUTE", "ROUTE_ID_NOT_FOR_PAIR"])
-    assert.deepStrictEqual(codeOf(select(request("5000", { routeId: bytes32(0x999) }), [])), ["NO_ROUTE", "ROUTE_ID_NOT_FOR_PAIR"])
+    const routes = [
+      route(1, { minimumFillInRaw: "2000" }),
+      route(2, { maxAvailableInRaw: "9000" }),
+      route(3, { open: false })
+    ]
+    const select = (req: AggregatorQuoteRequest, rs: ReadonlyArray<Route> = routes) =>
+      Quoting.selectRoutes({ routes: rs }, req, NOW)
+    assert.deepStrictEqual(codeOf(select(request("5000", { routeId: bytes32(0x999) }))), [
+      "NO_ROUTE",
+      "ROUTE_ID_NOT_FOR_PAIR"
+    ])
+    assert.deepStrictEqual(codeOf(select(request("5000", { routeId: bytes32(0x999) }), [])), [
+      "NO_ROUTE",
+      "ROUTE_ID_NOT_FOR_PAIR"
+    ])
     assert.deepStrictEqual(codeOf(select(request("5000"), [])), ["NO_ROUTE", "NO_L1_ROUTE"])
     assert.deepStrictEqual(codeOf(select(request("5000", { routeId: bytes32(0x103) }))), ["NO_ROUTE", "ROUTE_NOT_OPEN"])
-    assert.deepStrictEqual(codeOf(select(request("5000"), [route(1, { validUntil: NOW })])), ["NO_ROUTE", "ROUTE_NOT_OPEN"])
+    assert.deepStrictEqual(codeOf(select(request("5000"), [route(1, { validUntil: NOW })])), [
+      "NO_ROUTE",
+      "ROUTE_NOT_OPEN"
+    ])
     const low = select(request("999"))
     assert.deepStrictEqual(codeOf(low), ["AMOUNT_TOO_LOW", "BELOW_MINIMUM_FILL"])
     assert.match(Result.isFailure(low) ? low.failure.message : "", /below minimumFillInRaw 1000$/)
@@ -127,7 +150,10 @@ describe("route selection", () => {
     assert.deepStrictEqual(select(request("1500")), Result.succeed({ indexes: [1], amount: 1500n }))
     assert.deepStrictEqual(select(request("9500")), Result.succeed({ indexes: [0], amount: 9500n }))
     assert.deepStrictEqual(select(request("5000")), Result.succeed({ indexes: [0, 1], amount: 5000n }))
-    assert.deepStrictEqual(select(request("5000", { routeId: bytes32(0x102).toUpperCase().replace("0X", "0x") })), Result.succeed({ indexes: [1], amount: 5000n }))
+    assert.deepStrictEqual(
+      select(request("5000", { routeId: bytes32(0x102).toUpperCase().replace("0X", "0x") })),
+      Result.succeed({ indexes: [1], amount: 5000n })
+    )
   })
 })
 
@@ -170,7 +196,13 @@ describe("quote tokens", () => {
     assert.deepStrictEqual(QuoteToken.quoteOfBody(KEY, quote.quoteToken, stored.body), quote)
     // the token is the HMAC of the body without it, whichever form is given
     assert.strictEqual(QuoteToken.quoteTokenOf(KEY, quote), quote.quoteToken)
-    assert.isUndefined(QuoteToken.quoteOfBody(new TextEncoder().encode("another-secret-of-at-least-32-chars!"), quote.quoteToken, stored.body))
+    assert.isUndefined(
+      QuoteToken.quoteOfBody(
+        new TextEncoder().encode("another-secret-of-at-least-32-chars!"),
+        quote.quoteToken,
+        stored.body
+      )
+    )
     assert.isUndefined(QuoteToken.quoteOfBody(KEY, "0".repeat(64), stored.body))
     assert.isUndefined(QuoteToken.quoteOfBody(KEY, quote.quoteToken, JSON.stringify({ ...quote, amountOut: "4998" })))
     assert.isUndefined(QuoteToken.quoteOfBody(KEY, quote.quoteToken, "{not json"))
@@ -186,21 +218,46 @@ describe("quote tokens", () => {
 describe("build checks", () => {
   const body = Quoting.quoteBodyOf(request("5000", { userAddress: PAYER }), route(1), 5000n, 4997n, 1_500)
   const quote: AggregatorQuote = { ...body, quoteToken: QuoteToken.quoteTokenOf(KEY, body) }
-  const build = { quoteToken: quote.quoteToken, quoteId: quote.quoteId, routeId: quote.routeId, userAddress: PAYER, idempotencyKey: "k-0001" }
+  const build = {
+    quoteToken: quote.quoteToken,
+    quoteId: quote.quoteId,
+    routeId: quote.routeId,
+    userAddress: PAYER,
+    idempotencyKey: "k-0001"
+  }
 
   it("the quote must match ids and the identities it named", () => {
     assert.deepStrictEqual(Building.matchQuote(quote, build), Result.succeed(quote))
-    assert.deepStrictEqual(Building.matchQuote(quote, { ...build, userAddress: PAYER.toLowerCase(), routeId: quote.routeId.toUpperCase().replace("0X", "0x") }), Result.succeed(quote))
+    assert.deepStrictEqual(
+      Building.matchQuote(quote, {
+        ...build,
+        userAddress: PAYER.toLowerCase(),
+        routeId: quote.routeId.toUpperCase().replace("0X", "0x")
+      }),
+      Result.succeed(quote)
+    )
     assert.deepStrictEqual(codeOf(Building.matchQuote(undefined, build)), ["QUOTE_NOT_FOUND", "QUOTE_NOT_FOUND"])
-    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, quoteId: bytes32(1) })), ["QUOTE_NOT_FOUND", "QUOTE_NOT_FOUND"])
-    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, userAddress: ROUTER })), ["INVALID_REQUEST", "USER_ADDRESS_MISMATCH"])
-    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, recipient: ROUTER })), ["INVALID_REQUEST", "RECIPIENT_MISMATCH"])
+    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, quoteId: bytes32(1) })), [
+      "QUOTE_NOT_FOUND",
+      "QUOTE_NOT_FOUND"
+    ])
+    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, userAddress: ROUTER })), [
+      "INVALID_REQUEST",
+      "USER_ADDRESS_MISMATCH"
+    ])
+    assert.deepStrictEqual(codeOf(Building.matchQuote(quote, { ...build, recipient: ROUTER })), [
+      "INVALID_REQUEST",
+      "RECIPIENT_MISMATCH"
+    ])
   })
 
   it("the permit request: recipient from the request, else the quote, else the userAddress", () => {
     assert.strictEqual(Building.permitRequestOf(quote, { ...build, recipient: ROUTER }).recipient, ROUTER)
     assert.strictEqual(Building.permitRequestOf(quote, build).recipient, PAYER)
-    assert.strictEqual(Building.permitRequestOf({ ...quote, recipient: null }, { ...build, userAddress: ROUTER }).recipient, ROUTER)
+    assert.strictEqual(
+      Building.permitRequestOf({ ...quote, recipient: null }, { ...build, userAddress: ROUTER }).recipient,
+      ROUTER
+    )
     assert.deepStrictEqual(Building.permitRequestOf(quote, build), {
       quoteId: quote.quoteId,
       requestedAmountInRaw: "5000",
@@ -216,10 +273,19 @@ describe("build checks", () => {
     assert.strictEqual(Building.expiryProblem(quote, 1_500)?.code, "QUOTE_EXPIRED")
     const publication = { routes: [route(0), route(1)], routeIndexByQuote: new Map([[quote.quoteId.toLowerCase(), 1]]) }
     assert.deepStrictEqual(Building.routeOfQuote(quote, publication, NOW), Result.succeed(1))
-    assert.deepStrictEqual(codeOf(Building.routeOfQuote(quote, { ...publication, routeIndexByQuote: new Map() }, NOW)), ["ROUTE_CLOSED", "QUOTE_ID_CHANGED"])
-    assert.deepStrictEqual(codeOf(Building.routeOfQuote(quote, { ...publication, routes: [route(0), route(1, { open: false })] }, NOW)), ["ROUTE_CLOSED", "ROUTE_NOT_OPEN"])
+    assert.deepStrictEqual(
+      codeOf(Building.routeOfQuote(quote, { ...publication, routeIndexByQuote: new Map() }, NOW)),
+      ["ROUTE_CLOSED", "QUOTE_ID_CHANGED"]
+    )
+    assert.deepStrictEqual(
+      codeOf(Building.routeOfQuote(quote, { ...publication, routes: [route(0), route(1, { open: false })] }, NOW)),
+      ["ROUTE_CLOSED", "ROUTE_NOT_OPEN"]
+    )
     assert.strictEqual(Building.capacityProblem(quote, route(1, { maxAvailableInRaw: "5000" })), undefined)
-    assert.strictEqual(Building.capacityProblem(quote, route(1, { maxAvailableInRaw: "4999" }))?.code, "INSUFFICIENT_CAPACITY")
+    assert.strictEqual(
+      Building.capacityProblem(quote, route(1, { maxAvailableInRaw: "4999" }))?.code,
+      "INSUFFICIENT_CAPACITY"
+    )
     const fresh = (amountOutRaw: bigint) => ({ amountOutRaw }) as never
     assert.strictEqual(Building.priceProblem(quote, fresh(4997n)), undefined)
     assert.strictEqual(Building.priceProblem(quote, fresh(4996n))?.code, "QUOTE_CHANGED")
@@ -227,7 +293,13 @@ describe("build checks", () => {
 
   it("stage 2 sends a native coin as value, a token with an approval", () => {
     const envelope = {
-      permit: { sourceChainId: "8453", payer: PAYER, amountInRaw: "5000", quoteId: quote.quoteId, routeId: quote.routeId },
+      permit: {
+        sourceChainId: "8453",
+        payer: PAYER,
+        amountInRaw: "5000",
+        quoteId: quote.quoteId,
+        routeId: quote.routeId
+      },
       execution: { target: ROUTER },
       fillId: bytes32(9),
       expiresAt: 1_400
@@ -235,7 +307,11 @@ describe("build checks", () => {
     const token = Building.transactionOf(quote, envelope, "0x")
     assert.strictEqual(token.value, "0")
     assert.deepStrictEqual(token.approval, { spender: ROUTER, amount: "5000" })
-    const native = Building.transactionOf({ ...quote, fromToken: "0x0000000000000000000000000000000000000000" }, envelope, "0x")
+    const native = Building.transactionOf(
+      { ...quote, fromToken: "0x0000000000000000000000000000000000000000" },
+      envelope,
+      "0x"
+    )
     assert.strictEqual(native.value, "5000")
     assert.isNull(native.approval)
   })
@@ -244,7 +320,10 @@ describe("build checks", () => {
 describe("status and health bodies", () => {
   it("quote validity", () => {
     assert.deepStrictEqual(Status.quoteValidityOf(undefined), { quoteValid: true, quoteError: null })
-    assert.deepStrictEqual(Status.quoteValidityOf({ code: "QUOTE_EXPIRED" }), { quoteValid: false, quoteError: "QUOTE_EXPIRED" })
+    assert.deepStrictEqual(Status.quoteValidityOf({ code: "QUOTE_EXPIRED" }), {
+      quoteValid: false,
+      quoteError: "QUOTE_EXPIRED"
+    })
   })
 
   it("a userAddress list echoes the lookup in EIP-55 form, a quoteId list as given", () => {
@@ -271,14 +350,27 @@ describe("status and health bodies", () => {
     assert.strictEqual(Listing.healthOf(open(publication([route(2, { open: false })])), NOW).status, "DEGRADED")
     const stale = Listing.healthOf(open(publication([route(1)], NOW)), NOW)
     assert.deepStrictEqual([stale.status, stale.openRouteCount, stale.dataVersion], ["UNAVAILABLE", 0, "7"])
-    const none = Listing.healthOf({ _tag: "Unavailable", reason: "not published yet", last: Option.none() } as PublisherState, NOW)
+    const none = Listing.healthOf(
+      { _tag: "Unavailable", reason: "not published yet", last: Option.none() } as PublisherState,
+      NOW
+    )
     assert.deepStrictEqual([none.status, none.dataVersion, none.feedValidUntil], ["UNAVAILABLE", null, null])
   })
 
   it("chains list the pair and route of each quotable route only", () => {
-    const p = { routes: [route(1), route(2, { sourceRouter: null }), route(3, { validAfter: NOW + 1 })], dataVersion: 7n, validUntil: 2_000 }
+    const p = {
+      routes: [route(1), route(2, { sourceRouter: null }), route(3, { validAfter: NOW + 1 })],
+      dataVersion: 7n,
+      validUntil: 2_000
+    }
     const chains = Listing.chainsOf(p as unknown as Publication, [], NOW)
-    assert.deepStrictEqual(chains.pairs, [{ fromChainId: 8453, toChainId: 56, fromToken: USDC_BASE, toToken: USDT_BSC, routeId: bytes32(0x101) }])
+    assert.deepStrictEqual(chains.pairs, [{
+      fromChainId: 8453,
+      toChainId: 56,
+      fromToken: USDC_BASE,
+      toToken: USDT_BSC,
+      routeId: bytes32(0x101)
+    }])
     assert.strictEqual(chains.routes.length, 1)
     assert.strictEqual(chains.dataVersion, "7")
   })
@@ -291,7 +383,9 @@ describe("quote pruning", () => {
       pruneQuotes: (before) =>
         Effect.suspend(() => {
           calls.push(before)
-          return fails ? Effect.fail(new StoreError({ operation: "pruneQuotes", cause: new Error("down") })) : Effect.succeed(0)
+          return fails
+            ? Effect.fail(new StoreError({ operation: "pruneQuotes", cause: new Error("down") }))
+            : Effect.succeed(0)
         })
     }
     return { calls, store }

@@ -4,17 +4,17 @@
  * connector, a connector that cannot decide, and the profile of the catalog.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Ids from "@svc/protocol/Ids"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
+import type { PermitCreateRequest } from "@svc/protocol/schema/Permit"
+import type { Locator } from "@svc/protocol/schema/Primitives"
+import * as Signature from "@svc/protocol/Signature"
 import { Effect, Exit, Result } from "effect"
 import * as Catalog from "../src/Catalog.ts"
 import * as Connector from "../src/Connector.ts"
 import type { PermitError, PermitErrorReason } from "../src/PermitError.ts"
-import * as Ids from "@svc/protocol/Ids"
-import * as PermitMessage from "@svc/protocol/PermitMessage"
 import { Permits } from "../src/Permits.ts"
 import { Publisher } from "../src/Publisher.ts"
-import type { PermitCreateRequest } from "@svc/protocol/schema/Permit"
-import type { Locator } from "@svc/protocol/schema/Primitives"
-import * as Signature from "@svc/protocol/Signature"
 import { Store } from "../src/Store.ts"
 import { demoCatalog, evm, makeEngine, PAYER_KEY } from "./support/engine.ts"
 
@@ -22,14 +22,21 @@ const payer = Signature.addressOf(PAYER_KEY)
 const recipient = "0x2222222222222222222222222222222222222222"
 const SOLANA = Ids.solanaNetworkId()
 
-const route = (predicate: (r: { readonly open: boolean; readonly destinationNetworkId: string; readonly sourceChainId: string | null }) => boolean) =>
+const route = (
+  predicate: (
+    r: { readonly open: boolean; readonly destinationNetworkId: string; readonly sourceChainId: string | null }
+  ) => boolean
+) =>
   Effect.gen(function*() {
     const publication = yield* (yield* Publisher).current
     return publication.routes.find(predicate)!
   })
 
 const sign = (request: Record<string, unknown>): PermitCreateRequest =>
-  ({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request as never), PAYER_KEY) }) as PermitCreateRequest
+  ({
+    ...request,
+    requestSignature: PermitMessage.sign(PermitMessage.build(request as never), PAYER_KEY)
+  }) as PermitCreateRequest
 
 /** The typed reason of a failed permit operation. */
 const failure = (exit: Exit.Exit<unknown, PermitError>): PermitErrorReason => {
@@ -46,30 +53,45 @@ describe("permit identities through the connector registry", () => {
       const source = r.sourceNetworkId
       const base = { quoteId: r.quoteId, requestedAmountInRaw: r.minimumFillInRaw, recipient }
       const accountId = Ids.evmAccountId(source, payer)
-      const ok = yield* permits.create(sign({ ...base, payerAccountId: accountId, payerLocator: { native: payer.toLowerCase() }, idempotencyKey: "account-form-1" }))
+      const ok = yield* permits.create(
+        sign({
+          ...base,
+          payerAccountId: accountId,
+          payerLocator: { native: payer.toLowerCase() },
+          idempotencyKey: "account-form-1"
+        })
+      )
       assert.isTrue(ok.created)
       assert.strictEqual(ok.envelope.permit.payerAccountId, accountId)
       assert.strictEqual(ok.envelope.permit.payer, payer)
-      const checksummed = failure(yield* Effect.exit(permits.create(sign({
-        ...base,
-        payerAccountId: accountId,
-        payerLocator: { native: payer },
-        idempotencyKey: "account-form-2"
-      }))))
+      const checksummed = failure(
+        yield* Effect.exit(permits.create(sign({
+          ...base,
+          payerAccountId: accountId,
+          payerLocator: { native: payer },
+          idempotencyKey: "account-form-2"
+        })))
+      )
       assert.strictEqual(checksummed._tag, "IdentityInvalid")
       assert.deepStrictEqual(checksummed.reasonCodes, ["PAYER_LOCATOR_NOT_CANONICAL"])
-      assert.deepStrictEqual(checksummed._tag === "IdentityInvalid" && checksummed.canonicalLocator, { native: payer.toLowerCase() })
-      const otherNetwork = failure(yield* Effect.exit(permits.create(sign({
-        ...base,
-        payerAccountId: Ids.evmAccountId(Ids.evmNetworkId(56), payer),
-        payerLocator: { native: payer.toLowerCase() },
-        idempotencyKey: "account-form-3"
-      }))))
+      assert.deepStrictEqual(checksummed._tag === "IdentityInvalid" && checksummed.canonicalLocator, {
+        native: payer.toLowerCase()
+      })
+      const otherNetwork = failure(
+        yield* Effect.exit(permits.create(sign({
+          ...base,
+          payerAccountId: Ids.evmAccountId(Ids.evmNetworkId(56), payer),
+          payerLocator: { native: payer.toLowerCase() },
+          idempotencyKey: "account-form-3"
+        })))
+      )
       assert.deepStrictEqual(otherNetwork.reasonCodes, ["PAYER_ACCOUNT_ID_MISMATCH"])
       const store = yield* Store
       for (const key of ["account-form-2", "account-form-3"]) {
         assert.isUndefined(yield* store.findByIdempotencyKey(`account:${accountId}`, key))
-        assert.isUndefined(yield* store.findByIdempotencyKey(`account:${Ids.evmAccountId(Ids.evmNetworkId(56), payer)}`, key))
+        assert.isUndefined(
+          yield* store.findByIdempotencyKey(`account:${Ids.evmAccountId(Ids.evmNetworkId(56), payer)}`, key)
+        )
       }
     }).pipe(Effect.provide(makeEngine().layer)))
 
@@ -78,14 +100,16 @@ describe("permit identities through the connector registry", () => {
       const permits = yield* Permits
       const solana = yield* route((x) => x.destinationNetworkId === SOLANA)
       assert.isFalse(solana.permitAvailable)
-      const error = failure(yield* Effect.exit(permits.create(sign({
-        quoteId: solana.quoteId,
-        requestedAmountInRaw: solana.minimumFillInRaw,
-        payer,
-        recipientAccountId: `0x${"11".repeat(32)}`,
-        recipientLocator: { native: "CwwCxuF7ZhZy6taTCouSCD8xQQHgwgq83DseJDBYgQ3f" },
-        idempotencyKey: "no-connector-1"
-      }))))
+      const error = failure(
+        yield* Effect.exit(permits.create(sign({
+          quoteId: solana.quoteId,
+          requestedAmountInRaw: solana.minimumFillInRaw,
+          payer,
+          recipientAccountId: `0x${"11".repeat(32)}`,
+          recipientLocator: { native: "CwwCxuF7ZhZy6taTCouSCD8xQQHgwgq83DseJDBYgQ3f" },
+          idempotencyKey: "no-connector-1"
+        })))
+      )
       assert.strictEqual(error._tag, "QuoteNotOpen")
       assert.includeMembers([...error.reasonCodes], ["PERMIT_UNAVAILABLE", "RECIPIENT_NO_CONNECTOR"])
     }).pipe(Effect.provide(makeEngine().layer)))
@@ -96,13 +120,15 @@ describe("permit identities through the connector registry", () => {
       assert.isTrue(publication.routes.every((r) => !r.permitAvailable && !r.open))
       const permits = yield* Permits
       const r = publication.routes[0]!
-      const error = failure(yield* Effect.exit(permits.create(sign({
-        quoteId: r.quoteId,
-        requestedAmountInRaw: r.minimumFillInRaw,
-        payer,
-        recipient,
-        idempotencyKey: "no-connector-2"
-      }))))
+      const error = failure(
+        yield* Effect.exit(permits.create(sign({
+          quoteId: r.quoteId,
+          requestedAmountInRaw: r.minimumFillInRaw,
+          payer,
+          recipient,
+          idempotencyKey: "no-connector-2"
+        })))
+      )
       assert.includeMembers([...error.reasonCodes], ["PAYER_NO_CONNECTOR", "RECIPIENT_NO_CONNECTOR"])
     }).pipe(Effect.provide(makeEngine({ connectors: [] }).layer)))
 
@@ -110,27 +136,33 @@ describe("permit identities through the connector registry", () => {
     Effect.gen(function*() {
       const permits = yield* Permits
       const r = yield* route((x) => x.open && x.sourceChainId === "8453")
-      const error = failure(yield* Effect.exit(permits.create(sign({
-        quoteId: r.quoteId,
-        requestedAmountInRaw: r.minimumFillInRaw,
-        payer,
-        recipient,
-        idempotencyKey: "unavailable-1"
-      }))))
+      const error = failure(
+        yield* Effect.exit(permits.create(sign({
+          quoteId: r.quoteId,
+          requestedAmountInRaw: r.minimumFillInRaw,
+          payer,
+          recipient,
+          idempotencyKey: "unavailable-1"
+        })))
+      )
       assert.strictEqual(error._tag, "Unavailable")
       assert.deepStrictEqual(error.reasonCodes, ["RPC_UNAVAILABLE"])
       assert.strictEqual(error._tag === "Unavailable" && error.retryAfterSeconds, 5)
       assert.isUndefined(yield* (yield* Store).findByIdempotencyKey(`address:${payer.toLowerCase()}`, "unavailable-1"))
-    }).pipe(Effect.provide(makeEngine({
-      connectors: [{
-        ...evm,
-        verifyOwnership: () => Effect.fail(new Connector.ConnectorUnavailable({ code: "RPC_UNAVAILABLE", message: "down" }))
-      }]
-    }).layer)))
+    }).pipe(Effect.provide(
+      makeEngine({
+        connectors: [{
+          ...evm,
+          verifyOwnership: () =>
+            Effect.fail(new Connector.ConnectorUnavailable({ code: "RPC_UNAVAILABLE", message: "down" }))
+        }]
+      }).layer
+    )))
 })
 
 describe("catalog profiles and connectors", () => {
-  const solanaRoute = (c: Catalog.Catalog["Service"]) => c.routes.find((r) => r.destination.network.networkId === SOLANA)!
+  const solanaRoute = (c: Catalog.Catalog["Service"]) =>
+    c.routes.find((r) => r.destination.network.networkId === SOLANA)!
   /** A stand-in SVM connector that accepts the demo catalog's Solana entries and cannot pay out. */
   const payoutless = Connector.make({
     family: "SVM",
@@ -141,8 +173,13 @@ describe("catalog profiles and connectors", () => {
     renderLocator: (locator) => String(locator.native),
     accountReference: () => Result.succeed("0xb183360b26dc26896cc66918ca2984559fe9df4531d541a7635f635ec36bbe9e"),
     parseAsset: (input) =>
-      Result.succeed({ locator: input as Locator, reference: "0xc6fa7af3bedbad3a3d65f36aabc97431b1bbe4c2d2f6e0e47ca60203452f5d61", address: null }),
-    verifyOwnership: () => Effect.fail(new Connector.ConnectorError({ code: "PAYER_NOT_SUPPORTED", message: "recipients only" }))
+      Result.succeed({
+        locator: input as Locator,
+        reference: "0xc6fa7af3bedbad3a3d65f36aabc97431b1bbe4c2d2f6e0e47ca60203452f5d61",
+        address: null
+      }),
+    verifyOwnership: () =>
+      Effect.fail(new Connector.ConnectorError({ code: "PAYER_NOT_SUPPORTED", message: "recipients only" }))
   })
 
   it("a destination that cannot pay out: permitAvailable false in production, true with a notice in demo and test", () => {

@@ -1,19 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Result, Schema } from "effect"
-import { TestClock } from "effect/testing"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import type { PermitError, PermitErrorReason } from "../src/PermitError.ts"
 import * as FeedSignature from "@svc/protocol/FeedSignature"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
-import { Permits } from "../src/Permits.ts"
-import * as Pricing from "../src/Pricing.ts"
-import { Publisher } from "../src/Publisher.ts"
 import { FeedResponse } from "@svc/protocol/schema/Feed"
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import type { PermitCreateRequest } from "@svc/protocol/schema/Permit"
-import { SettlementObserver } from "../src/Settlement.ts"
 import * as Signature from "@svc/protocol/Signature"
+import { Effect, Exit, Layer, Result, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import type { PermitError, PermitErrorReason } from "../src/PermitError.ts"
+import { Permits } from "../src/Permits.ts"
+import * as Pricing from "../src/Pricing.ts"
+import { Publisher } from "../src/Publisher.ts"
+import { SettlementObserver } from "../src/Settlement.ts"
 import { Store } from "../src/Store.ts"
 import { AUTHORITY_KEY, makeEngine, PAYER_KEY } from "./support/engine.ts"
 
@@ -27,7 +27,12 @@ const firstOpenRoute = Effect.gen(function*() {
   return { publication, route }
 })
 
-const signedRequest = (quoteId: string, amount: string, key = "idem-key-0001", overrides?: Partial<PermitCreateRequest>) => {
+const signedRequest = (
+  quoteId: string,
+  amount: string,
+  key = "idem-key-0001",
+  overrides?: Partial<PermitCreateRequest>
+) => {
   const request = { quoteId, requestedAmountInRaw: amount, payer, recipient, idempotencyKey: key, ...overrides }
   const message = PermitMessage.message(PermitMessage.normalize(request, { strict: false }))
   return { ...request, requestSignature: PermitMessage.sign(message, PAYER_KEY) } as PermitCreateRequest
@@ -54,7 +59,11 @@ describe("publisher", () => {
       const verified = FeedSignature.verify(body.feed, { now: 1, expectedSigner: authority })
       assert.isTrue(Result.isSuccess(verified) && verified.success.valid)
       assert.strictEqual(body.feed.routeCount, 8)
-      assert.strictEqual(body.feed.openRouteCount, 6, "the ETH route starts PAUSED; no Solana connector is registered here")
+      assert.strictEqual(
+        body.feed.openRouteCount,
+        6,
+        "the ETH route starts PAUSED; no Solana connector is registered here"
+      )
       assert.strictEqual(body.feed.publicationGasWei, "0")
       assert.match(publication.fullView.etag, /^W\/"1-[0-9a-f]{16}-all"$/)
       // ordering by lane, rank, routeId
@@ -132,7 +141,10 @@ describe("permits", () => {
       assert.strictEqual(envelope.permit.payer, payer)
       assert.strictEqual(envelope.permit.amountInRaw, route.minimumFillInRaw)
       assert.strictEqual(envelope.permitDigest, PermitDigest.digest(envelope.permit))
-      assert.deepStrictEqual(PermitDigest.recoverSigner(envelope.permit, envelope.permitSignature), Result.succeed(authority))
+      assert.deepStrictEqual(
+        PermitDigest.recoverSigner(envelope.permit, envelope.permitSignature),
+        Result.succeed(authority)
+      )
       const replay = yield* permits.create(request)
       assert.isFalse(replay.created)
       assert.deepStrictEqual(replay.envelope, envelope)
@@ -147,17 +159,35 @@ describe("permits", () => {
       yield* permits.create(ok)
       const code = (e: Exit.Exit<unknown, PermitError>) => errorOf(e)._tag
       // header/body key mismatch
-      assert.strictEqual(code(yield* Effect.exit(permits.create(ok, { headerIdempotencyKey: "other-key-1" }))), "IdempotencyKeyMismatch")
+      assert.strictEqual(
+        code(yield* Effect.exit(permits.create(ok, { headerIdempotencyKey: "other-key-1" }))),
+        "IdempotencyKeyMismatch"
+      )
       // same key, other request
       const other = signedRequest(route.quoteId, (BigInt(route.minimumFillInRaw) + 1n).toString(), "idem-key-0002")
       assert.strictEqual(code(yield* Effect.exit(permits.create(other))), "IdempotencyConflict")
       // unknown quote
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(`0x${"ab".repeat(32)}`, "1000000", "idem-key-0003")))), "QuoteNotOpen")
-      // amounts
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "0", "idem-key-0004")))), "AmountInvalid")
-      assert.strictEqual(code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "1", "idem-key-0005")))), "AmountTooLow")
       assert.strictEqual(
-        code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, (BigInt(route.maxAvailableInRaw) + 1n).toString(), "idem-key-0006")))),
+        code(yield* Effect.exit(permits.create(signedRequest(`0x${"ab".repeat(32)}`, "1000000", "idem-key-0003")))),
+        "QuoteNotOpen"
+      )
+      // amounts
+      assert.strictEqual(
+        code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "0", "idem-key-0004")))),
+        "AmountInvalid"
+      )
+      assert.strictEqual(
+        code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, "1", "idem-key-0005")))),
+        "AmountTooLow"
+      )
+      assert.strictEqual(
+        code(
+          yield* Effect.exit(
+            permits.create(
+              signedRequest(route.quoteId, (BigInt(route.maxAvailableInRaw) + 1n).toString(), "idem-key-0006")
+            )
+          )
+        ),
         "InsufficientCapacity"
       )
       // wrong signer: signed by the authority key instead of the payer
@@ -178,7 +208,11 @@ describe("permits", () => {
       }
       // unsupported standard
       assert.strictEqual(
-        code(yield* Effect.exit(permits.create(signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0009", { standard: "OTHER" })))),
+        code(
+          yield* Effect.exit(
+            permits.create(signedRequest(route.quoteId, route.minimumFillInRaw, "idem-key-0009", { standard: "OTHER" }))
+          )
+        ),
         "UnsupportedStandard"
       )
     }).pipe(Effect.provide(makeEngine().layer)))
@@ -188,10 +222,13 @@ describe("permits", () => {
       const permits = yield* Permits
       const { route } = yield* firstOpenRoute
       const request = signedRequest(route.quoteId, route.minimumFillInRaw, "idem-concurrent-1")
-      const results = yield* Effect.forEach(Array.from({ length: 12 }, () => request), (r) => Effect.exit(permits.create(r)), {
+      const results = yield* Effect.forEach(Array.from({ length: 12 }, () => request), (r) =>
+        Effect.exit(permits.create(r)), {
         concurrency: "unbounded"
       })
-      const created = results.filter((e) => Exit.isSuccess(e) && e.value.created)
+      const created = results.filter((e) =>
+        Exit.isSuccess(e) && e.value.created
+      )
       assert.strictEqual(created.length, 1)
       const fillIds = new Set(results.flatMap((e) => Exit.isSuccess(e) ? [e.value.envelope.fillId] : []))
       assert.strictEqual(fillIds.size, 1)
@@ -200,7 +237,8 @@ describe("permits", () => {
       }
       const store = yield* Store
       const [balance] = yield* store.inventory([route.destinationAssetId.toLowerCase()])
-      const envelope = (created[0] as unknown as Exit.Success<{ envelope: { permit: { amountOutRaw: string } } }>).value.envelope
+      const envelope =
+        (created[0] as unknown as Exit.Success<{ envelope: { permit: { amountOutRaw: string } } }>).value.envelope
       assert.strictEqual(balance!.holdRaw, BigInt(envelope.permit.amountOutRaw))
     }).pipe(Effect.provide(makeEngine().layer)))
 

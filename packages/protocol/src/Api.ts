@@ -92,7 +92,9 @@ export class CacheClass extends Context.Service<CacheClass, CacheClassName>()("@
  * @category services
  * @since 0.1.0
  */
-export class ErrorFamily extends Context.Service<ErrorFamily, "solver" | "aggregator">()("@svc/protocol/Api/ErrorFamily") {}
+export class ErrorFamily
+  extends Context.Service<ErrorFamily, "solver" | "aggregator">()("@svc/protocol/Api/ErrorFamily")
+{}
 
 /**
  * Annotation: the error code of a path parameter that fails its schema. A
@@ -124,7 +126,9 @@ export class FastPath extends Context.Service<FastPath, string>()("@svc/protocol
  * @category services
  * @since 0.1.0
  */
-export class RateLimitClass extends Context.Service<RateLimitClass, "write" | "read" | "none">()("@svc/protocol/Api/RateLimitClass") {}
+export class RateLimitClass
+  extends Context.Service<RateLimitClass, "write" | "read" | "none">()("@svc/protocol/Api/RateLimitClass")
+{}
 
 /**
  * The documentation of an operation that HttpApi has no slot for.
@@ -174,7 +178,9 @@ export class Docs extends Context.Service<Docs, OperationDocs>()("@svc/protocol/
  * @category services
  * @since 0.1.0
  */
-export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("@svc/protocol/Api/RequestValidation") {}
+export class RequestValidation
+  extends HttpApiMiddleware.Service<RequestValidation>()("@svc/protocol/Api/RequestValidation")
+{}
 
 /**
  * Middleware of the aggregator operations, outside {@link RequestValidation}:
@@ -335,7 +341,9 @@ export class FeedGroup extends HttpApiGroup.make("Feed")
   .add(
     HttpApiEndpoint.get("getSolverFeed", "/api/v6/solver-feed", {
       query: {
-        sourceChainId: Optional(Schema.String.check(Schema.isPattern(new RegExp(CHAIN_ID.source, "u")), Schema.isMaxLength(78))),
+        sourceChainId: Optional(
+          Schema.String.check(Schema.isPattern(new RegExp(CHAIN_ID.source, "u")), Schema.isMaxLength(78))
+        ),
         sourceNetworkId: Optional(Bytes32)
       },
       headers: { "if-none-match": Optional(Schema.String) },
@@ -357,7 +365,10 @@ export class FeedGroup extends HttpApiGroup.make("Feed")
         ].join("\n")
       )
       .annotate(CacheClass, "revalidate")
-      .annotate(FastPath, "the most requested operation: the prepared bytes of the view (and its compressed forms) are written directly, and a 304 is a header comparison")
+      .annotate(
+        FastPath,
+        "the most requested operation: the prepared bytes of the view (and its compressed forms) are written directly, and a 304 is a header comparison"
+      )
       .annotate(Docs, {
         spec: { parts: ["4", "5", "2"], section: "GET /api/v6/solver-feed (getSolverFeed)" },
         parameters: {
@@ -399,11 +410,15 @@ export class FeedGroup extends HttpApiGroup.make("Feed")
         ].join("\n")
       )
       .annotate(CacheClass, "noStore")
-      .annotate(FastPath, "long-lived subscribers: one broadcaster writes each publication's prepared frame to every socket, with no fiber per subscriber")
+      .annotate(
+        FastPath,
+        "long-lived subscribers: one broadcaster writes each publication's prepared frame to every socket, with no fiber per subscriber"
+      )
       .annotate(Docs, {
         spec: { parts: ["4", "6"], section: "GET /api/v6/solver-feed/events (streamSolverFeed)" },
         parameters: {
-          "Last-Event-ID": "dataVersion of the last `feed` event received; only suppresses an identical initial event. " +
+          "Last-Event-ID":
+            "dataVersion of the last `feed` event received; only suppresses an identical initial event. " +
             "An invalid value is ignored."
         },
         parameterSchemas: { "Last-Event-ID": { type: "string", pattern: "^(?:0|[1-9][0-9]*)$" } },
@@ -484,11 +499,18 @@ export class PermitsGroup extends HttpApiGroup.make("Permits")
           "reservation. A compatibility aid: clients may build the message locally."
       )
       .annotate(Docs, {
-        spec: { parts: ["4", "5"], section: "POST /api/v6/execution-permits/request-message (buildPermitRequestMessage)" },
-        parameters: { "Idempotency-Key": "When given, must equal the body idempotencyKey (as for createExecutionPermit)." },
+        spec: {
+          parts: ["4", "5"],
+          section: "POST /api/v6/execution-permits/request-message (buildPermitRequestMessage)"
+        },
+        parameters: {
+          "Idempotency-Key": "When given, must equal the body idempotencyKey (as for createExecutionPermit)."
+        },
         parameterSchemas: { "Idempotency-Key": { $ref: "#/components/schemas/IdempotencyKey" } },
         requestBody: "A permit request; requestSignature is not required.",
-        errorCodes: { 400: ["INVALID_REQUEST", "UNSUPPORTED_STANDARD", "AMOUNT_INVALID", "AMOUNT_TOO_LOW", "IDENTITY_INVALID"] },
+        errorCodes: {
+          400: ["INVALID_REQUEST", "UNSUPPORTED_STANDARD", "AMOUNT_INVALID", "AMOUNT_TOO_LOW", "IDENTITY_INVALID"]
+        },
         responses: { 200: "The message to sign." },
         responseHeaders: { 200: ["Cache-Control"] }
       }),
@@ -685,12 +707,14 @@ export class AggregatorGroup extends HttpApiGroup.make("Aggregator")
       .annotate(Docs, {
         spec: { parts: ["4"], section: "Aggregator operations" },
         parameters: {
-          "If-None-Match": "Weak ETag of a previous response (lists and `*` accepted): 304 while the data version is unchanged."
+          "If-None-Match":
+            "Weak ETag of a previous response (lists and `*` accepted): 304 while the data version is unchanged."
         },
         errorCodes: { 404: ["NOT_FOUND"] },
         responses: {
           200: "Chains, pairs and routes.",
-          304: "Not modified: the publication (dataVersion, feedHash) is unchanged since the ETag in If-None-Match. No body."
+          304:
+            "Not modified: the publication (dataVersion, feedHash) is unchanged since the ETag in If-None-Match. No body."
         },
         responseHeaders: { 200: ["ETag", "Cache-Control"], 304: ["ETag", "Cache-Control"] }
       }),
@@ -708,13 +732,15 @@ export class AggregatorGroup extends HttpApiGroup.make("Aggregator")
         spec: { parts: ["4"], section: "Aggregator operations" },
         parameters: {
           chainId: "Only tokens of this chain (a chain not in /v1/chains: 400 UNSUPPORTED_CHAIN).",
-          "If-None-Match": "Weak ETag of a previous response (lists and `*` accepted): 304 while the data version is unchanged."
+          "If-None-Match":
+            "Weak ETag of a previous response (lists and `*` accepted): 304 while the data version is unchanged."
         },
         parameterSchemas: { chainId: { type: "integer", minimum: 1 } },
         errorCodes: { 404: ["NOT_FOUND"] },
         responses: {
           200: "Tokens.",
-          304: "Not modified: the publication (dataVersion, feedHash) is unchanged since the ETag in If-None-Match. No body."
+          304:
+            "Not modified: the publication (dataVersion, feedHash) is unchanged since the ETag in If-None-Match. No body."
         },
         responseHeaders: { 200: ["ETag", "Cache-Control"], 304: ["ETag", "Cache-Control"] }
       }),

@@ -52,7 +52,10 @@ export const HEADERS = {
   Vary: { description: "Request headers the representation varies on (Accept-Encoding).", schema: { type: "string" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } },
   RateLimit: { description: "Current rate-limit state (IETF draft RateLimit header).", schema: { type: "string" } },
-  "RateLimit-Policy": { description: "Rate-limit policy (IETF draft RateLimit-Policy header).", schema: { type: "string" } }
+  "RateLimit-Policy": {
+    description: "Rate-limit policy (IETF draft RateLimit-Policy header).",
+    schema: { type: "string" }
+  }
 } as const
 
 const STATUS_MEANING = {
@@ -99,13 +102,20 @@ const INFO_DESCRIPTION = [
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
 /** The error codes of a family at a status, with their meaning. */
-const errorCodesAt = (family: "solver" | "aggregator", status: number, only?: ReadonlyArray<string>): ReadonlyArray<string> => {
+const errorCodesAt = (
+  family: "solver" | "aggregator",
+  status: number,
+  only?: ReadonlyArray<string>
+): ReadonlyArray<string> => {
   if (family === "solver") {
-    const codes = only ?? Object.keys(SOLVER_ERRORS).filter((c) => SOLVER_ERRORS[c as keyof typeof SOLVER_ERRORS].status === status)
+    const codes = only ??
+      Object.keys(SOLVER_ERRORS).filter((c) => SOLVER_ERRORS[c as keyof typeof SOLVER_ERRORS].status === status)
     return codes.map((c) => `- \`${c}\`: ${SOLVER_ERRORS[c as keyof typeof SOLVER_ERRORS].meaning}`)
   }
   const codes = only ??
-    Object.keys(AGGREGATOR_ERRORS).filter((c) => AGGREGATOR_ERRORS[c as keyof typeof AGGREGATOR_ERRORS].status === status)
+    Object.keys(AGGREGATOR_ERRORS).filter((c) =>
+      AGGREGATOR_ERRORS[c as keyof typeof AGGREGATOR_ERRORS].status === status
+    )
   return codes.map((c) => {
     const entry = AGGREGATOR_ERRORS[c as keyof typeof AGGREGATOR_ERRORS]
     return `- \`${c}\`: ${entry.meaning} (action ${entry.action}, retryable ${entry.retryable})`
@@ -148,9 +158,13 @@ const decorateOperation = (
     }
     const meaning = (STATUS_MEANING[family] as Record<number, string>)[status] ?? "Error."
     const what = family === "solver" ? "Error codes (`error`)" : "Error codes (`error`, with `action` and `retryable`)"
-    response.description = `${meaning} ${what}:\n\n${errorCodesAt(family, status, docs.errorCodes?.[status]).join("\n")}`
+    response.description = `${meaning} ${what}:\n\n${
+      errorCodesAt(family, status, docs.errorCodes?.[status]).join("\n")
+    }`
     response.headers = status === 429
-      ? Object.fromEntries(["Retry-After", "RateLimit", "RateLimit-Policy", "Cache-Control"].map((h) => [h, headerRef(h)]))
+      ? Object.fromEntries(
+        ["Retry-After", "RateLimit", "RateLimit-Policy", "Cache-Control"].map((h) => [h, headerRef(h)])
+      )
       : { "Cache-Control": headerRef("Cache-Control") }
   }
   op["x-svc-spec"] = { parts: [...docs.spec.parts], section: docs.spec.section }
@@ -163,7 +177,7 @@ const decorateOperation = (
  * @since 0.1.0
  */
 export const collectRefs = (node: unknown, out: Array<string> = []): Array<string> => {
-  if (Array.isArray(node)) for (const item of node) collectRefs(item, out)
+  if (Array.isArray(node)) { for (const item of node) collectRefs(item, out) }
   else if (typeof node === "object" && node !== null) {
     for (const [key, value] of Object.entries(node)) {
       if (key === "$ref" && typeof value === "string") out.push(value)

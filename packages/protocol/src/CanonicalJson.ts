@@ -38,7 +38,9 @@ const renderPath = (path: ReadonlyArray<string | number>): string => {
   for (const part of path) {
     out += typeof part === "number"
       ? `[${part}]`
-      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(part) ? `.${part}` : `[${JSON.stringify(part)}]`
+      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(part)
+      ? `.${part}`
+      : `[${JSON.stringify(part)}]`
   }
   return out
 }

@@ -14,8 +14,8 @@
  */
 import { Data, Result } from "effect"
 import { getAddress, isAddress } from "viem"
+import { type Hex, keccak, utf8 } from "./Bytes.ts"
 import * as CanonicalJson from "./CanonicalJson.ts"
-import { keccak, type Hex, utf8 } from "./Bytes.ts"
 import { FEED_SCHEMA } from "./schema/Feed.ts"
 import * as Signature from "./Signature.ts"
 
@@ -46,7 +46,8 @@ export class FeedInvalid extends Data.TaggedError("FeedInvalid")<{ readonly reas
  * @category crypto
  * @since 0.1.0
  */
-export const preimageText = (signedPayload: unknown): string => `${FEED_DOMAIN}\n${CanonicalJson.stringify(signedPayload)}`
+export const preimageText = (signedPayload: unknown): string =>
+  `${FEED_DOMAIN}\n${CanonicalJson.stringify(signedPayload)}`
 
 /**
  * The feed hash of a payload's canonical JSON text (when the caller already has it).
@@ -121,7 +122,9 @@ export const signedPayloadOf = (feed: unknown): Result.Result<Record<string, unk
   if (payload.schema !== FEED_DOMAIN) {
     return Result.fail(new FeedInvalid({ reason: `signedPayload.schema must be ${FEED_DOMAIN}` }))
   }
-  if (!Array.isArray(payload.routes)) return Result.fail(new FeedInvalid({ reason: "signedPayload.routes must be an array" }))
+  if (!Array.isArray(payload.routes)) {
+    return Result.fail(new FeedInvalid({ reason: "signedPayload.routes must be an array" }))
+  }
   return Result.succeed(payload)
 }
 
@@ -154,7 +157,15 @@ export const verify = (feed: unknown, options: VerifyOptions): Result.Result<Ver
       declaredSigner === expectedSigner &&
       generatedAt <= options.now &&
       !expired
-    return Result.succeed({ valid, computedHash, expectedHash, recoveredSigner, declaredSigner, expectedSigner, expired })
+    return Result.succeed({
+      valid,
+      computedHash,
+      expectedHash,
+      recoveredSigner,
+      declaredSigner,
+      expectedSigner,
+      expired
+    })
   })
 
 /**
@@ -170,7 +181,9 @@ export const failureCode = (
   if (result.valid) return undefined
   if (result.computedHash !== result.expectedHash.toLowerCase()) return "SVC_SDK_FEED_HASH_MISMATCH"
   if (result.expired) return "SVC_SDK_FEED_EXPIRED"
-  if (result.recoveredSigner === null || result.recoveredSigner !== result.declaredSigner ||
-    result.declaredSigner !== result.expectedSigner) return "SVC_SDK_FEED_SIGNER_MISMATCH"
+  if (
+    result.recoveredSigner === null || result.recoveredSigner !== result.declaredSigner ||
+    result.declaredSigner !== result.expectedSigner
+  ) return "SVC_SDK_FEED_SIGNER_MISMATCH"
   return "SVC_SDK_FEED_EXPIRED" // generatedAt in the future: not yet valid
 }

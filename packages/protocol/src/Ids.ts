@@ -19,7 +19,7 @@
  */
 import { Data } from "effect"
 import { encodeAbiParameters } from "viem"
-import { fromHex, keccak, type Hex, keccakUtf8 } from "./Bytes.ts"
+import { fromHex, type Hex, keccak, keccakUtf8 } from "./Bytes.ts"
 import { ADDRESS, BYTES32 } from "./Patterns.ts"
 
 /**
@@ -28,12 +28,13 @@ import { ADDRESS, BYTES32 } from "./Patterns.ts"
  * @category errors
  * @since 0.1.0
  */
-export class IdInputInvalid extends Data.TaggedError("IdInputInvalid")<{ readonly field: string; readonly reason: string }> {
+export class IdInputInvalid
+  extends Data.TaggedError("IdInputInvalid")<{ readonly field: string; readonly reason: string }>
+{
   override get message(): string {
     return `${this.field}: ${this.reason}`
   }
 }
-
 
 const bytes32 = (field: string, value: string): Hex => {
   if (typeof value !== "string" || !BYTES32.test(value)) {

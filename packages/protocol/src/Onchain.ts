@@ -190,7 +190,8 @@ export const PAYOUT_V6: {
 export const ERC165_INTERFACE_ID: Hex = toFunctionSelector("supportsInterface(bytes4)")
 
 const xorSelectors = (a: string, b: string): Hex => {
-  const word = (Number.parseInt(toFunctionSelector(a).slice(2), 16) ^ Number.parseInt(toFunctionSelector(b).slice(2), 16)) >>> 0
+  const word =
+    (Number.parseInt(toFunctionSelector(a).slice(2), 16) ^ Number.parseInt(toFunctionSelector(b).slice(2), 16)) >>> 0
   return `0x${word.toString(16).padStart(8, "0")}`
 }
 

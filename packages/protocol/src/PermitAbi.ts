@@ -163,7 +163,9 @@ const checkSignatureBytes = (signature: string): Hex => {
  * @since 0.1.0
  */
 export const encodePayload = (permit: AbiPermit, permitSignature: string): Hex =>
-  guard(() => encodeAbiParameters(PAYLOAD_PARAMS, [toTupleValues(permit) as never, checkSignatureBytes(permitSignature)]))
+  guard(() =>
+    encodeAbiParameters(PAYLOAD_PARAMS, [toTupleValues(permit) as never, checkSignatureBytes(permitSignature)])
+  )
 
 /**
  * The `fillDirect(permit, signature)` calldata: selector + standard payload.

@@ -16,9 +16,9 @@
 import { Result } from "effect"
 import { keccak256, stringToBytes } from "viem"
 import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./Bytes.ts"
+import { ADDRESS, BYTES32, UINT } from "./Patterns.ts"
 import { type AbiPermit, PERMIT_TUPLE_FIELDS, PermitAbiError } from "./PermitAbi.ts"
 import * as Signature from "./Signature.ts"
-import { ADDRESS, BYTES32, UINT } from "./Patterns.ts"
 
 /**
  * The EIP-712 domain name.
@@ -87,7 +87,9 @@ const writeWord = (out: Uint8Array, offset: number, name: string, type: string, 
   out.set(fromHex(text), offset + (type === "address" ? 12 : 0))
 }
 
-const DOMAIN_TYPEHASH = keccakBytes(utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
+const DOMAIN_TYPEHASH = keccakBytes(
+  utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")
+)
 const NAME_HASH = keccakBytes(utf8(DOMAIN_NAME))
 const VERSION_HASH = keccakBytes(utf8(DOMAIN_VERSION))
 const TYPEHASH_BYTES = fromHex(TYPEHASH)
@@ -167,7 +169,10 @@ export const digest = (permit: AbiPermit): Hex => {
  * @category crypto
  * @since 0.1.0
  */
-export const sign = (permit: AbiPermit, privateKey: Hex): { readonly permitDigest: Hex; readonly permitSignature: Hex } => {
+export const sign = (
+  permit: AbiPermit,
+  privateKey: Hex
+): { readonly permitDigest: Hex; readonly permitSignature: Hex } => {
   const permitDigest = digest(permit)
   return { permitDigest, permitSignature: Signature.signDigest(permitDigest, privateKey) }
 }
@@ -178,7 +183,10 @@ export const sign = (permit: AbiPermit, privateKey: Hex): { readonly permitDiges
  * @category crypto
  * @since 0.1.0
  */
-export const recoverSigner = (permit: AbiPermit, permitSignature: string): Result.Result<Hex, Signature.SignatureError | PermitAbiError> =>
+export const recoverSigner = (
+  permit: AbiPermit,
+  permitSignature: string
+): Result.Result<Hex, Signature.SignatureError | PermitAbiError> =>
   Result.try({ try: () => digest(permit), catch: (e) => e as PermitAbiError }).pipe(
     Result.flatMap((d) => Signature.recoverDigestSigner(d, permitSignature))
   )

@@ -20,12 +20,12 @@
  */
 import { Data, Result } from "effect"
 import { getAddress } from "viem"
-import * as CanonicalJson from "./CanonicalJson.ts"
 import { keccak, utf8 } from "./Bytes.ts"
 import type { Hex } from "./Bytes.ts"
+import * as CanonicalJson from "./CanonicalJson.ts"
+import { ADDRESS, BYTES32, IDEMPOTENCY_KEY, UINT } from "./Patterns.ts"
 import type { Locator } from "./schema/Primitives.ts"
 import * as Signature from "./Signature.ts"
-import { ADDRESS, BYTES32, IDEMPOTENCY_KEY, UINT } from "./Patterns.ts"
 
 /**
  * First line of the message.
@@ -129,7 +129,11 @@ const parseAmount = (value: unknown): string => {
   }
   if (typeof value === "number") {
     if (!Number.isSafeInteger(value) || value < 0) {
-      throw invalid("AMOUNT_INVALID", "requestedAmountInRaw", "a number must be a non-negative safe integer; use a string")
+      throw invalid(
+        "AMOUNT_INVALID",
+        "requestedAmountInRaw",
+        "a number must be a non-negative safe integer; use a string"
+      )
     }
     return String(value)
   }
@@ -148,7 +152,11 @@ const parseLocator = (side: "payer" | "recipient", value: unknown): Locator => {
     }
     return value as Locator
   }
-  throw invalid(`${sideCode(side)}_LOCATOR_INVALID`, `${side}Locator`, "a locator is an object (or, in the library, a string)")
+  throw invalid(
+    `${sideCode(side)}_LOCATOR_INVALID`,
+    `${side}Locator`,
+    "a locator is an object (or, in the library, a string)"
+  )
 }
 
 const present = (value: unknown): boolean => value !== undefined && value !== null
@@ -173,7 +181,11 @@ const normalizeSide = (side: "payer" | "recipient", input: PermitRequestInput, c
   const S = sideCode(side)
   if (present(address)) {
     if (present(accountId) || present(locator)) {
-      throw invalid(`${S}_IDENTITY_AMBIGUOUS`, side, `give either ${side} or ${side}AccountId with ${side}Locator, not both`)
+      throw invalid(
+        `${S}_IDENTITY_AMBIGUOUS`,
+        side,
+        `give either ${side} or ${side}AccountId with ${side}Locator, not both`
+      )
     }
     if (typeof address !== "string" || !ADDRESS.test(address)) {
       throw invalid(`${S}_INVALID`, side, "must be 0x followed by 40 hex digits")
@@ -262,7 +274,8 @@ export const normalizeResult = (
 ): Result.Result<NormalizedPermitRequest, PermitRequestInvalid> =>
   Result.try({
     try: () => normalize(input, options),
-    catch: (error) => error instanceof PermitRequestInvalid ? error : invalid("REQUEST_INVALID", "request", String(error))
+    catch: (error) =>
+      error instanceof PermitRequestInvalid ? error : invalid("REQUEST_INVALID", "request", String(error))
   })
 
 /**
@@ -344,7 +357,8 @@ export const fingerprint = (request: NormalizedPermitRequest): Hex => keccak(utf
  * @category crypto
  * @since 0.1.0
  */
-export const sign = (messageText: string, privateKey: Hex): Hex => Signature.signPersonalMessage(messageText, privateKey)
+export const sign = (messageText: string, privateKey: Hex): Hex =>
+  Signature.signPersonalMessage(messageText, privateKey)
 
 /**
  * Recovers the EVM address that signed a message (EIP-191), refusing high-s and

@@ -11,7 +11,7 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Data, Result } from "effect"
 import { getAddress } from "viem"
-import { fromHex, keccakBytes, type Hex, toHex } from "./Bytes.ts"
+import { fromHex, type Hex, keccakBytes, toHex } from "./Bytes.ts"
 import { SIG65 } from "./Patterns.ts"
 
 export type { Hex } from "./Bytes.ts"
@@ -189,7 +189,9 @@ export const recoverDigestSigner = (digest: Hex | Uint8Array, signature: string)
       const publicKey = secp256k1.recoverPublicKey(compact, hash, { prehash: false })
       return Result.succeed(publicKeyToAddress(publicKey))
     } catch (error) {
-      return Result.fail(new SignatureError({ problem: "UNRECOVERABLE", detail: String((error as Error)?.message ?? error) }))
+      return Result.fail(
+        new SignatureError({ problem: "UNRECOVERABLE", detail: String((error as Error)?.message ?? error) })
+      )
     }
   })
 

@@ -5,9 +5,9 @@ import { CanonicalJson } from "../src/index.ts"
 import {
   compareCodeUnits,
   jsonObject,
+  type JsonValue,
   jsonValue,
   jsonValueWith,
-  type JsonValue,
   nonIndexKey,
   objectKey,
   prng,

@@ -10,8 +10,8 @@ import {
   jsonObject,
   jsonString,
   privateKey,
-  randomCase,
   prng,
+  randomCase,
   shuffleKeysDeep,
   uintString
 } from "./arbitraries.ts"
@@ -60,7 +60,12 @@ interface Feed {
 
 const signFeed = (payload: Payload, key: Hex): Feed => {
   const feedHash = FeedSignature.hash(payload)
-  return { signedPayload: payload, feedHash, feedSignature: FeedSignature.signHash(feedHash, key), feedSigner: Signature.addressOf(key) }
+  return {
+    signedPayload: payload,
+    feedHash,
+    feedSignature: FeedSignature.signHash(feedHash, key),
+    feedSigner: Signature.addressOf(key)
+  }
 }
 
 const verifyOk = (feed: unknown, options: FeedSignature.VerifyOptions): FeedSignature.VerificationResult => {
@@ -115,16 +120,19 @@ describe("FeedSignature: sign then verify", () => {
     }
   )
 
-  fcTest.prop([payloadArb, privateKey], SIG_RUNS)("the payload may also sit under `payload` or be the object itself", (payload, key) => {
-    const feed = signFeed(payload, key)
-    const outer = { feedHash: feed.feedHash, feedSignature: feed.feedSignature, feedSigner: feed.feedSigner }
-    assert.isTrue(verifyOk({ ...outer, payload }, { now: payload.generatedAt }).valid)
-    // the flat form hashes the object itself, which then also carries the outer keys
-    const flat = { ...payload, ...outer }
-    const result = verifyOk(flat, { now: payload.generatedAt })
-    assert.strictEqual(result.computedHash, FeedSignature.hash(flat))
-    assert.isFalse(result.valid)
-  })
+  fcTest.prop([payloadArb, privateKey], SIG_RUNS)(
+    "the payload may also sit under `payload` or be the object itself",
+    (payload, key) => {
+      const feed = signFeed(payload, key)
+      const outer = { feedHash: feed.feedHash, feedSignature: feed.feedSignature, feedSigner: feed.feedSigner }
+      assert.isTrue(verifyOk({ ...outer, payload }, { now: payload.generatedAt }).valid)
+      // the flat form hashes the object itself, which then also carries the outer keys
+      const flat = { ...payload, ...outer }
+      const result = verifyOk(flat, { now: payload.generatedAt })
+      assert.strictEqual(result.computedHash, FeedSignature.hash(flat))
+      assert.isFalse(result.valid)
+    }
+  )
 })
 
 // ---------------------------------------------------------------------------
@@ -220,7 +228,9 @@ describe("FeedSignature: tampering fails verification", () => {
     "a feedHash with one hex digit changed fails as a hash mismatch",
     (payload, key, digit, delta) => {
       const feed = signFeed(payload, key)
-      const result = verifyOk({ ...feed, feedHash: changeHexDigit(feed.feedHash, digit, delta) }, { now: payload.generatedAt })
+      const result = verifyOk({ ...feed, feedHash: changeHexDigit(feed.feedHash, digit, delta) }, {
+        now: payload.generatedAt
+      })
       assert.isFalse(result.valid)
       assert.strictEqual(FeedSignature.failureCode(result), "SVC_SDK_FEED_HASH_MISMATCH")
     }
@@ -275,7 +285,10 @@ describe("FeedSignature: tampering fails verification", () => {
     }
   )
 
-  fcTest.prop([payloadArb, privateKey, fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 1_000_000 })], SIG_RUNS)(
+  fcTest.prop(
+    [payloadArb, privateKey, fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 1_000_000 })],
+    SIG_RUNS
+  )(
     "time: expired at and after validUntil, not yet valid before generatedAt",
     (payload, key, late, early) => {
       const feed = signFeed(payload, key)
@@ -300,7 +313,9 @@ describe("FeedSignature: failure code order", () => {
   const other = "0x2222222222222222222222222222222222222222"
 
   it("hash mismatch wins over expiry and signer", () => {
-    const result = verifyOk({ ...feed, feedHash: changeHexDigit(feed.feedHash, 0, 0), feedSigner: other }, { now: later })
+    const result = verifyOk({ ...feed, feedHash: changeHexDigit(feed.feedHash, 0, 0), feedSigner: other }, {
+      now: later
+    })
     assert.isTrue(result.expired)
     assert.strictEqual(FeedSignature.failureCode(result), "SVC_SDK_FEED_HASH_MISMATCH")
   })
@@ -377,11 +392,16 @@ describe("FeedSignature.signedPayloadOf", () => {
     assert.deepStrictEqual(FeedSignature.signedPayloadOf(signedFeed), Result.succeed(payload))
     assert.deepStrictEqual(FeedSignature.signedPayloadOf({ payload }), Result.succeed(payload))
     assert.deepStrictEqual(FeedSignature.signedPayloadOf(payload), Result.succeed(payload))
-    assert.deepStrictEqual(FeedSignature.signedPayloadOf({ signedPayload: payload, payload: { other: 1 } }), Result.succeed(payload))
+    assert.deepStrictEqual(
+      FeedSignature.signedPayloadOf({ signedPayload: payload, payload: { other: 1 } }),
+      Result.succeed(payload)
+    )
   })
 
   it("verify refuses a payload without canonical form", () => {
-    const result = FeedSignature.verify({ ...signedFeed, signedPayload: { ...payload, extra: 1.5 } }, { now: FEED_VALID_AT })
+    const result = FeedSignature.verify({ ...signedFeed, signedPayload: { ...payload, extra: 1.5 } }, {
+      now: FEED_VALID_AT
+    })
     assert.isTrue(Result.isFailure(result))
     if (Result.isFailure(result)) assert.strictEqual(result.failure._tag, "FeedInvalid")
   })

@@ -10,7 +10,8 @@ const b32 = { type: "bytes32" } as const
 const u256 = { type: "uint256" } as const
 const u64 = { type: "uint64" } as const
 
-const viemNetworkId = (chainId: bigint): Hex => keccak256(encodeAbiParameters([b32, u256], [keccak256(stringToBytes("EVM")), chainId]))
+const viemNetworkId = (chainId: bigint): Hex =>
+  keccak256(encodeAbiParameters([b32, u256], [keccak256(stringToBytes("EVM")), chainId]))
 const viemPairId = (a: Hex, b: Hex): Hex => keccak256(encodeAbiParameters([b32, b32], [a, b]))
 
 const thrownTag = (f: () => unknown): string | undefined => {
@@ -36,7 +37,10 @@ describe("Ids constants", () => {
     assert.strictEqual(Ids.DEFAULT_RELEASE_ID, "0xb5115358e9045400030f2f70150cdb65f2fa9bbb8def79319cf4caac9c3490da")
     assert.strictEqual(Ids.label("ERC-7683"), "0x27ecffeeec898dbaf864fc095016ad6212d7a27e32a3069234a4a1da23f50993")
     assert.strictEqual(Ids.label("OIF"), "0x3de00a2eccd5b86df839b3747bda483b2de2a855d640eb3d4938d6d43cb162c0")
-    assert.strictEqual(Ids.label("SVC_PUBLIC_SOLVER_DISCOVERY_V6"), "0x1ef1dfed1bcc3525e588ba9054fcd502b8b69ae550ac3e2aa6c0f206ddf3e0ca")
+    assert.strictEqual(
+      Ids.label("SVC_PUBLIC_SOLVER_DISCOVERY_V6"),
+      "0x1ef1dfed1bcc3525e588ba9054fcd502b8b69ae550ac3e2aa6c0f206ddf3e0ca"
+    )
   })
 })
 
@@ -72,15 +76,22 @@ describe("Ids networks", () => {
     assert.notStrictEqual(Ids.solanaNetworkId("EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG"), expected)
   })
 
-  fcTest.prop([anyCase(bytes32), anyCase(bytes32)], RUNS)("networkId(vmType, reference) matches viem, any hex case", (vm, ref) => {
-    assert.strictEqual(Ids.networkId(vm, ref), viemPairId(vm.toLowerCase() as Hex, ref.toLowerCase() as Hex))
-  })
+  fcTest.prop([anyCase(bytes32), anyCase(bytes32)], RUNS)(
+    "networkId(vmType, reference) matches viem, any hex case",
+    (vm, ref) => {
+      assert.strictEqual(Ids.networkId(vm, ref), viemPairId(vm.toLowerCase() as Hex, ref.toLowerCase() as Hex))
+    }
+  )
 
   it("refuses bad chain ids and genesis hashes with IdInputInvalid", () => {
-    for (const bad of [-1, 1.5, "01", "-1", "1e3", "0x10", "", " 1", (1n << 256n).toString(), 1n << 256n, -1n, Number.NaN]) {
+    for (
+      const bad of [-1, 1.5, "01", "-1", "1e3", "0x10", "", " 1", (1n << 256n).toString(), 1n << 256n, -1n, Number.NaN]
+    ) {
       assert.strictEqual(thrownTag(() => Ids.evmNetworkId(bad as string)), "IdInputInvalid", String(bad))
     }
-    for (const bad of ["", "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl", "short", `${Ids.SOLANA_MAINNET_GENESIS}!`, "x".repeat(45)]) {
+    for (
+      const bad of ["", "0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl", "short", `${Ids.SOLANA_MAINNET_GENESIS}!`, "x".repeat(45)]
+    ) {
       assert.strictEqual(thrownTag(() => Ids.solanaNetworkId(bad)), "IdInputInvalid", bad)
     }
     assert.strictEqual(thrownTag(() => Ids.networkId("0x12", Ids.EVM_VM_TYPE)), "IdInputInvalid")
@@ -96,7 +107,9 @@ describe("Ids references, accounts and assets", () => {
   })
 
   it("evmReference refuses non-addresses", () => {
-    for (const bad of ["0x", "0x1234", `0x${"1".repeat(41)}`, "1".repeat(40), `0x${"g".repeat(40)}`, `0x${"1".repeat(64)}`]) {
+    for (
+      const bad of ["0x", "0x1234", `0x${"1".repeat(41)}`, "1".repeat(40), `0x${"g".repeat(40)}`, `0x${"1".repeat(64)}`]
+    ) {
       assert.strictEqual(thrownTag(() => Ids.evmReference(bad)), "IdInputInvalid", bad)
     }
   })
@@ -129,7 +142,10 @@ describe("Ids references, accounts and assets", () => {
 
   it("the zero address is the native coin of an EVM network", () => {
     const base = Ids.evmNetworkId(8453)
-    assert.strictEqual(Ids.evmAssetId(base, "0x0000000000000000000000000000000000000000"), viemPairId(base, pad("0x00", { size: 32 })))
+    assert.strictEqual(
+      Ids.evmAssetId(base, "0x0000000000000000000000000000000000000000"),
+      viemPairId(base, pad("0x00", { size: 32 }))
+    )
   })
 
   it("refuses malformed network ids and references", () => {
@@ -137,7 +153,10 @@ describe("Ids references, accounts and assets", () => {
     for (const bad of ["", "0x", good.slice(0, -1), `${good}0`, good.slice(2), `0x${"z".repeat(64)}`]) {
       assert.strictEqual(thrownTag(() => Ids.accountId(bad, good)), "IdInputInvalid", bad)
       assert.strictEqual(thrownTag(() => Ids.assetId(good, bad)), "IdInputInvalid", bad)
-      assert.strictEqual(thrownTag(() => Ids.evmAccountId(bad, "0x0000000000000000000000000000000000000001")), "IdInputInvalid")
+      assert.strictEqual(
+        thrownTag(() => Ids.evmAccountId(bad, "0x0000000000000000000000000000000000000001")),
+        "IdInputInvalid"
+      )
     }
     assert.strictEqual(thrownTag(() => Ids.evmAssetId(good, "0x01")), "IdInputInvalid")
   })
@@ -158,7 +177,11 @@ const routeInput = fc.record({
 const quoteInput = fc.record({
   routeId: anyCase(bytes32),
   pricingReferenceId: anyCase(bytes32),
-  validAfter: fc.oneof(uintString(64), fc.nat().map((n) => n as number | string | bigint), fc.bigInt({ min: 0n, max: (1n << 64n) - 1n })),
+  validAfter: fc.oneof(
+    uintString(64),
+    fc.nat().map((n) => n as number | string | bigint),
+    fc.bigInt({ min: 0n, max: (1n << 64n) - 1n })
+  ),
   validUntil: uintString(64),
   executionGeneration: anyCase(bytes32),
   policyHash: anyCase(bytes32)
@@ -189,7 +212,13 @@ const viemQuoteId = (q: Ids.QuoteIdInput): Hex =>
     ])
   )
 
-const ROUTE_KEYS = ["sourceNetworkId", "sourceAssetId", "destinationNetworkId", "destinationAssetId", "releaseId"] as const
+const ROUTE_KEYS = [
+  "sourceNetworkId",
+  "sourceAssetId",
+  "destinationNetworkId",
+  "destinationAssetId",
+  "releaseId"
+] as const
 const QUOTE_HEX_KEYS = ["routeId", "pricingReferenceId", "executionGeneration", "policyHash"] as const
 
 describe("Ids routes and quotes", () => {
@@ -210,7 +239,10 @@ describe("Ids routes and quotes", () => {
   )
 
   fcTest.prop([routeInput], RUNS)("source and destination are not interchangeable", (input) => {
-    fc.pre(lower(input.sourceNetworkId) !== lower(input.destinationNetworkId) || lower(input.sourceAssetId) !== lower(input.destinationAssetId))
+    fc.pre(
+      lower(input.sourceNetworkId) !== lower(input.destinationNetworkId) ||
+        lower(input.sourceAssetId) !== lower(input.destinationAssetId)
+    )
     const reversed = {
       ...input,
       sourceNetworkId: input.destinationNetworkId,
@@ -245,7 +277,11 @@ describe("Ids routes and quotes", () => {
     }
     for (const key of ROUTE_KEYS) {
       for (const bad of ["0x12", "", undefined, 5]) {
-        assert.strictEqual(thrownTag(() => Ids.routeId({ ...route, [key]: bad } as never)), "IdInputInvalid", `${key}=${String(bad)}`)
+        assert.strictEqual(
+          thrownTag(() => Ids.routeId({ ...route, [key]: bad } as never)),
+          "IdInputInvalid",
+          `${key}=${String(bad)}`
+        )
       }
     }
     const quote = {
@@ -260,8 +296,16 @@ describe("Ids routes and quotes", () => {
       assert.strictEqual(thrownTag(() => Ids.quoteId({ ...quote, [key]: "0x1234" })), "IdInputInvalid", key)
     }
     for (const bad of [(1n << 64n).toString(), 1n << 64n, -1, "-1", "1.5", "01", "", 0.5]) {
-      assert.strictEqual(thrownTag(() => Ids.quoteId({ ...quote, validAfter: bad })), "IdInputInvalid", `validAfter=${String(bad)}`)
-      assert.strictEqual(thrownTag(() => Ids.quoteId({ ...quote, validUntil: bad })), "IdInputInvalid", `validUntil=${String(bad)}`)
+      assert.strictEqual(
+        thrownTag(() => Ids.quoteId({ ...quote, validAfter: bad })),
+        "IdInputInvalid",
+        `validAfter=${String(bad)}`
+      )
+      assert.strictEqual(
+        thrownTag(() => Ids.quoteId({ ...quote, validUntil: bad })),
+        "IdInputInvalid",
+        `validUntil=${String(bad)}`
+      )
     }
     // the largest uint64 is fine
     assert.isUndefined(thrownTag(() => Ids.quoteId({ ...quote, validUntil: ((1n << 64n) - 1n).toString() })))

@@ -121,9 +121,15 @@ describe("PermitAbi layout", () => {
     (permit, signature) => {
       const values = normalized(permit) as unknown as Record<string, unknown>
       const args = Object.fromEntries(
-        PERMIT_TUPLE_FIELDS.map(({ name, type }) => [name, type.startsWith("uint") ? BigInt(values[name] as string) : values[name]])
+        PERMIT_TUPLE_FIELDS.map((
+          { name, type }
+        ) => [name, type.startsWith("uint") ? BigInt(values[name] as string) : values[name]])
       )
-      const reference = encodeFunctionData({ abi: FILL_DIRECT_ABI, functionName: "fillDirect", args: [args as never, signature] })
+      const reference = encodeFunctionData({
+        abi: FILL_DIRECT_ABI,
+        functionName: "fillDirect",
+        args: [args as never, signature]
+      })
       assert.strictEqual(PermitAbi.encodeFillDirect(permit, signature), reference)
     }
   )
@@ -157,7 +163,10 @@ describe("PermitAbi round trip", () => {
 
   it("accepts an uppercase selector in calldata", () => {
     const calldata = PermitAbi.encodeFillDirect(executionPermit, "0x")
-    assert.deepStrictEqual(PermitAbi.decodeFillDirect(`0xEEFF9007${calldata.slice(10)}`), PermitAbi.decodeFillDirect(calldata))
+    assert.deepStrictEqual(
+      PermitAbi.decodeFillDirect(`0xEEFF9007${calldata.slice(10)}`),
+      PermitAbi.decodeFillDirect(calldata)
+    )
   })
 })
 
@@ -165,7 +174,12 @@ describe("PermitAbi round trip", () => {
 // Refusals
 // ---------------------------------------------------------------------------
 
-const UINT_LIMITS: Record<string, bigint> = { uint32: 1n << 32n, uint64: 1n << 64n, uint128: 1n << 128n, uint256: 1n << 256n }
+const UINT_LIMITS: Record<string, bigint> = {
+  uint32: 1n << 32n,
+  uint64: 1n << 64n,
+  uint128: 1n << 128n,
+  uint256: 1n << 256n
+}
 
 describe("PermitAbi refuses values without an ABI encoding", () => {
   const sig = executionPermitEnvelope.permitSignature
@@ -174,7 +188,10 @@ describe("PermitAbi refuses values without an ABI encoding", () => {
     for (const { name, type } of PERMIT_TUPLE_FIELDS) {
       if (!type.startsWith("uint")) continue
       const limit = UINT_LIMITS[type]!
-      assertAbiError(() => PermitAbi.encodeFillDirect({ ...executionPermit, [name]: limit.toString() }, sig), `${name}=${limit}`)
+      assertAbiError(
+        () => PermitAbi.encodeFillDirect({ ...executionPermit, [name]: limit.toString() }, sig),
+        `${name}=${limit}`
+      )
       const max = type === "uint32" ? Number(limit - 1n) : (limit - 1n).toString()
       const encoded = PermitAbi.encodeFillDirect({ ...executionPermit, [name]: max }, sig)
       assert.strictEqual(String(PermitAbi.decodeFillDirect(encoded).permit[name]), String(max), name)
@@ -205,7 +222,10 @@ describe("PermitAbi refuses values without an ABI encoding", () => {
       ["sourceChainId", "abc"]
     ]
     for (const [name, value] of cases) {
-      assertAbiError(() => PermitAbi.encodeFillDirect({ ...executionPermit, [name]: value }, sig), `${name}=${String(value)}`)
+      assertAbiError(
+        () => PermitAbi.encodeFillDirect({ ...executionPermit, [name]: value }, sig),
+        `${name}=${String(value)}`
+      )
       assertAbiError(() => PermitAbi.encodeTuple({ ...executionPermit, [name]: value }), `tuple ${name}`)
     }
     for (const { name } of PERMIT_TUPLE_FIELDS) {
@@ -226,7 +246,7 @@ describe("PermitAbi refuses values without an ABI encoding", () => {
     [
       abiPermitArb,
       fc.constantFrom(...PERMIT_TUPLE_FIELDS.filter((f) => f.type.startsWith("uint"))),
-      fc.bigInt({ min: 0n, max: (1n << 300n) })
+      fc.bigInt({ min: 0n, max: 1n << 300n })
     ],
     RUNS
   )("a uint field encodes exactly when it fits its type", (permit, field, extra) => {
@@ -242,21 +262,23 @@ describe("PermitAbi decoding refuses garbage with PermitAbiError only", () => {
   const payload = PermitAbi.encodePayload(executionPermit, sig)
 
   it("refuses wrong selectors, non-strings, truncations and non-hex", () => {
-    for (const bad of [
-      "",
-      "0x",
-      "0xeeff9007",
-      `0xff5da6a9${calldata.slice(10)}`,
-      `0x00000000${calldata.slice(10)}`,
-      calldata.slice(0, 10 + 64 * 31),
-      calldata.slice(0, -64 * 2),
-      calldata.slice(0, -1),
-      `${calldata.slice(0, 20)}zz${calldata.slice(22)}`,
-      5,
-      null,
-      undefined,
-      {}
-    ]) {
+    for (
+      const bad of [
+        "",
+        "0x",
+        "0xeeff9007",
+        `0xff5da6a9${calldata.slice(10)}`,
+        `0x00000000${calldata.slice(10)}`,
+        calldata.slice(0, 10 + 64 * 31),
+        calldata.slice(0, -64 * 2),
+        calldata.slice(0, -1),
+        `${calldata.slice(0, 20)}zz${calldata.slice(22)}`,
+        5,
+        null,
+        undefined,
+        {}
+      ]
+    ) {
       assertAbiError(() => PermitAbi.decodeFillDirect(bad as string), `calldata ${String(bad).slice(0, 20)}`)
     }
     for (const bad of ["", "0x", "0x00", payload.slice(0, 2 + 64 * 32), "zz", 1, null]) {
@@ -265,14 +287,19 @@ describe("PermitAbi decoding refuses garbage with PermitAbiError only", () => {
   })
 
   it("refuses words with bits above their type, like the Router's decoder", () => {
-    const setWord = (hex: string, i: number, w: string) => `${hex.slice(0, 2 + 64 * i)}${w}${hex.slice(2 + 64 * (i + 1))}`
+    const setWord = (hex: string, i: number, w: string) =>
+      `${hex.slice(0, 2 + 64 * i)}${w}${hex.slice(2 + 64 * (i + 1))}`
     PERMIT_TUPLE_FIELDS.forEach(({ name, type }, i) => {
       if (type === "bytes32" || type === "uint256") return
       const dirty = setWord(payload, i, `01${word(payload, i).slice(2)}`)
       assertAbiError(() => PermitAbi.decodePayload(dirty), `dirty ${name}`)
     })
     // the highest in-range values decode
-    const maxed = setWord(setWord(payload, 14, `${"0".repeat(48)}${"f".repeat(16)}`), 18, `${"0".repeat(56)}${"f".repeat(8)}`)
+    const maxed = setWord(
+      setWord(payload, 14, `${"0".repeat(48)}${"f".repeat(16)}`),
+      18,
+      `${"0".repeat(56)}${"f".repeat(8)}`
+    )
     const decoded = PermitAbi.decodePayload(maxed).permit
     assert.strictEqual(decoded.dataVersion, ((1n << 64n) - 1n).toString())
     assert.strictEqual(decoded.sourceFinalityBlocks, 0xffffffff)

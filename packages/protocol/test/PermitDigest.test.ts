@@ -3,7 +3,7 @@ import { fc, test as fcTest } from "@fast-check/vitest"
 import { Result } from "effect"
 import { concat, encodeAbiParameters, getAddress, hashTypedData, keccak256, stringToBytes } from "viem"
 import { PermitAbi, PermitDigest, Signature } from "../src/index.ts"
-import { abiPermitArb, changeHexDigit, prng, privateKey, randomCase } from "./arbitraries.ts"
+import { abiPermitArb, changeHexDigit, privateKey, prng, randomCase } from "./arbitraries.ts"
 import { executionPermit, executionPermitEnvelope, TEST_ADDRESS, TEST_KEY } from "./samples.ts"
 
 type Hex = `0x${string}`
@@ -46,7 +46,9 @@ const ENCODE_TYPE_BY_HAND = "ExecutionPermit(" +
   ].join(",") +
   ")"
 
-const DOMAIN_TYPEHASH = keccak256(stringToBytes("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"))
+const DOMAIN_TYPEHASH = keccak256(
+  stringToBytes("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")
+)
 
 /** EIP-712 written out: keccak256(0x1901 || domainSeparator || keccak256(typehash || 31 static words)). */
 const digestByHand = (permit: AbiPermit): Hex => {
@@ -72,7 +74,11 @@ const digestByViem = (permit: AbiPermit): Hex => {
   const message: Record<string, unknown> = {}
   for (const { name, type } of PermitAbi.PERMIT_TUPLE_FIELDS) {
     const value = permit[name]
-    message[name] = type.startsWith("uint") ? BigInt(value) : type === "address" ? getAddress(String(value).toLowerCase()) : value
+    message[name] = type.startsWith("uint")
+      ? BigInt(value)
+      : type === "address"
+      ? getAddress(String(value).toLowerCase())
+      : value
   }
   return hashTypedData({
     domain: {
@@ -153,12 +159,18 @@ describe("PermitDigest.digest", () => {
     (permit, index, n) => {
       const changed = changeField(permit, index, n)
       assert.notDeepEqual(changed, permit)
-      assert.notStrictEqual(PermitDigest.digest(changed), PermitDigest.digest(permit), PermitAbi.PERMIT_TUPLE_FIELDS[index]!.name)
+      assert.notStrictEqual(
+        PermitDigest.digest(changed),
+        PermitDigest.digest(permit),
+        PermitAbi.PERMIT_TUPLE_FIELDS[index]!.name
+      )
     }
   )
 
   it("every field is covered (each of the 31 changes gives a distinct digest)", () => {
-    const digests = new Set(PermitAbi.PERMIT_TUPLE_FIELDS.map((_, i) => PermitDigest.digest(changeField(executionPermit, i, 7))))
+    const digests = new Set(
+      PermitAbi.PERMIT_TUPLE_FIELDS.map((_, i) => PermitDigest.digest(changeField(executionPermit, i, 7)))
+    )
     digests.add(PermitDigest.digest(executionPermit))
     assert.strictEqual(digests.size, 32)
   })
@@ -171,19 +183,25 @@ describe("PermitDigest.digest", () => {
       fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 10000 }), fc.double({ min: 0, max: 10000, noNaN: true }))
     ],
     RUNS
-  )("publicationLane, serviceCategory, feeMode and serviceFeeBps are not covered", (publicationLane, serviceCategory, feeMode, serviceFeeBps) => {
-    const variant = { ...executionPermit, publicationLane, serviceCategory, feeMode, serviceFeeBps }
-    assert.strictEqual(PermitDigest.digest(variant), executionPermitEnvelope.permitDigest)
-  })
-
-  fcTest.prop([abiPermitArb, fc.integer()], RUNS)("does not depend on the hex case of bytes32 and address fields", (permit, seed) => {
-    const random = prng(seed)
-    const respelled: Record<string, unknown> = { ...permit }
-    for (const { name, type } of PermitAbi.PERMIT_TUPLE_FIELDS) {
-      if (type === "bytes32" || type === "address") respelled[name] = randomCase(String(permit[name]), random)
+  )(
+    "publicationLane, serviceCategory, feeMode and serviceFeeBps are not covered",
+    (publicationLane, serviceCategory, feeMode, serviceFeeBps) => {
+      const variant = { ...executionPermit, publicationLane, serviceCategory, feeMode, serviceFeeBps }
+      assert.strictEqual(PermitDigest.digest(variant), executionPermitEnvelope.permitDigest)
     }
-    assert.strictEqual(PermitDigest.digest(respelled as AbiPermit), PermitDigest.digest(permit))
-  })
+  )
+
+  fcTest.prop([abiPermitArb, fc.integer()], RUNS)(
+    "does not depend on the hex case of bytes32 and address fields",
+    (permit, seed) => {
+      const random = prng(seed)
+      const respelled: Record<string, unknown> = { ...permit }
+      for (const { name, type } of PermitAbi.PERMIT_TUPLE_FIELDS) {
+        if (type === "bytes32" || type === "address") respelled[name] = randomCase(String(permit[name]), random)
+      }
+      assert.strictEqual(PermitDigest.digest(respelled as AbiPermit), PermitDigest.digest(permit))
+    }
+  )
 
   it("refuses missing, malformed and out-of-range fields with PermitAbiError", () => {
     const bad: Array<[string, unknown]> = [
@@ -207,7 +225,10 @@ describe("PermitDigest.digest", () => {
         error = e
       }
       assert.instanceOf(error, PermitAbi.PermitAbiError, `${name}=${String(value)}`)
-      const recovered = PermitDigest.recoverSigner({ ...executionPermit, [name]: value }, executionPermitEnvelope.permitSignature)
+      const recovered = PermitDigest.recoverSigner(
+        { ...executionPermit, [name]: value },
+        executionPermitEnvelope.permitSignature
+      )
       assert.isTrue(Result.isFailure(recovered) && recovered.failure._tag === "PermitAbiError")
     }
   })
@@ -230,10 +251,18 @@ describe("PermitDigest signing", () => {
     (permit, key) => {
       const { permitDigest, permitSignature } = PermitDigest.sign(permit, key)
       assert.strictEqual(permitDigest, PermitDigest.digest(permit))
-      assert.deepStrictEqual(Signature.recoverDigestSigner(permitDigest, permitSignature), Result.succeed(Signature.addressOf(key)))
-      assert.deepStrictEqual(PermitDigest.recoverSigner(permit, permitSignature), Result.succeed(Signature.addressOf(key)))
+      assert.deepStrictEqual(
+        Signature.recoverDigestSigner(permitDigest, permitSignature),
+        Result.succeed(Signature.addressOf(key))
+      )
+      assert.deepStrictEqual(
+        PermitDigest.recoverSigner(permit, permitSignature),
+        Result.succeed(Signature.addressOf(key))
+      )
       const twin = PermitDigest.recoverSigner(permit, Signature.highSTwin(permitSignature))
-      assert.isTrue(Result.isFailure(twin) && twin.failure._tag === "SignatureError" && twin.failure.problem === "HIGH_S")
+      assert.isTrue(
+        Result.isFailure(twin) && twin.failure._tag === "SignatureError" && twin.failure.problem === "HIGH_S"
+      )
       const other = PermitDigest.recoverSigner(changeField(permit, 29, 1), permitSignature)
       assert.isFalse(Result.isSuccess(other) && other.success === Signature.addressOf(key))
     }

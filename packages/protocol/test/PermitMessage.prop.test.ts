@@ -8,8 +8,8 @@ import {
   bytes32,
   changeHexDigit,
   jsonObject,
-  prng,
   privateKey,
+  prng,
   randomCase,
   shuffleKeysDeep
 } from "./arbitraries.ts"
@@ -23,7 +23,12 @@ type Input = PermitMessage.PermitRequestInput
 
 type Side =
   | { readonly form: "address"; readonly address: Hex }
-  | { readonly form: "account"; readonly accountId: Hex; readonly locator: { readonly native: string } | { readonly [k: string]: unknown }; readonly native: boolean }
+  | {
+    readonly form: "account"
+    readonly accountId: Hex
+    readonly locator: { readonly native: string } | { readonly [k: string]: unknown }
+    readonly native: boolean
+  }
 
 interface Intent {
   readonly quoteId: Hex
@@ -42,7 +47,12 @@ const sideArb: fc.Arbitrary<Side> = fc.oneof(
     locator: { native: s },
     native: true
   })),
-  fc.tuple(bytes32, jsonObject).map(([accountId, locator]) => ({ form: "account" as const, accountId, locator, native: false }))
+  fc.tuple(bytes32, jsonObject).map(([accountId, locator]) => ({
+    form: "account" as const,
+    accountId,
+    locator,
+    native: false
+  }))
 )
 
 const KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-"
@@ -52,7 +62,10 @@ const idempotencyKeyArb = fc.string({ unit: fc.constantFrom(...KEY_ALPHABET), mi
 const standardArb = fc.oneof(
   fc.constantFrom("DIRECT", "ERC-7683"),
   fc
-    .tuple(fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), fc.string({ unit: fc.constantFrom(...STANDARD_ALPHABET), maxLength: 63 }))
+    .tuple(
+      fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+      fc.string({ unit: fc.constantFrom(...STANDARD_ALPHABET), maxLength: 63 })
+    )
     .map(([first, rest]) => `${first}${rest}`)
 )
 
@@ -104,7 +117,9 @@ const spell = (intent: Intent, seed: number): Input => {
     } else {
       put(name, unused())
       put(`${name}AccountId`, randomCase(s.accountId, random))
-      const locator = s.native && random() < 0.5 ? (s.locator as { native: string }).native : shuffleKeysDeep(s.locator, random)
+      const locator = s.native && random() < 0.5
+        ? (s.locator as { native: string }).native
+        : shuffleKeysDeep(s.locator, random)
       put(`${name}Locator`, locator)
     }
   }
@@ -112,9 +127,17 @@ const spell = (intent: Intent, seed: number): Input => {
   const amount = intent.amount
   put(
     "requestedAmountInRaw",
-    pick<unknown>([amount.toString(), amount, amount <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(amount) : amount.toString()])
+    pick<unknown>([
+      amount.toString(),
+      amount,
+      amount <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(amount) : amount.toString()
+    ])
   )
-  const standardSpellings: Array<unknown> = [intent.standard, intent.standard.toLowerCase(), randomCase(`0x${intent.standard}`, random).slice(2)]
+  const standardSpellings: Array<unknown> = [
+    intent.standard,
+    intent.standard.toLowerCase(),
+    randomCase(`0x${intent.standard}`, random).slice(2)
+  ]
   if (intent.standard === "DIRECT") standardSpellings.push(undefined, null, "Direct")
   put("standard", pick(standardSpellings))
   // identity fields in a random order
@@ -143,35 +166,47 @@ describe("PermitMessage: stable under every allowed input variation", () => {
       assert.strictEqual(PermitMessage.build(a), expected)
       assert.strictEqual(PermitMessage.build(b), expected)
       assert.deepStrictEqual(PermitMessage.normalize(a), PermitMessage.normalize(b))
-      assert.strictEqual(PermitMessage.fingerprint(PermitMessage.normalize(a)), PermitMessage.fingerprint(PermitMessage.normalize(b)))
+      assert.strictEqual(
+        PermitMessage.fingerprint(PermitMessage.normalize(a)),
+        PermitMessage.fingerprint(PermitMessage.normalize(b))
+      )
     }
   )
 
-  fcTest.prop([intentArb, fc.integer()], RUNS)("line count: 7, plus one per account side; no trailing LF", (intent, seed) => {
-    const message = PermitMessage.build(spell(intent, seed))
-    const accountSides = [intent.payer, intent.recipient].filter((s) => s.form === "account").length
-    assert.lengthOf(message.split("\n"), 7 + accountSides)
-    assert.isFalse(message.endsWith("\n"))
-    assert.strictEqual(message.split("\n")[0], PermitMessage.PERMIT_REQUEST_DOMAIN)
-  })
-
-  fcTest.prop([intentArb, fc.integer()], RUNS)("the normalised request has EIP-55 addresses and explicit nulls", (intent, seed) => {
-    const normalized = PermitMessage.normalize(spell(intent, seed))
-    for (const name of ["payer", "recipient"] as const) {
-      const side = intent[name]
-      if (side.form === "address") {
-        assert.strictEqual(normalized[name], getAddress(side.address))
-        assert.isNull(normalized[`${name}AccountId`])
-        assert.isNull(normalized[`${name}Locator`])
-      } else {
-        assert.isNull(normalized[name])
-        assert.strictEqual(normalized[`${name}AccountId`], side.accountId)
-        assert.strictEqual(CanonicalJson.stringify(normalized[`${name}Locator`]), CanonicalJson.stringify(side.locator))
-      }
+  fcTest.prop([intentArb, fc.integer()], RUNS)(
+    "line count: 7, plus one per account side; no trailing LF",
+    (intent, seed) => {
+      const message = PermitMessage.build(spell(intent, seed))
+      const accountSides = [intent.payer, intent.recipient].filter((s) => s.form === "account").length
+      assert.lengthOf(message.split("\n"), 7 + accountSides)
+      assert.isFalse(message.endsWith("\n"))
+      assert.strictEqual(message.split("\n")[0], PermitMessage.PERMIT_REQUEST_DOMAIN)
     }
-    assert.strictEqual(normalized.idempotencyKey, intent.idempotencyKey)
-    assert.strictEqual(normalized.standard, intent.standard.toUpperCase())
-  })
+  )
+
+  fcTest.prop([intentArb, fc.integer()], RUNS)(
+    "the normalised request has EIP-55 addresses and explicit nulls",
+    (intent, seed) => {
+      const normalized = PermitMessage.normalize(spell(intent, seed))
+      for (const name of ["payer", "recipient"] as const) {
+        const side = intent[name]
+        if (side.form === "address") {
+          assert.strictEqual(normalized[name], getAddress(side.address))
+          assert.isNull(normalized[`${name}AccountId`])
+          assert.isNull(normalized[`${name}Locator`])
+        } else {
+          assert.isNull(normalized[name])
+          assert.strictEqual(normalized[`${name}AccountId`], side.accountId)
+          assert.strictEqual(
+            CanonicalJson.stringify(normalized[`${name}Locator`]),
+            CanonicalJson.stringify(side.locator)
+          )
+        }
+      }
+      assert.strictEqual(normalized.idempotencyKey, intent.idempotencyKey)
+      assert.strictEqual(normalized.standard, intent.standard.toUpperCase())
+    }
+  )
 })
 
 // ---------------------------------------------------------------------------
@@ -215,7 +250,21 @@ const changeIntent = (intent: Intent, change: Change, n: number): Intent | undef
 
 describe("PermitMessage: different intents", () => {
   fcTest.prop(
-    [intentArb, fc.constantFrom<Change>("quoteId", "amount", "standard", "payer", "recipient", "idempotencyKey", "locator", "accountId"), fc.nat(), fc.integer()],
+    [
+      intentArb,
+      fc.constantFrom<Change>(
+        "quoteId",
+        "amount",
+        "standard",
+        "payer",
+        "recipient",
+        "idempotencyKey",
+        "locator",
+        "accountId"
+      ),
+      fc.nat(),
+      fc.integer()
+    ],
     RUNS
   )("changing any one field changes the message and the fingerprint", (intent, change, n, seed) => {
     const changed = changeIntent(intent, change, n)
@@ -249,8 +298,12 @@ const codeOf = (input: unknown, options?: PermitMessage.NormalizeOptions) => {
 
 const evmIntent = intentArb.map((intent): Intent => ({
   ...intent,
-  payer: intent.payer.form === "address" ? intent.payer : { form: "address", address: "0x1111111111111111111111111111111111111111" },
-  recipient: intent.recipient.form === "address" ? intent.recipient : { form: "address", address: "0x2222222222222222222222222222222222222222" }
+  payer: intent.payer.form === "address"
+    ? intent.payer
+    : { form: "address", address: "0x1111111111111111111111111111111111111111" },
+  recipient: intent.recipient.form === "address"
+    ? intent.recipient
+    : { form: "address", address: "0x2222222222222222222222222222222222222222" }
 }))
 
 /** A checksummed address with the case of one letter flipped, still mixed case: a wrong checksum. */
@@ -260,7 +313,9 @@ const badChecksum = fc.tuple(addressLower, fc.nat()).map(([a, n]) => {
   if (letters.length < 2) return undefined
   const i = letters[n % letters.length]!
   const c = checksummed[i]!
-  const flipped = `${checksummed.slice(0, i)}${c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()}${checksummed.slice(i + 1)}`
+  const flipped = `${checksummed.slice(0, i)}${c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()}${
+    checksummed.slice(i + 1)
+  }`
   const body = flipped.slice(2)
   return body === body.toLowerCase() || body === body.toUpperCase() ? undefined : flipped
 })

@@ -148,7 +148,11 @@ describe("PermitMessage.message layout", () => {
 
 describe("PermitMessage.normalize", () => {
   it("returns the upstream field order with nulls for the unused identity fields", () => {
-    const normalized = PermitMessage.normalize({ ...base, quoteId: QUOTE.toUpperCase().replace("0X", "0x"), payer: PAYER.toLowerCase() })
+    const normalized = PermitMessage.normalize({
+      ...base,
+      quoteId: QUOTE.toUpperCase().replace("0X", "0x"),
+      payer: PAYER.toLowerCase()
+    })
     assert.deepStrictEqual(Object.keys(normalized), [
       "quoteId",
       "requestedAmountInRaw",
@@ -194,8 +198,14 @@ describe("PermitMessage.normalize", () => {
 
   it("accepts amounts as decimal string, bigint or safe integer, up to 2^128 - 1", () => {
     const max = (1n << 128n) - 1n
-    assert.strictEqual(PermitMessage.normalize({ ...base, requestedAmountInRaw: max }).requestedAmountInRaw, max.toString())
-    assert.strictEqual(PermitMessage.normalize({ ...base, requestedAmountInRaw: max.toString() }).requestedAmountInRaw, max.toString())
+    assert.strictEqual(
+      PermitMessage.normalize({ ...base, requestedAmountInRaw: max }).requestedAmountInRaw,
+      max.toString()
+    )
+    assert.strictEqual(
+      PermitMessage.normalize({ ...base, requestedAmountInRaw: max.toString() }).requestedAmountInRaw,
+      max.toString()
+    )
     assert.strictEqual(PermitMessage.normalize({ ...base, requestedAmountInRaw: 1 }).requestedAmountInRaw, "1")
     assert.strictEqual(
       PermitMessage.normalize({ ...base, requestedAmountInRaw: Number.MAX_SAFE_INTEGER }).requestedAmountInRaw,
@@ -204,8 +214,14 @@ describe("PermitMessage.normalize", () => {
   })
 
   it("trims the idempotency key and accepts 8 and 128 characters", () => {
-    assert.strictEqual(PermitMessage.normalize({ ...base, idempotencyKey: " \t abcdefgh\n " }).idempotencyKey, "abcdefgh")
-    assert.strictEqual(PermitMessage.normalize({ ...base, idempotencyKey: "k".repeat(128) }).idempotencyKey, "k".repeat(128))
+    assert.strictEqual(
+      PermitMessage.normalize({ ...base, idempotencyKey: " \t abcdefgh\n " }).idempotencyKey,
+      "abcdefgh"
+    )
+    assert.strictEqual(
+      PermitMessage.normalize({ ...base, idempotencyKey: "k".repeat(128) }).idempotencyKey,
+      "k".repeat(128)
+    )
     assert.strictEqual(PermitMessage.normalize({ ...base, idempotencyKey: "a.b_c:d-E9" }).idempotencyKey, "a.b_c:d-E9")
   })
 
@@ -219,13 +235,44 @@ describe("PermitMessage.normalize", () => {
 
 describe("PermitMessage normalisation errors", () => {
   it("QUOTE_ID_INVALID", () => {
-    for (const quoteId of ["", "0x", QUOTE.slice(0, -1), `${QUOTE}0`, QUOTE.slice(2), `0x${"g".repeat(64)}`, 5, null, undefined]) {
+    for (
+      const quoteId of [
+        "",
+        "0x",
+        QUOTE.slice(0, -1),
+        `${QUOTE}0`,
+        QUOTE.slice(2),
+        `0x${"g".repeat(64)}`,
+        5,
+        null,
+        undefined
+      ]
+    ) {
       expectCode({ ...base, quoteId }, "QUOTE_ID_INVALID", "quoteId")
     }
   })
 
   it("AMOUNT_INVALID for malformed amounts", () => {
-    for (const amount of ["-1", "1.0", "01", "0x10", "", " 1", "1e6", "+1", -1, 1.5, 2 ** 53, Number.NaN, -1n, null, undefined, {}]) {
+    for (
+      const amount of [
+        "-1",
+        "1.0",
+        "01",
+        "0x10",
+        "",
+        " 1",
+        "1e6",
+        "+1",
+        -1,
+        1.5,
+        2 ** 53,
+        Number.NaN,
+        -1n,
+        null,
+        undefined,
+        {}
+      ]
+    ) {
       expectCode({ ...base, requestedAmountInRaw: amount }, "AMOUNT_INVALID", "requestedAmountInRaw")
     }
   })
@@ -247,20 +294,22 @@ describe("PermitMessage normalisation errors", () => {
   })
 
   it("IDEMPOTENCY_KEY_INVALID for 7 or 129 characters and bad characters", () => {
-    for (const idempotencyKey of [
-      "k".repeat(7),
-      "k".repeat(129),
-      "",
-      "        ",
-      " abcdefg ",
-      "abcd efgh",
-      "abcdefgh!",
-      "abcdefgh/",
-      "abcdéfgh",
-      "abcd\nefgh",
-      12345678,
-      null
-    ]) {
+    for (
+      const idempotencyKey of [
+        "k".repeat(7),
+        "k".repeat(129),
+        "",
+        "        ",
+        " abcdefg ",
+        "abcd efgh",
+        "abcdefgh!",
+        "abcdefgh/",
+        "abcdéfgh",
+        "abcd\nefgh",
+        12345678,
+        null
+      ]
+    ) {
       expectCode({ ...base, idempotencyKey }, "IDEMPOTENCY_KEY_INVALID", "idempotencyKey")
     }
   })
@@ -271,11 +320,18 @@ describe("PermitMessage normalisation errors", () => {
 
     it(`${S}_IDENTITY_MISSING`, () => {
       expectCode({ ...base, ...none }, `${S}_IDENTITY_MISSING`, side)
-      expectCode({ ...base, [side]: null, [`${side}AccountId`]: null, [`${side}Locator`]: null }, `${S}_IDENTITY_MISSING`)
+      expectCode(
+        { ...base, [side]: null, [`${side}AccountId`]: null, [`${side}Locator`]: null },
+        `${S}_IDENTITY_MISSING`
+      )
     })
 
     it(`${S}_IDENTITY_AMBIGUOUS`, () => {
-      expectCode({ ...base, [`${side}AccountId`]: hex32(1), [`${side}Locator`]: { a: 1 } }, `${S}_IDENTITY_AMBIGUOUS`, side)
+      expectCode(
+        { ...base, [`${side}AccountId`]: hex32(1), [`${side}Locator`]: { a: 1 } },
+        `${S}_IDENTITY_AMBIGUOUS`,
+        side
+      )
       expectCode({ ...base, [`${side}AccountId`]: hex32(1) }, `${S}_IDENTITY_AMBIGUOUS`)
       expectCode({ ...base, [`${side}Locator`]: "x" }, `${S}_IDENTITY_AMBIGUOUS`)
     })
@@ -298,12 +354,21 @@ describe("PermitMessage normalisation errors", () => {
     })
 
     it(`${S}_INVALID, ${S}_ACCOUNT_ID_INVALID and ${S}_LOCATOR_INVALID`, () => {
-      for (const bad of ["0x1234", MIXED.slice(2), `${MIXED}00`, 42]) expectCode({ ...base, [side]: bad }, `${S}_INVALID`, side)
+      for (const bad of ["0x1234", MIXED.slice(2), `${MIXED}00`, 42]) {
+        expectCode({ ...base, [side]: bad }, `${S}_INVALID`, side)
+      }
       for (const bad of ["0x1234", hex32(1).slice(2), 7]) {
-        expectCode({ ...base, ...none, [`${side}AccountId`]: bad, [`${side}Locator`]: { a: 1 } }, `${S}_ACCOUNT_ID_INVALID`)
+        expectCode(
+          { ...base, ...none, [`${side}AccountId`]: bad, [`${side}Locator`]: { a: 1 } },
+          `${S}_ACCOUNT_ID_INVALID`
+        )
       }
       for (const bad of [[], ["x"], 5, true, { a: 1.5 }, { a: undefined }]) {
-        expectCode({ ...base, ...none, [`${side}AccountId`]: hex32(1), [`${side}Locator`]: bad }, `${S}_LOCATOR_INVALID`, `${side}Locator`)
+        expectCode(
+          { ...base, ...none, [`${side}AccountId`]: hex32(1), [`${side}Locator`]: bad },
+          `${S}_LOCATOR_INVALID`,
+          `${side}Locator`
+        )
       }
     })
   }
@@ -320,7 +385,10 @@ describe("PermitMessage normalisation errors", () => {
     assert.strictEqual(codeOf(allBad), "QUOTE_ID_INVALID")
     assert.strictEqual(codeOf({ ...allBad, quoteId: QUOTE }), "AMOUNT_INVALID")
     assert.strictEqual(codeOf({ ...allBad, quoteId: QUOTE, requestedAmountInRaw: "1" }), "STANDARD_INVALID")
-    assert.strictEqual(codeOf({ ...allBad, quoteId: QUOTE, requestedAmountInRaw: "1", standard: "DIRECT" }), "IDEMPOTENCY_KEY_INVALID")
+    assert.strictEqual(
+      codeOf({ ...allBad, quoteId: QUOTE, requestedAmountInRaw: "1", standard: "DIRECT" }),
+      "IDEMPOTENCY_KEY_INVALID"
+    )
     assert.strictEqual(
       codeOf({ ...allBad, quoteId: QUOTE, requestedAmountInRaw: "1", standard: "DIRECT", idempotencyKey: "abcdefgh" }),
       "PAYER_INVALID"
@@ -401,16 +469,18 @@ describe("PermitMessage.fingerprint", () => {
       }),
       reference
     )
-    for (const change of [
-      { quoteId: hex32(0x21) },
-      { requestedAmountInRaw: "2500001" },
-      { standard: "DIRECT" },
-      { payer: RECIPIENT },
-      { recipient: PAYER },
-      { idempotencyKey: "sdk-vector-0002" },
-      accountPayer,
-      accountRecipient
-    ]) {
+    for (
+      const change of [
+        { quoteId: hex32(0x21) },
+        { requestedAmountInRaw: "2500001" },
+        { standard: "DIRECT" },
+        { payer: RECIPIENT },
+        { recipient: PAYER },
+        { idempotencyKey: "sdk-vector-0002" },
+        accountPayer,
+        accountRecipient
+      ]
+    ) {
       assert.notStrictEqual(fp({ ...base, ...change }), reference, JSON.stringify(change))
     }
     const withLocator = { ...base, ...accountPayer }

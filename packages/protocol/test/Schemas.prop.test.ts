@@ -33,7 +33,8 @@ const RUNS = { numRuns: 200 }
 // ---------------------------------------------------------------------------
 
 const HEX = [..."0123456789abcdefABCDEF"]
-const hexDigits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...HEX), minLength: min, maxLength: max })
+const hexDigits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(...HEX), minLength: min, maxLength: max })
 
 const notJsonScalar = fc.constantFrom<unknown>(true, {}, [], 1.5)
 
@@ -79,7 +80,9 @@ const badInt = (min: number, max?: number): fc.Arbitrary<unknown> =>
     fc.constant(min - 1),
     max === undefined ? fc.constant(-1e21) : fc.constant(max + 1),
     fc.integer({ min: Number.MIN_SAFE_INTEGER, max: min - 1 }),
-    max === undefined ? fc.constantFrom(2 ** 53, 1e21, Number.POSITIVE_INFINITY) : fc.integer({ min: max + 1, max: max + 1_000_000 }),
+    max === undefined
+      ? fc.constantFrom(2 ** 53, 1e21, Number.POSITIVE_INFINITY)
+      : fc.integer({ min: max + 1, max: max + 1_000_000 }),
     fc.double({ min, max: max ?? 1e9, noNaN: true, noInteger: true }),
     fc.integer({ min, max: max ?? 1_000_000 }).map(String),
     fc.constantFrom<unknown>(null, Number.NaN, true, [], {})
@@ -156,47 +159,65 @@ describe("Schemas: generated valid routes", () => {
     }
   })
 
-  fcTest.prop([fc.array(routeArb, { maxLength: 3 })], { numRuns: 60 })("a signed payload of generated routes decodes", (routes) => {
-    const payload = { ...samples.signedFeedPayload, routes }
-    assert.deepStrictEqual(decode(SignedFeedPayload, payload), Result.succeed(payload))
-  })
+  fcTest.prop([fc.array(routeArb, { maxLength: 3 })], { numRuns: 60 })(
+    "a signed payload of generated routes decodes",
+    (routes) => {
+      const payload = { ...samples.signedFeedPayload, routes }
+      assert.deepStrictEqual(decode(SignedFeedPayload, payload), Result.succeed(payload))
+    }
+  )
 })
 
 describe("Schemas: generated violations are rejected", () => {
-  fcTest.prop([routeViolation], { numRuns: 400 })("a Route field with a value breaking its rule is rejected at that field", ({ key, value }) => {
-    const text = failureText(Route, { ...samples.route, [key]: value })
-    assert.isDefined(text, `${key} = ${String(value)} was accepted`)
-    assert.include(text, `["${key}"]`)
-  })
+  fcTest.prop([routeViolation], { numRuns: 400 })(
+    "a Route field with a value breaking its rule is rejected at that field",
+    ({ key, value }) => {
+      const text = failureText(Route, { ...samples.route, [key]: value })
+      assert.isDefined(text, `${key} = ${String(value)} was accepted`)
+      assert.include(text, `["${key}"]`)
+    }
+  )
 
-  fcTest.prop([routeViolation, fc.nat({ max: 1 })], RUNS)("the same inside a signed payload's routes", ({ key, value }, index) => {
-    const routes = samples.signedFeedPayload.routes.map((r, i) => (i === index ? { ...r, [key]: value } : r))
-    const text = failureText(SignedFeedPayload, { ...samples.signedFeedPayload, routes })
-    assert.isDefined(text)
-    assert.include(text, `["routes"][${index}]["${key}"]`)
-  })
+  fcTest.prop([routeViolation, fc.nat({ max: 1 })], RUNS)(
+    "the same inside a signed payload's routes",
+    ({ key, value }, index) => {
+      const routes = samples.signedFeedPayload.routes.map((r, i) => (i === index ? { ...r, [key]: value } : r))
+      const text = failureText(SignedFeedPayload, { ...samples.signedFeedPayload, routes })
+      assert.isDefined(text)
+      assert.include(text, `["routes"][${index}]["${key}"]`)
+    }
+  )
 
-  fcTest.prop([routeArb, fc.constantFrom(...ROUTE_KEYS)], RUNS)("a generated route missing any one field is rejected", (route, key) => {
-    const { [key]: _, ...missing } = route
-    void _
-    const text = failureText(Route, missing)
-    assert.isDefined(text)
-    assert.include(text, key)
-  })
+  fcTest.prop([routeArb, fc.constantFrom(...ROUTE_KEYS)], RUNS)(
+    "a generated route missing any one field is rejected",
+    (route, key) => {
+      const { [key]: _, ...missing } = route
+      void _
+      const text = failureText(Route, missing)
+      assert.isDefined(text)
+      assert.include(text, key)
+    }
+  )
 
-  fcTest.prop([routeArb, objectKey, jsonObject], { numRuns: 100 })("an unknown key on a generated route is rejected", (route, key, value) => {
-    fc.pre(!(key in route))
-    const text = failureText(Route, { ...route, [key]: value })
-    assert.isDefined(text)
-    assert.include(text, "excess")
-  })
+  fcTest.prop([routeArb, objectKey, jsonObject], { numRuns: 100 })(
+    "an unknown key on a generated route is rejected",
+    (route, key, value) => {
+      fc.pre(!(key in route))
+      const text = failureText(Route, { ...route, [key]: value })
+      assert.isDefined(text)
+      assert.include(text, "excess")
+    }
+  )
 })
 
 describe("Schemas: free-form objects", () => {
-  fcTest.prop([jsonObject, jsonObject], RUNS)("locators take any keys and keep them", (sourceLocator, destinationLocator) => {
-    const route = { ...samples.route, sourceLocator, destinationLocator }
-    assert.deepStrictEqual(decode(Route, route), Result.succeed(route))
-  })
+  fcTest.prop([jsonObject, jsonObject], RUNS)(
+    "locators take any keys and keep them",
+    (sourceLocator, destinationLocator) => {
+      const route = { ...samples.route, sourceLocator, destinationLocator }
+      assert.deepStrictEqual(decode(Route, route), Result.succeed(route))
+    }
+  )
 
   fcTest.prop([jsonObject, jsonObject, fc.oneof(fc.constant(null), jsonObject)], { numRuns: 100 })(
     "evidence, execution capacity and payout ceiling take any keys",
@@ -219,12 +240,15 @@ describe("Schemas: free-form objects", () => {
 })
 
 describe("Schemas: scalar patterns", () => {
-  fcTest.prop([fc.bigInt({ min: 0n, max: (1n << 256n) - 1n })], RUNS)("UintStr keeps every value up to 2^256 - 1 as the identical string", (n) => {
-    const text = n.toString()
-    const decoded = decode(UintStr, text)
-    assert.deepStrictEqual(decoded, Result.succeed(text))
-    if (Result.isSuccess(decoded)) assert.strictEqual(decoded.success, text)
-  })
+  fcTest.prop([fc.bigInt({ min: 0n, max: (1n << 256n) - 1n })], RUNS)(
+    "UintStr keeps every value up to 2^256 - 1 as the identical string",
+    (n) => {
+      const text = n.toString()
+      const decoded = decode(UintStr, text)
+      assert.deepStrictEqual(decoded, Result.succeed(text))
+      if (Result.isSuccess(decoded)) assert.strictEqual(decoded.success, text)
+    }
+  )
 
   fcTest.prop([badUintNonNull], RUNS)("UintStr rejects what is not a canonical decimal below 2^256", (value) => {
     assert.isFalse(accepts(UintStr, value), String(value))
@@ -286,7 +310,13 @@ describe("Schemas: generated permit requests", () => {
     assert.deepStrictEqual(decode(PermitRequest, request), Result.succeed(request))
   })
 
-  fcTest.prop([permitRequestArb, fc.constantFrom("payer", "recipient"), anyCase(addressLower), anyCase(bytes32), jsonObject], RUNS)(
+  fcTest.prop([
+    permitRequestArb,
+    fc.constantFrom("payer", "recipient"),
+    anyCase(addressLower),
+    anyCase(bytes32),
+    jsonObject
+  ], RUNS)(
     "adding the other identity form to a side is rejected",
     (request, side, address, accountId, locator) => {
       const hasAddress = typeof (request as Record<string, unknown>)[side] === "string"

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import {
+  DateTime,
   decodeStrict,
   decodeStrictSync,
   PermitCreateRequest,
@@ -12,7 +13,6 @@ import {
   strictParseOptions,
   toJsonSchema,
   toStandaloneJsonSchema,
-  DateTime,
   UintStr
 } from "../src/index.ts"
 import * as samples from "./samples.ts"
@@ -54,7 +54,10 @@ const getAt = (root: unknown, path: ReadonlyArray<string | number>): any =>
 const STRICT_NESTED: { readonly [K in ResourceName]: ReadonlyArray<ReadonlyArray<string | number>> } = {
   Route: [],
   SignedFeedPayload: [["routes", 0], ["routes", 1]],
-  SignedFeed: [["signedPayload"], ["signedPayload", "routes", 0], ["actionableRoutes", 0], ["routes", 1], ["openRoutes", 0]],
+  SignedFeed: [["signedPayload"], ["signedPayload", "routes", 0], ["actionableRoutes", 0], ["routes", 1], [
+    "openRoutes",
+    0
+  ]],
   ActionableRoute: [],
   FeedResponse: [["feed"], ["feed", "signedPayload", "routes", 0]],
   RouteMetrics: [],
@@ -140,7 +143,10 @@ describe("Schemas: one valid sample per resource", () => {
       const decoded = decode(schema, sample)
       assert.isTrue(Result.isSuccess(decoded), Result.isFailure(decoded) ? String(decoded.failure) : "")
       if (Result.isSuccess(decoded)) {
-        const encoded = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(decoded.success, strictParseOptions)
+        const encoded = Schema.encodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(
+          decoded.success,
+          strictParseOptions
+        )
         assert.deepStrictEqual(encoded, sample)
         // the same JSON text up to key order (encoding writes keys in schema order)
         assert.strictEqual(JSON.stringify(sortKeysDeep(encoded)), JSON.stringify(sortKeysDeep(sample)))
@@ -193,7 +199,9 @@ describe("Schemas: one valid sample per resource", () => {
 
 describe("Schemas: free-form objects accept arbitrary keys", () => {
   // JSON.parse keeps "__proto__" as an ordinary own key
-  const anyKeys = JSON.parse('{"":1,"any key":[null,true,"x"],"😀":{"nested":{"deep":"v"}},"__proto__":2,"0":-5}')
+  const anyKeys = JSON.parse(
+    "{\"\":1,\"any key\":[null,true,\"x\"],\"😀\":{\"nested\":{\"deep\":\"v\"}},\"__proto__\":2,\"0\":-5}"
+  )
   const freeForm: ReadonlyArray<[ResourceName, ReadonlyArray<string | number>]> = [
     ["Route", ["sourceLocator"]],
     ["Route", ["destinationLocator"]],
@@ -233,7 +241,9 @@ describe("Schemas: UintStr", () => {
   const max = (1n << 256n) - 1n
 
   it("accepts values above 2^53 up to 2^256 - 1 and keeps the identical string", () => {
-    for (const text of ["0", "1", "9007199254740993", "18446744073709551616", (1n << 128n).toString(), max.toString()]) {
+    for (
+      const text of ["0", "1", "9007199254740993", "18446744073709551616", (1n << 128n).toString(), max.toString()]
+    ) {
       const result = decode(UintStr, text)
       assert.deepStrictEqual(result, Result.succeed(text))
     }
@@ -244,30 +254,32 @@ describe("Schemas: UintStr", () => {
   })
 
   it("rejects 2^256, leading zeros, signs, fractions, exponents, hex, whitespace and numbers", () => {
-    for (const bad of [
-      (max + 1n).toString(),
-      (1n << 260n).toString(),
-      "1".repeat(79),
-      "00",
-      "01",
-      "007",
-      "-1",
-      "-0",
-      "+1",
-      "1.0",
-      "1.",
-      ".5",
-      "1e3",
-      "0x10",
-      "",
-      " 1",
-      "1 ",
-      "١",
-      1,
-      0,
-      1n,
-      null
-    ]) {
+    for (
+      const bad of [
+        (max + 1n).toString(),
+        (1n << 260n).toString(),
+        "1".repeat(79),
+        "00",
+        "01",
+        "007",
+        "-1",
+        "-0",
+        "+1",
+        "1.0",
+        "1.",
+        ".5",
+        "1e3",
+        "0x10",
+        "",
+        " 1",
+        "1 ",
+        "١",
+        1,
+        0,
+        1n,
+        null
+      ]
+    ) {
       assert.isFalse(accepts(UintStr, bad), `accepted ${String(bad)}`)
     }
   })
@@ -275,38 +287,42 @@ describe("Schemas: UintStr", () => {
 
 describe("Schemas: DateTime", () => {
   it("accepts RFC 3339 date-times with a zone", () => {
-    for (const good of [
-      "2033-05-18T03:33:00Z",
-      "2033-05-18T03:33:00.123456Z",
-      "2033-05-18t03:33:00z",
-      "2033-05-18T03:33:00+05:30",
-      "2033-12-31T23:59:59-08:00",
-      "2032-02-29T00:00:00Z",
-      "2000-02-29T00:00:00Z"
-    ]) {
+    for (
+      const good of [
+        "2033-05-18T03:33:00Z",
+        "2033-05-18T03:33:00.123456Z",
+        "2033-05-18t03:33:00z",
+        "2033-05-18T03:33:00+05:30",
+        "2033-12-31T23:59:59-08:00",
+        "2032-02-29T00:00:00Z",
+        "2000-02-29T00:00:00Z"
+      ]
+    ) {
       assert.deepStrictEqual(decode(DateTime, good), Result.succeed(good), good)
     }
   })
 
   it("rejects days that do not exist, hour 24 and other malformed forms", () => {
-    for (const bad of [
-      "2033-02-29T00:00:00Z",
-      "1900-02-29T00:00:00Z",
-      "2033-02-30T00:00:00Z",
-      "2033-04-31T00:00:00Z",
-      "2033-02-32T00:00:00Z",
-      "2033-13-01T00:00:00Z",
-      "2033-00-10T00:00:00Z",
-      "2033-01-00T00:00:00Z",
-      "2033-01-01T24:00:00Z",
-      "2033-01-01T23:60:00Z",
-      "2033-01-01T00:00:00",
-      "2033-01-01 00:00:00Z",
-      "2033-01-01",
-      "2033-01-01T00:00:00+0530",
-      "yesterday",
-      1988150400
-    ]) {
+    for (
+      const bad of [
+        "2033-02-29T00:00:00Z",
+        "1900-02-29T00:00:00Z",
+        "2033-02-30T00:00:00Z",
+        "2033-04-31T00:00:00Z",
+        "2033-02-32T00:00:00Z",
+        "2033-13-01T00:00:00Z",
+        "2033-00-10T00:00:00Z",
+        "2033-01-00T00:00:00Z",
+        "2033-01-01T24:00:00Z",
+        "2033-01-01T23:60:00Z",
+        "2033-01-01T00:00:00",
+        "2033-01-01 00:00:00Z",
+        "2033-01-01",
+        "2033-01-01T00:00:00+0530",
+        "yesterday",
+        1988150400
+      ]
+    ) {
       assert.isFalse(accepts(DateTime, bad), String(bad))
     }
   })
@@ -352,7 +368,11 @@ describe("Schemas: PermitRequest identity rules", () => {
           for (const ra of STATES) {
             for (const rid of STATES) {
               for (const rloc of STATES) {
-                const request = { ...baseRequest, ...sideFields("payer", pa, pid, ploc), ...sideFields("recipient", ra, rid, rloc) }
+                const request = {
+                  ...baseRequest,
+                  ...sideFields("payer", pa, pid, ploc),
+                  ...sideFields("recipient", ra, rid, rloc)
+                }
                 const expected = sideValid(pa, pid, ploc) && sideValid(ra, rid, rloc)
                 assert.strictEqual(accepts(PermitRequest, request), expected, JSON.stringify(request))
                 assert.strictEqual(
@@ -375,7 +395,12 @@ describe("Schemas: PermitRequest identity rules", () => {
   it("names the failing side", () => {
     assert.include(issueText(PermitRequest, { ...baseRequest, recipient: samples.RECIPIENT }), "payer")
     assert.include(
-      issueText(PermitRequest, { ...baseRequest, payer: samples.PAYER, recipient: samples.RECIPIENT, recipientAccountId: samples.hex32(1) }),
+      issueText(PermitRequest, {
+        ...baseRequest,
+        payer: samples.PAYER,
+        recipient: samples.RECIPIENT,
+        recipientAccountId: samples.hex32(1)
+      }),
       "recipient"
     )
     assert.include(
@@ -386,19 +411,21 @@ describe("Schemas: PermitRequest identity rules", () => {
 
   it("checks the field formats of a request", () => {
     const good = copy(samples.permitRequest)
-    for (const [key, bad] of [
-      ["quoteId", "0x12"],
-      ["requestedAmountInRaw", "01"],
-      ["requestedAmountInRaw", 100],
-      ["standard", "-DIRECT"],
-      ["standard", "S".repeat(65)],
-      ["payer", "0x12"],
-      ["recipient", samples.RECIPIENT.slice(0, -1)],
-      ["idempotencyKey", "short"],
-      ["idempotencyKey", "k".repeat(129)],
-      ["idempotencyKey", "has space"],
-      ["requestSignature", 5]
-    ] as const) {
+    for (
+      const [key, bad] of [
+        ["quoteId", "0x12"],
+        ["requestedAmountInRaw", "01"],
+        ["requestedAmountInRaw", 100],
+        ["standard", "-DIRECT"],
+        ["standard", "S".repeat(65)],
+        ["payer", "0x12"],
+        ["recipient", samples.RECIPIENT.slice(0, -1)],
+        ["idempotencyKey", "short"],
+        ["idempotencyKey", "k".repeat(129)],
+        ["idempotencyKey", "has space"],
+        ["requestSignature", 5]
+      ] as const
+    ) {
       assert.isFalse(accepts(PermitRequest, { ...good, [key]: bad }), `${key}=${String(bad)}`)
     }
     assert.isTrue(accepts(PermitRequest, { ...good, standard: "erc-7683" }), "lowercase standard is a valid spelling")
@@ -432,22 +459,24 @@ describe("Schemas: limits of the feed and the scanner hints", () => {
   })
 
   it("probe step fields keep their rules", () => {
-    for (const [path, bad] of [
-      [["probe", "steps", 0, "order"], 0],
-      [["probe", "steps", 0, "transport"], "WEBSOCKET"],
-      [["probe", "steps", 0, "rpcMethod"], "eth_sendTransaction"],
-      [["probe", "steps", 8, "method"], "POST"],
-      [["probe", "steps", 7, "topics", 0], "0x12"],
-      [["probe", "methods", "isLive", "stateMutability"], "nonpayable"],
-      [["probe", "methods", "isLive", "selector"], "0x1234"],
-      [["probe", "executedBySvc"], true],
-      [["eventDiscovery", "SourceFillV6", "indexedFields", 0, "topicPosition"], 4],
-      [["eventDiscovery", "SourceFillV6", "indexedTopicPositions", "fillId"], 0],
-      [["eventDiscovery", "SourceFillV6", "discoveryMapping", "discoveryURI"], "not a uri"],
-      [["deterministicDeployment", "method"], "CREATE"],
-      [["contracts", "router", "sameAddressAcrossChains"], false],
-      [["deploymentVersion"], 5]
-    ] as const) {
+    for (
+      const [path, bad] of [
+        [["probe", "steps", 0, "order"], 0],
+        [["probe", "steps", 0, "transport"], "WEBSOCKET"],
+        [["probe", "steps", 0, "rpcMethod"], "eth_sendTransaction"],
+        [["probe", "steps", 8, "method"], "POST"],
+        [["probe", "steps", 7, "topics", 0], "0x12"],
+        [["probe", "methods", "isLive", "stateMutability"], "nonpayable"],
+        [["probe", "methods", "isLive", "selector"], "0x1234"],
+        [["probe", "executedBySvc"], true],
+        [["eventDiscovery", "SourceFillV6", "indexedFields", 0, "topicPosition"], 4],
+        [["eventDiscovery", "SourceFillV6", "indexedTopicPositions", "fillId"], 0],
+        [["eventDiscovery", "SourceFillV6", "discoveryMapping", "discoveryURI"], "not a uri"],
+        [["deterministicDeployment", "method"], "CREATE"],
+        [["contracts", "router", "sameAddressAcrossChains"], false],
+        [["deploymentVersion"], 5]
+      ] as const
+    ) {
       assert.isFalse(accepts(ScannerHints, setAt(samples.scannerHints, path, bad)), path.join("."))
     }
   })
@@ -455,7 +484,10 @@ describe("Schemas: limits of the feed and the scanner hints", () => {
   it("actionableRoutes holds at most 10 items", () => {
     const ten = Array.from({ length: 10 }, () => samples.actionableRoute)
     assert.isTrue(accepts(SignedFeed, setAt(samples.signedFeed, ["actionableRoutes"], ten)))
-    assert.include(issueText(SignedFeed, setAt(samples.signedFeed, ["actionableRoutes"], [...ten, samples.actionableRoute])), "actionableRoutes")
+    assert.include(
+      issueText(SignedFeed, setAt(samples.signedFeed, ["actionableRoutes"], [...ten, samples.actionableRoute])),
+      "actionableRoutes"
+    )
     assert.isTrue(accepts(SignedFeed, setAt(samples.signedFeed, ["actionableRoutes"], [])))
   })
 
@@ -542,13 +574,23 @@ describe("Schemas: limits of the feed and the scanner hints", () => {
       ["validUntil", [0], [-1, 0.5]]
     ]
     for (const [key, good, bad] of cases) {
-      for (const value of good) assert.isTrue(accepts(Route, setAt(samples.route, [key], value)), `${key}=${String(value)}`)
-      for (const value of bad) assert.isFalse(accepts(Route, setAt(samples.route, [key], value)), `${key}=${String(value)}`)
+      for (const value of good) {
+        assert.isTrue(accepts(Route, setAt(samples.route, [key], value)), `${key}=${String(value)}`)
+      }
+      for (const value of bad) {
+        assert.isFalse(accepts(Route, setAt(samples.route, [key], value)), `${key}=${String(value)}`)
+      }
     }
   })
 
   it("optional fields of RouteMetrics and ErrorResponse may be left out", () => {
-    assert.isTrue(accepts(Resources.RouteMetrics, { telemetryAvailable: false, permitConversionRate: null, fillConversionRate: null }))
+    assert.isTrue(
+      accepts(Resources.RouteMetrics, {
+        telemetryAvailable: false,
+        permitConversionRate: null,
+        fillConversionRate: null
+      })
+    )
     assert.isFalse(accepts(Resources.RouteMetrics, { telemetryAvailable: false, permitConversionRate: null }))
     assert.isTrue(accepts(Resources.ErrorResponse, { ok: false, error: "NOT_FOUND" }))
     assert.isTrue(accepts(Resources.ErrorResponse, { ok: false, error: "NOT_FOUND", diagnostics: null }))

@@ -45,18 +45,20 @@ describe("Signature.parse", () => {
   })
 
   it("refuses malformed length and hex as MALFORMED", () => {
-    for (const bad of [
-      "",
-      "0x",
-      VALID.slice(0, -2), // 64 bytes
-      `${VALID}00`, // 66 bytes
-      VALID.slice(2), // no 0x
-      `0X${VALID.slice(2)}`,
-      `${VALID.slice(0, 10)}g${VALID.slice(11)}`,
-      ` ${VALID}`,
-      `${VALID}\n`,
-      `0x${"zz".repeat(65)}`
-    ]) {
+    for (
+      const bad of [
+        "",
+        "0x",
+        VALID.slice(0, -2), // 64 bytes
+        `${VALID}00`, // 66 bytes
+        VALID.slice(2), // no 0x
+        `0X${VALID.slice(2)}`,
+        `${VALID.slice(0, 10)}g${VALID.slice(11)}`,
+        ` ${VALID}`,
+        `${VALID}\n`,
+        `0x${"zz".repeat(65)}`
+      ]
+    ) {
       assert.strictEqual(problemOf(bad), "MALFORMED", JSON.stringify(bad))
     }
     assert.strictEqual(problemOf(12345), "MALFORMED")
@@ -123,14 +125,16 @@ describe("Signature keys and addresses", () => {
   })
 
   it("rejects malformed private keys and keys outside 1..n-1", () => {
-    for (const bad of [
-      "0x",
-      TEST_KEY.slice(0, -2),
-      TEST_KEY.slice(2),
-      `0x${"00".repeat(32)}`,
-      `0x${word(SECP256K1_N)}`,
-      `0x${"ff".repeat(32)}`
-    ]) {
+    for (
+      const bad of [
+        "0x",
+        TEST_KEY.slice(0, -2),
+        TEST_KEY.slice(2),
+        `0x${"00".repeat(32)}`,
+        `0x${word(SECP256K1_N)}`,
+        `0x${"ff".repeat(32)}`
+      ]
+    ) {
       assert.throws(() => Signature.addressOf(bad as Hex))
       assert.throws(() => Signature.signDigest(DIGEST, bad as Hex))
     }
@@ -174,7 +178,10 @@ describe("Signature.personalMessageDigest", () => {
 })
 
 const SIG_RUNS = { numRuns: 40 }
-const messageArb = fc.string({ unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\n", "é", "😀", "\u2028")), maxLength: 80 })
+const messageArb = fc.string({
+  unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\n", "é", "😀", "\u2028")),
+  maxLength: 80
+})
 
 describe("Signature properties", () => {
   fcTest.prop([privateKey, bytes32], SIG_RUNS)(
@@ -218,7 +225,10 @@ describe("Signature properties", () => {
       const account = privateKeyToAccount(key)
       assert.strictEqual(await account.signMessage({ message }), signature)
       assert.strictEqual(await viemSignMessage({ message, privateKey: key }), signature)
-      assert.deepStrictEqual(Signature.recoverPersonalMessageSigner(message, signature), Result.succeed(account.address))
+      assert.deepStrictEqual(
+        Signature.recoverPersonalMessageSigner(message, signature),
+        Result.succeed(account.address)
+      )
       // a raw-digest signature of the message hash is not a personal_sign signature
       const raw = Signature.signDigest(keccak256(new TextEncoder().encode(message)), key)
       const wrong = Signature.recoverPersonalMessageSigner(message, raw)
@@ -226,7 +236,11 @@ describe("Signature properties", () => {
     }
   )
 
-  fcTest.prop([fc.bigInt({ min: 1n, max: SECP256K1_N - 1n }), fc.bigInt({ min: 1n, max: SECP256K1_N - 1n }), fc.constantFrom(0, 1, 27, 28)], { numRuns: 300 })(
+  fcTest.prop([
+    fc.bigInt({ min: 1n, max: SECP256K1_N - 1n }),
+    fc.bigInt({ min: 1n, max: SECP256K1_N - 1n }),
+    fc.constantFrom(0, 1, 27, 28)
+  ], { numRuns: 300 })(
     "parse accepts exactly r, s in range with s <= n/2, and serialize normalises v to 27/28",
     (r, s, v) => {
       const parsed = Signature.parse(sigOf(r, s, v))

@@ -13,7 +13,9 @@ type Hex = `0x${string}`
 // ---------------------------------------------------------------------------
 
 /** A JSON value with only safe integers as numbers. */
-export type JsonValue = null | boolean | number | string | ReadonlyArray<JsonValue> | { readonly [key: string]: JsonValue }
+export type JsonValue = null | boolean | number | string | ReadonlyArray<JsonValue> | {
+  readonly [key: string]: JsonValue
+}
 
 /** Characters that stress JSON escaping and UTF-16 ordering. */
 const specialChars = fc.constantFrom(
@@ -76,7 +78,9 @@ const objectOf = (key: fc.Arbitrary<string>, value: fc.Arbitrary<JsonValue>, max
 
 /** Nested JSON values (arrays and objects up to a small depth). */
 export const jsonValueWith = (key: fc.Arbitrary<string>): fc.Arbitrary<JsonValue> =>
-  fc.letrec<{ value: JsonValue; array: ReadonlyArray<JsonValue>; object: { readonly [key: string]: JsonValue } }>((tie) => ({
+  fc.letrec<{ value: JsonValue; array: ReadonlyArray<JsonValue>; object: { readonly [key: string]: JsonValue } }>((
+    tie
+  ) => ({
     value: fc.oneof({ depthSize: "small", withCrossShrink: true }, jsonLeaf, tie("array"), tie("object")),
     array: fc.array(tie("value"), { maxLength: 5 }),
     object: objectOf(key, tie("value"), 6)
@@ -88,7 +92,7 @@ export const jsonValue = jsonValueWith(objectKey)
 export const jsonObject = objectOf(objectKey, jsonValue, 8)
 
 /** A small deterministic PRNG (mulberry32) for shuffles driven by a generated seed. */
-export const prng = (seed: number): (() => number) => {
+export const prng = (seed: number): () => number => {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -165,7 +169,12 @@ const keyHex = (k: bigint): Hex => `0x${k.toString(16).padStart(64, "0")}`
  * above n (not keys), plus the edge keys 1, 2 and n - 1.
  */
 export const privateKey: fc.Arbitrary<Hex> = fc.oneof(
-  { weight: 9, arbitrary: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => BigInt(bytesToHex(bytes))).filter((k) => k !== 0n && k < SECP256K1_N).map(keyHex) },
+  {
+    weight: 9,
+    arbitrary: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => BigInt(bytesToHex(bytes))).filter((k) =>
+      k !== 0n && k < SECP256K1_N
+    ).map(keyHex)
+  },
   { weight: 1, arbitrary: fc.constantFrom(1n, 2n, SECP256K1_N - 1n).map(keyHex) }
 )
 

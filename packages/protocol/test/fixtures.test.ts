@@ -23,8 +23,8 @@ import {
   PermitDigest,
   PermitMessage,
   PermitRequest,
-  SignedFeedPayload,
-  Signature
+  Signature,
+  SignedFeedPayload
 } from "../src/index.ts"
 
 type Hex = `0x${string}`
@@ -40,13 +40,15 @@ const load = (folder: string): { generator: string; description: string; cases: 
 // Independent helpers
 // ---------------------------------------------------------------------------
 
-const bytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex.startsWith("0x") ? hex.slice(2) : hex, "hex"))
+const bytes = (hex: string): Uint8Array =>
+  Uint8Array.from(Buffer.from(hex.startsWith("0x") ? hex.slice(2) : hex, "hex"))
 const hexOf = (b: Uint8Array): Hex => `0x${Buffer.from(b).toString("hex")}`
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text)
 const keccakHex = (data: Uint8Array | string): Hex => hexOf(keccak_256(typeof data === "string" ? bytes(data) : data))
 const keccakText = (text: string): Hex => keccakHex(utf8(text))
 const word = (n: bigint): string => n.toString(16).padStart(64, "0")
-const concat = (...hexes: Array<string>): string => `0x${hexes.map((h) => (h.startsWith("0x") ? h.slice(2) : h)).join("")}`
+const concat = (...hexes: Array<string>): string =>
+  `0x${hexes.map((h) => (h.startsWith("0x") ? h.slice(2) : h)).join("")}`
 
 const SECP_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
@@ -151,7 +153,9 @@ const thrown = (f: () => unknown): Any => {
 
 const listFiles = (dir: URL, prefix: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`]
+    entry.isDirectory()
+      ? listFiles(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`)
+      : [`${prefix}${entry.name}`]
   )
 
 describe("fixtures/protocol is what scripts/fixtures.ts generates", () => {
@@ -162,7 +166,9 @@ describe("fixtures/protocol is what scripts/fixtures.ts generates", () => {
       assert.isString(built[`protocol/${folder}/vectors.json`])
       assert.isString(built[`protocol/${folder}/README.md`])
     }
-    for (const rel of Object.keys(built)) assert.isTrue(rel.startsWith("protocol/"), `${rel} is outside fixtures/protocol`)
+    for (const rel of Object.keys(built)) {
+      assert.isTrue(rel.startsWith("protocol/"), `${rel} is outside fixtures/protocol`)
+    }
   })
 
   it("is deterministic", () => {
@@ -182,7 +188,11 @@ describe("fixtures/protocol is what scripts/fixtures.ts generates", () => {
 
   it("fixtures/protocol holds no file the generator does not produce", () => {
     const onDisk = listFiles(new URL("protocol/", fixturesDir), "protocol/").sort()
-    assert.deepStrictEqual(onDisk, Object.keys(built).sort(), "stale or extra files: run `npm run fixtures` and remove the rest")
+    assert.deepStrictEqual(
+      onDisk,
+      Object.keys(built).sort(),
+      "stale or extra files: run `npm run fixtures` and remove the rest"
+    )
   })
 
   it("files are 2-space JSON with a trailing newline and the common header", () => {
@@ -332,7 +342,11 @@ describe("fixtures: feed", () => {
 
       // the signature is reproducible from its recipe
       const signed = Signature.signDigest(c.signedDigest, c.signingKey)
-      const raw = secp256k1.sign(bytes(c.signedDigest), bytes(c.signingKey), { prehash: false, format: "recovered", lowS: true })
+      const raw = secp256k1.sign(bytes(c.signedDigest), bytes(c.signingKey), {
+        prehash: false,
+        format: "recovered",
+        lowS: true
+      })
       assert.strictEqual(signed.slice(2, 130), hexOf(raw).slice(4), "RFC 6979 signature matches @noble directly")
       assert.strictEqual(transformSignature(signed, c.signatureTransform), c.feedSignature)
       if (c.signatureTransform !== "truncated") {
@@ -340,7 +354,12 @@ describe("fixtures: feed", () => {
       }
 
       // the library's verification
-      const feed = { signedPayload: c.signedPayload, feedHash: c.feedHash, feedSignature: c.feedSignature, feedSigner: c.feedSigner }
+      const feed = {
+        signedPayload: c.signedPayload,
+        feedHash: c.feedHash,
+        feedSignature: c.feedSignature,
+        feedSigner: c.feedSigner
+      }
       const options = c.expectedSigner === undefined ? { now: c.now } : { now: c.now, expectedSigner: c.expectedSigner }
       const result = FeedSignature.verify(feed, options)
       assert.isTrue(Result.isSuccess(result))
@@ -400,7 +419,10 @@ const independentMessage = (n: Any): string => {
   ]
   for (const side of ["payer", "recipient"]) {
     if (n[side] !== null) lines.push(`${side}=${n[side].toLowerCase()}`)
-    else lines.push(`${side}AccountId=${n[`${side}AccountId`].toLowerCase()}`, `${side}Locator=${upstreamCanonical(n[`${side}Locator`])}`)
+    else {lines.push(
+        `${side}AccountId=${n[`${side}AccountId`].toLowerCase()}`,
+        `${side}Locator=${upstreamCanonical(n[`${side}Locator`])}`
+      )}
   }
   lines.push(`idempotencyKey=${n.idempotencyKey}`)
   return lines.join("\n")
@@ -467,7 +489,12 @@ describe("fixtures: permit request message", () => {
 
   it("the Appendix A requests agree with fixtures/upstream", () => {
     const upstream = JSON.parse(read("upstream/appendix-a.json"))
-    for (const [id, name] of [["evm-appendix-a", "permitRequestEvm"], ["locator-appendix-a", "permitRequestLocator"]] as const) {
+    for (
+      const [id, name] of [["evm-appendix-a", "permitRequestEvm"], [
+        "locator-appendix-a",
+        "permitRequestLocator"
+      ]] as const
+    ) {
       const c = positive.find((x) => x.id === id)
       assert.deepStrictEqual(c.request, upstream[name].request)
       assert.strictEqual(c.message, upstream[name].message)
@@ -499,7 +526,10 @@ describe("fixtures: permitDigest", () => {
   it("type: encodeType, typehash, domain type", () => {
     assert.deepStrictEqual(type.fields, PermitAbi.PERMIT_TUPLE_FIELDS.map((f) => ({ name: f.name, type: f.type })))
     assert.strictEqual(type.fields.length, 31)
-    assert.strictEqual(type.encodeType, `ExecutionPermit(${type.fields.map((f: Any) => `${f.type} ${f.name}`).join(",")})`)
+    assert.strictEqual(
+      type.encodeType,
+      `ExecutionPermit(${type.fields.map((f: Any) => `${f.type} ${f.name}`).join(",")})`
+    )
     assert.strictEqual(type.encodeType, PermitDigest.ENCODE_TYPE)
     assert.strictEqual(type.typehash, keccakText(type.encodeType))
     assert.strictEqual(type.typehash, PermitDigest.TYPEHASH)
@@ -513,7 +543,12 @@ describe("fixtures: permitDigest", () => {
     it(`${c.id}`, () => {
       const p = c.permit
       assert.isTrue(isValid(ExecutionPermit, p), "the permit is a schema-valid ExecutionPermit")
-      assert.deepStrictEqual(c.domain, { name: "Svc V6 Router", version: "6", chainId: p.sourceChainId, verifyingContract: p.sourceRouter })
+      assert.deepStrictEqual(c.domain, {
+        name: "Svc V6 Router",
+        version: "6",
+        chainId: p.sourceChainId,
+        verifyingContract: p.sourceRouter
+      })
       const domainSeparator = keccakHex(concat(
         keccakText(EIP712_DOMAIN),
         keccakText(c.domain.name),
@@ -703,7 +738,15 @@ const independentId = (fn: string, input: Any): string => {
     case "evmAssetId":
       return keccakHex(concat(input.networkId, padAddress(input.tokenAddress)))
     case "routeId":
-      return keccakHex(concat(input.sourceNetworkId, input.sourceAssetId, input.destinationNetworkId, input.destinationAssetId, input.releaseId))
+      return keccakHex(
+        concat(
+          input.sourceNetworkId,
+          input.sourceAssetId,
+          input.destinationNetworkId,
+          input.destinationAssetId,
+          input.releaseId
+        )
+      )
     case "quoteId":
       return keccakHex(concat(
         input.routeId,
@@ -727,7 +770,9 @@ describe("fixtures: identifiers", () => {
     it(`${c.id}`, () => {
       assert.strictEqual(callId(c.function, c.input), c.output)
       assert.strictEqual(independentId(c.function, c.input), c.output)
-      if (c.nativeReferenceBase58 !== undefined) assert.strictEqual(base58Decode32(c.nativeReferenceBase58), c.input.nativeReference)
+      if (c.nativeReferenceBase58 !== undefined) {
+        assert.strictEqual(base58Decode32(c.nativeReferenceBase58), c.input.nativeReference)
+      }
     })
   }
 

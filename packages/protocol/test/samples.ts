@@ -974,7 +974,8 @@ export const onchainDiscoveryFingerprint: S.OnchainDiscoveryFingerprint = deepFr
   sourcify: {
     exactMatchOnEveryChain: true,
     allChainsLookup: "https://sourcify.dev/server/v2/contract/all-chains/{address}",
-    contractLookupTemplate: "https://sourcify.dev/server/v2/contract/{chainId}/{address}?fields=abi,compilation,deployment",
+    contractLookupTemplate:
+      "https://sourcify.dev/server/v2/contract/{chainId}/{address}?fields=abi,compilation,deployment",
     verifiedContractsListTemplate: "https://sourcify.dev/server/v2/contracts/{chainId}?limit=200&sort=desc",
     signatureLookup: "https://api.4byte.sourcify.dev/signature-database/v1/lookup",
     sourceFillV6Signature: {
@@ -1050,4 +1051,3 @@ export const samples = {
   SolverDiscovery: solverDiscovery,
   OnchainDiscoveryFingerprint: onchainDiscoveryFingerprint
 } as const satisfies { readonly [K in SampleName]: (typeof S.Resources)[K]["Type"] }
-

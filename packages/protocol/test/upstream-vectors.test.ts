@@ -23,7 +23,12 @@ describe("upstream Appendix A vectors", () => {
     assert.strictEqual(FeedSignature.hash(feed.signedPayload), feed.feedHash)
     assert.strictEqual(FeedSignature.signHash(feed.feedHash, key), feed.feedSignature)
     const result = FeedSignature.verify(
-      { signedPayload: feed.signedPayload, feedHash: feed.feedHash, feedSignature: feed.feedSignature, feedSigner: feed.feedSigner },
+      {
+        signedPayload: feed.signedPayload,
+        feedHash: feed.feedHash,
+        feedSignature: feed.feedSignature,
+        feedSigner: feed.feedSigner
+      },
       { now: feed.validAt }
     )
     assert.isTrue(Result.isSuccess(result))

@@ -50,18 +50,27 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
       const limits = options?.rateLimits ?? Aggregator.DEFAULT_RATE_LIMITS
       const all = RateLimit.makeMemory({ limit: limits.requestsPerWindow, windowSeconds: limits.windowSeconds })
       const writes = RateLimit.makeMemory({ limit: limits.quoteAndBuildPerWindow, windowSeconds: limits.windowSeconds })
-      const policy = `"requests";q=${limits.requestsPerWindow};w=${limits.windowSeconds}, "quote-build";q=${limits.quoteAndBuildPerWindow};w=${limits.windowSeconds}`
+      const policy =
+        `"requests";q=${limits.requestsPerWindow};w=${limits.windowSeconds}, "quote-build";q=${limits.quoteAndBuildPerWindow};w=${limits.windowSeconds}`
       const origins = new Set((options?.origins ?? []).map(normalizeOrigin).filter((o) => o.length > 0))
 
       const limited = (name: "requests" | "quote-build", l: RateLimit.Limited) =>
-        AggregatorErrors.fail("RATE_LIMITED", [name === "requests" ? "REQUEST_RATE_LIMITED" : "QUOTE_BUILD_RATE_LIMITED"], {
-          detail: `at most ${l.limit} ${name === "requests" ? "requests" : "quote and build requests"} per ${l.windowSeconds} s per client`,
+        AggregatorErrors.fail("RATE_LIMITED", [
+          name === "requests" ? "REQUEST_RATE_LIMITED" : "QUOTE_BUILD_RATE_LIMITED"
+        ], {
+          detail: `at most ${l.limit} ${
+            name === "requests" ? "requests" : "quote and build requests"
+          } per ${l.windowSeconds} s per client`,
           retryAfterSeconds: l.retryAfterSeconds,
           headers: { "ratelimit-policy": policy, ratelimit: `"${name}";r=0;t=${l.retryAfterSeconds}` }
         })
 
       /** A refusal, or the RateLimit headers of the admission (none for a free operation). */
-      const admit = (request: HttpServerRequest.HttpServerRequest, kind: "write" | "read" | "none", checkOrigin: boolean) =>
+      const admit = (
+        request: HttpServerRequest.HttpServerRequest,
+        kind: "write" | "read" | "none",
+        checkOrigin: boolean
+      ) =>
         Effect.gen(function*() {
           if (checkOrigin && origins.size > 0) {
             const origin = request.headers["origin"]
@@ -75,11 +84,16 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
           const client = clients.of(request)
           const admitted = yield* Effect.result(all.consume(client))
           if (Result.isFailure(admitted)) return Result.fail(limited("requests", admitted.failure))
-          let tightest: { name: string; admitted: RateLimit.Admitted } = { name: "requests", admitted: admitted.success }
+          let tightest: { name: string; admitted: RateLimit.Admitted } = {
+            name: "requests",
+            admitted: admitted.success
+          }
           if (kind === "write") {
             const w = yield* Effect.result(writes.consume(client))
             if (Result.isFailure(w)) return Result.fail(limited("quote-build", w.failure))
-            if (w.success.remaining < tightest.admitted.remaining) tightest = { name: "quote-build", admitted: w.success }
+            if (w.success.remaining < tightest.admitted.remaining) {
+              tightest = { name: "quote-build", admitted: w.success }
+            }
           }
           return Result.succeed({
             "ratelimit-policy": policy,
@@ -91,11 +105,14 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
         const kind = Context.getOrElse(endpoint.annotations, Api.RateLimitClass, () => "read" as const)
         const checkOrigin = endpoint.path.startsWith("/v1/")
         if (kind === "none" && !checkOrigin) return httpEffect
-        return Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-          Effect.flatMap(admit(request, kind, checkOrigin), (admission) =>
-            Result.isFailure(admission)
-              ? Effect.succeed(admission.failure)
-              : Effect.map(httpEffect, (response) => HttpServerResponse.setHeaders(response, admission.success))))
+        return Effect.flatMap(
+          Effect.service(HttpServerRequest.HttpServerRequest),
+          (request) =>
+            Effect.flatMap(admit(request, kind, checkOrigin), (admission) =>
+              Result.isFailure(admission)
+                ? Effect.succeed(admission.failure)
+                : Effect.map(httpEffect, (response) => HttpServerResponse.setHeaders(response, admission.success)))
+        )
       })
     })
   )

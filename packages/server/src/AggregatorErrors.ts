@@ -61,7 +61,11 @@ export const response = (
 export const fail = (
   code: AggregatorErrorCode,
   reasonCodes: ReadonlyArray<string> = [],
-  extra?: { readonly detail?: string; readonly retryAfterSeconds?: number; readonly headers?: Readonly<Record<string, string>> }
+  extra?: {
+    readonly detail?: string
+    readonly retryAfterSeconds?: number
+    readonly headers?: Readonly<Record<string, string>>
+  }
 ): HttpServerResponse.HttpServerResponse => response(Aggregator.failure(code, reasonCodes, extra), extra?.headers)
 
 /**
@@ -72,7 +76,10 @@ export const fail = (
  */
 export const bodyRefused = (refusal: BodyRefusal): HttpServerResponse.HttpServerResponse =>
   refusal === "BODY_TOO_LARGE"
-    ? fail("BODY_TOO_LARGE", ["BODY_TOO_LARGE"], { detail: `the body exceeds ${MAX_BODY_BYTES} bytes`, headers: { connection: "close" } })
+    ? fail("BODY_TOO_LARGE", ["BODY_TOO_LARGE"], {
+      detail: `the body exceeds ${MAX_BODY_BYTES} bytes`,
+      headers: { connection: "close" }
+    })
     : refusal === "BODY_NOT_JSON"
     ? fail("INVALID_REQUEST", ["BODY_NOT_JSON"], { detail: "the body is not JSON" })
     : fail("INVALID_REQUEST", ["BODY_UNREADABLE"])

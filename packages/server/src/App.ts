@@ -52,9 +52,11 @@ export interface AppOptions<E = never> {
   /** The catalog document. */
   readonly catalog: unknown
   /** Engine options (the publisher's routeDetailTemplate is derived from the public URL). */
-  readonly engine?: Omit<Solver.SolverOptions, "catalog" | "publisher"> & {
-    readonly publisher?: Omit<Publisher.PublisherOptions, "routeDetailTemplate"> | undefined
-  } | undefined
+  readonly engine?:
+    | Omit<Solver.SolverOptions, "catalog" | "publisher"> & {
+      readonly publisher?: Omit<Publisher.PublisherOptions, "routeDetailTemplate"> | undefined
+    }
+    | undefined
   /** Replacement parts of the engine, and of the aggregator behind `/v1`. */
   readonly parts?: AppParts<E> | undefined
   /** The event stream: heartbeat, caps. */
@@ -199,9 +201,17 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
       Layer.provide(NodeHttpServer.layerHttpServices)
     )
     const router = yield* HttpRouter.toHttpEffect(api).pipe(
-      Effect.provideService(HttpRouter.RouterConfig, { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, caseSensitive: true })
+      Effect.provideService(HttpRouter.RouterConfig, {
+        ignoreTrailingSlash: false,
+        ignoreDuplicateSlashes: false,
+        caseSensitive: true
+      })
     )
-    const handler = Dispatch.wrap(table, requestIds, Effect.provideService(router, ClientAddress.ClientAddress, clients))
+    const handler = Dispatch.wrap(
+      table,
+      requestIds,
+      Effect.provideService(router, ClientAddress.ClientAddress, clients)
+    )
 
     const slot = yield* Effect.serviceOption(FastPath.Slot)
     if (Option.isSome(slot)) {
@@ -210,11 +220,14 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
 
     return Layer.merge(
       HttpServer.serve(handler),
-      Layer.succeed(AppControl, AppControl.of({
-        publicUrl,
-        closeStreams: () => Effect.sync(broadcaster.shutdown),
-        subscribers: broadcaster.size
-      }))
+      Layer.succeed(
+        AppControl,
+        AppControl.of({
+          publicUrl,
+          closeStreams: () => Effect.sync(broadcaster.shutdown),
+          subscribers: broadcaster.size
+        })
+      )
     )
   })
 

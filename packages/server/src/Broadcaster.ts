@@ -74,7 +74,9 @@ export type Refusal = "CLOSING" | "TOO_MANY_SUBSCRIBERS" | "TOO_MANY_CLIENT_SUBS
 const encoder = new TextEncoder()
 
 /** `publication-closed` with its SseErrorEvent data. */
-const CLOSED_FRAME = encoder.encode(`event: publication-closed\ndata: ${JSON.stringify({ error: "PUBLICATION_CLOSED" })}\n\n`)
+const CLOSED_FRAME = encoder.encode(
+  `event: publication-closed\ndata: ${JSON.stringify({ error: "PUBLICATION_CLOSED" })}\n\n`
+)
 /** `error` with its SseErrorEvent data. */
 const ERROR_FRAME = encoder.encode(`event: error\ndata: ${JSON.stringify({ error: "INTERNAL_ERROR" })}\n\n`)
 const HEARTBEAT_FRAME = encoder.encode(": keep-alive\n\n")

@@ -34,12 +34,16 @@ export class TrustedProxiesInvalid extends Error {
  * @category encoding
  * @since 0.1.0
  */
-export const parseTrustedProxies = (list: string): Result.Result<ReadonlyArray<IpNetwork.IpNetwork>, TrustedProxiesInvalid> => {
+export const parseTrustedProxies = (
+  list: string
+): Result.Result<ReadonlyArray<IpNetwork.IpNetwork>, TrustedProxiesInvalid> => {
   const networks: Array<IpNetwork.IpNetwork> = []
   for (const raw of list.split(",").map((s) => s.trim()).filter((s) => s.length > 0)) {
     const input = raw.includes("/") ? raw : `${raw}/${raw.includes(":") ? 128 : 32}`
     const network = IpNetwork.fromString(input)
-    if (Result.isFailure(network)) return Result.fail(new TrustedProxiesInvalid(`${raw} is not an IP address or CIDR range`))
+    if (Result.isFailure(network)) {
+      return Result.fail(new TrustedProxiesInvalid(`${raw} is not an IP address or CIDR range`))
+    }
     networks.push(network.success)
   }
   return Result.succeed(networks)
@@ -131,14 +135,17 @@ const headerOf = (value: string | ReadonlyArray<string> | undefined): string | u
  */
 export const layer = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Layer.Layer<ClientAddress> => {
   const resolver = makeResolver(trusted)
-  return Layer.succeed(ClientAddress, ClientAddress.of({
-    resolver,
-    of: (request) =>
-      resolver.resolve(Option.getOrUndefined(request.remoteAddress), {
-        forwarded: headerOf(request.headers["forwarded"]),
-        xForwardedFor: headerOf(request.headers["x-forwarded-for"])
-      })
-  }))
+  return Layer.succeed(
+    ClientAddress,
+    ClientAddress.of({
+      resolver,
+      of: (request) =>
+        resolver.resolve(Option.getOrUndefined(request.remoteAddress), {
+          forwarded: headerOf(request.headers["forwarded"]),
+          xForwardedFor: headerOf(request.headers["x-forwarded-for"])
+        })
+    })
+  )
 }
 
 /**
@@ -147,7 +154,8 @@ export const layer = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Layer.Layer<
  * @category operations
  * @since 0.1.0
  */
-export const current: Effect.Effect<string, never, ClientAddress | HttpServerRequest.HttpServerRequest> = Effect.flatMap(
-  Effect.service(ClientAddress),
-  (service) => Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), service.of)
-)
+export const current: Effect.Effect<string, never, ClientAddress | HttpServerRequest.HttpServerRequest> = Effect
+  .flatMap(
+    Effect.service(ClientAddress),
+    (service) => Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), service.of)
+  )

@@ -52,7 +52,9 @@ export const isPath = (entry: string): boolean => entry.startsWith(".") || isAbs
 export const validateNames = (names: ReadonlyArray<string>): string | undefined => {
   if (names.length === 0) return "name at least one connector package"
   for (const name of names) {
-    if (!isPath(name) && (name.length > 214 || !PACKAGE_NAME.test(name))) return `${JSON.stringify(name)} is not a package name or a path`
+    if (!isPath(name) && (name.length > 214 || !PACKAGE_NAME.test(name))) {
+      return `${JSON.stringify(name)} is not a package name or a path`
+    }
   }
   const seen = new Set<string>()
   for (const name of names) {
@@ -108,7 +110,9 @@ const packageEntry = (dir: string): { readonly file: string } | { readonly probl
   }
   const target = pkg.exports !== undefined
     ? exportsTarget(pkg.exports)
-    : typeof pkg.main === "string" ? pkg.main : "index.js"
+    : typeof pkg.main === "string"
+    ? pkg.main
+    : "index.js"
   if (target === undefined) return { problem: `${manifest} exports no root entry for import` }
   const file = resolve(dir, target)
   return existsSync(file) ? { file } : { problem: `${manifest} points at ${target}, which does not exist` }
@@ -153,14 +157,20 @@ export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connecto
     if (found !== undefined && "problem" in found) return yield* fail(found.problem)
     const module = yield* Effect.tryPromise({
       // a package the working directory does not have may be one of the server's own dependencies
-      try: () => (found !== undefined ? import(pathToFileURL(found.file).href) : import(entry)) as Promise<{ default?: unknown }>,
+      try: () =>
+        (found !== undefined ? import(pathToFileURL(found.file).href) : import(entry)) as Promise<
+          { default?: unknown }
+        >,
       catch: (e) =>
-        found === undefined && (e as { code?: unknown })?.code === "ERR_MODULE_NOT_FOUND" && oneLine(e).includes(`'${entry}'`)
+        found === undefined && (e as { code?: unknown })?.code === "ERR_MODULE_NOT_FOUND" &&
+          oneLine(e).includes(`'${entry}'`)
           ? fail(`not installed (no node_modules/${entry} above ${cwd}); install it next to your configuration`)
           : fail(`cannot be imported: ${oneLine(e)}`)
     })
     if (!Connector.isPlugin(module.default)) {
-      return yield* fail("its default export is not a connector plug-in (export default Connector.plugin(name, register))")
+      return yield* fail(
+        "its default export is not a connector plug-in (export default Connector.plugin(name, register))"
+      )
     }
     return module.default
   })

@@ -126,7 +126,10 @@ export const methodNotAllowed = (
  */
 export const internalError = (family: Family): HttpServerResponse.HttpServerResponse =>
   family === "aggregator"
-    ? AggregatorErrors.fail("SERVICE_UNAVAILABLE", ["INTERNAL_ERROR"], { detail: "an internal error; retry later", retryAfterSeconds: 5 })
+    ? AggregatorErrors.fail("SERVICE_UNAVAILABLE", ["INTERNAL_ERROR"], {
+      detail: "an internal error; retry later",
+      retryAfterSeconds: 5
+    })
     : Http.errorResponse(SolverErrors.failure("INTERNAL_ERROR", ["INTERNAL_ERROR"]))
 
 const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
@@ -144,7 +147,11 @@ export const wrap = <E, R>(
   table: PathTable,
   ids: RequestIds,
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Exclude<R, RequestId> | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  Exclude<R, RequestId> | HttpServerRequest.HttpServerRequest
+> =>
   Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
     // plain composition (no generator): this runs for every request
     const requestId = ids.of(request.headers["x-request-id"])
@@ -156,7 +163,9 @@ export const wrap = <E, R>(
     if (method === "OPTIONS") {
       const info = table.lookup(path)
       return Effect.succeed(tagged(
-        info === undefined ? notFound(table.familyOf(path)) : Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow: table.allowOf(info) })
+        info === undefined
+          ? notFound(table.familyOf(path))
+          : Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow: table.allowOf(info) })
       ))
     }
     const handled = app.pipe(
@@ -165,7 +174,9 @@ export const wrap = <E, R>(
         if (isRouteNotFound(cause)) {
           const info = table.lookup(path)
           return Effect.succeed(
-            info === undefined ? notFound(table.familyOf(path)) : methodNotAllowed(info.family, table.allowOf(info), info.methods)
+            info === undefined
+              ? notFound(table.familyOf(path))
+              : methodNotAllowed(info.family, table.allowOf(info), info.methods)
           )
         }
         return Effect.as(
@@ -179,7 +190,9 @@ export const wrap = <E, R>(
         response.status < 500
           ? Effect.succeed(tagged(response))
           : Effect.as(
-            Effect.logWarning("request").pipe(Effect.annotateLogs({ requestId, method, path, status: response.status })),
+            Effect.logWarning("request").pipe(
+              Effect.annotateLogs({ requestId, method, path, status: response.status })
+            ),
             tagged(response)
           ))
     }

@@ -222,7 +222,9 @@ export const docsHtml = (openapiUrl: string, options: DocsHtmlOptions = {}): str
 <style>${DOCS_STYLE}</style>
 </head>
 <body>
-<main id="app"><noscript>This page renders ${escapeHtml(openapiUrl)} with JavaScript.</noscript><p class="muted">Loading the API description…</p></main>
+<main id="app"><noscript>This page renders ${
+    escapeHtml(openapiUrl)
+  } with JavaScript.</noscript><p class="muted">Loading the API description…</p></main>
 <script>
 const OPENAPI_URL = ${scriptString(openapiUrl)};
 const SPEC_URL = ${options.specUrl === undefined ? "null" : scriptString(options.specUrl)};

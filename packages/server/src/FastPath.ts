@@ -57,7 +57,10 @@ export class FrontServer extends Server {
   /** The installed fast path, if any. */
   front: Front | undefined = undefined
   override emit(event: string | symbol, ...args: Array<any>): boolean {
-    if (event === "request" && this.front !== undefined && this.front(args[0] as IncomingMessage, args[1] as ServerResponse)) {
+    if (
+      event === "request" && this.front !== undefined &&
+      this.front(args[0] as IncomingMessage, args[1] as ServerResponse)
+    ) {
       return true
     }
     return super.emit(event as string, ...args)
@@ -89,18 +92,21 @@ export class Slot extends Context.Service<Slot, {
  * @since 0.1.0
  */
 export const layerSlot = (server: FrontServer): Layer.Layer<Slot> =>
-  Layer.succeed(Slot, Slot.of({
-    install: (front) =>
-      Effect.acquireRelease(
-        Effect.sync(() => {
-          server.front = front
-        }),
-        () =>
+  Layer.succeed(
+    Slot,
+    Slot.of({
+      install: (front) =>
+        Effect.acquireRelease(
           Effect.sync(() => {
-            server.front = undefined
-          })
-      )
-  }))
+            server.front = front
+          }),
+          () =>
+            Effect.sync(() => {
+              server.front = undefined
+            })
+        )
+    })
+  )
 
 const pathOfOperation = (name: string): string => {
   let path: string | undefined
@@ -204,7 +210,12 @@ export const make = (context: FastPathContext): Front => {
     const requestId = context.requestIds.of(req.headers["x-request-id"])
     const current = validPublication(context.publisher)
     if ("unavailable" in current) {
-      writeResponse(req, res, Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable)), requestId)
+      writeResponse(
+        req,
+        res,
+        Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable)),
+        requestId
+      )
       return true
     }
     const answer = context.feed.respond(
@@ -213,8 +224,9 @@ export const make = (context: FastPathContext): Front => {
       headerOf(req.headers["if-none-match"]),
       headerOf(req.headers["accept-encoding"])
     )
-    if (answer instanceof Promise) answer.then((response) => writeResponse(req, res, response, requestId), () => res.destroy())
-    else writeResponse(req, res, answer, requestId)
+    if (answer instanceof Promise) {
+      answer.then((response) => writeResponse(req, res, response, requestId), () => res.destroy())
+    } else writeResponse(req, res, answer, requestId)
     return true
   }
 
@@ -235,7 +247,11 @@ export const make = (context: FastPathContext): Front => {
       writeResponse(req, res, Http.errorResponse(refused), requestId)
       return true
     }
-    res.writeHead(200, { ...FeedHandlers.STREAM_HEADERS, "content-type": FeedHandlers.STREAM_CONTENT_TYPE, "x-request-id": requestId })
+    res.writeHead(200, {
+      ...FeedHandlers.STREAM_HEADERS,
+      "content-type": FeedHandlers.STREAM_CONTENT_TYPE,
+      "x-request-id": requestId
+    })
     if (req.method === "HEAD") {
       res.end()
       return true

@@ -40,7 +40,10 @@ export interface FeedServing {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (metrics: RouteMetrics.RouteMetrics["Service"], compressor: Compression.Compressor): FeedServing => {
+export const make = (
+  metrics: RouteMetrics.RouteMetrics["Service"],
+  compressor: Compression.Compressor
+): FeedServing => {
   // the route ids of a view, computed once per view (exposures are counted per view)
   const viewRouteIds = new WeakMap<Publisher.FeedView, ReadonlyArray<string>>()
   const routeIdsOf = (view: Publisher.FeedView, routes: ReadonlyArray<{ readonly routeId: string }>) => {

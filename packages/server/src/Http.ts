@@ -96,7 +96,8 @@ export const json = (
   value: unknown,
   headers: Readonly<Record<string, string>> = {},
   cacheControl: string = CacheControl.noStore
-): HttpServerResponse.HttpServerResponse => jsonBytes(status, encoder.encode(JSON.stringify(value)), headers, cacheControl)
+): HttpServerResponse.HttpServerResponse =>
+  jsonBytes(status, encoder.encode(JSON.stringify(value)), headers, cacheControl)
 
 /**
  * An empty response (304, 204) with headers.
@@ -104,7 +105,10 @@ export const json = (
  * @category http
  * @since 0.1.0
  */
-export const empty = (status: number, headers: Readonly<Record<string, string>>): HttpServerResponse.HttpServerResponse =>
+export const empty = (
+  status: number,
+  headers: Readonly<Record<string, string>>
+): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.empty({ status, headers: { ...BASE_HEADERS, ...headers } })
 
 /**
@@ -123,7 +127,9 @@ export const errorResponse = (
   if (error.diagnostics !== undefined) body.diagnostics = error.diagnostics
   else if (error.detail !== undefined) body.diagnostics = { detail: error.detail }
   const headers: Record<string, string> = { ...extraHeaders }
-  if (error.retryAfterSeconds !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)))
+  if (error.retryAfterSeconds !== undefined) {
+    headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)))
+  }
   return json(statusOf(error), body, headers)
 }
 
@@ -136,9 +142,16 @@ export const errorResponse = (
 export const fail = (
   code: SolverErrorCode,
   reasonCodes: ReadonlyArray<string> = [],
-  extra?: { readonly detail?: string; readonly headers?: Readonly<Record<string, string>>; readonly retryAfterSeconds?: number }
+  extra?: {
+    readonly detail?: string
+    readonly headers?: Readonly<Record<string, string>>
+    readonly retryAfterSeconds?: number
+  }
 ): HttpServerResponse.HttpServerResponse =>
-  errorResponse(failure(code, reasonCodes, { detail: extra?.detail, retryAfterSeconds: extra?.retryAfterSeconds }), extra?.headers)
+  errorResponse(
+    failure(code, reasonCodes, { detail: extra?.detail, retryAfterSeconds: extra?.retryAfterSeconds }),
+    extra?.headers
+  )
 
 /**
  * Whether an If-None-Match header matches an ETag under the weak comparison

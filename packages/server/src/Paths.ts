@@ -59,7 +59,11 @@ interface Entry {
 
 const patternOf = (path: string): RegExp | undefined =>
   path.includes(":")
-    ? new RegExp(`^${path.split("/").map((s) => s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("/")}$`)
+    ? new RegExp(
+      `^${
+        path.split("/").map((s) => s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("/")
+      }$`
+    )
     : undefined
 
 /** A path nothing declares still belongs to the aggregator family under `/v1`. */

@@ -32,7 +32,9 @@ export type BodyRefusal = "BODY_TOO_LARGE" | "BODY_UNREADABLE" | "BODY_NOT_JSON"
  * @category http
  * @since 0.1.0
  */
-export const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Result.Result<unknown, BodyRefusal>> => {
+export const readJson = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Result.Result<unknown, BodyRefusal>> => {
   const length = request.headers["content-length"]
   if (length !== undefined && /^[0-9]+$/.test(length) && Number(length) > MAX_BODY_BYTES) {
     return Effect.succeed(Result.fail("BODY_TOO_LARGE"))
@@ -43,7 +45,9 @@ export const readJson = (request: HttpServerRequest.HttpServerRequest): Effect.E
     Effect.map((text): Result.Result<unknown, BodyRefusal> => {
       if (Result.isFailure(text)) {
         const reason = text.failure.reason
-        return Result.fail(reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge" ? "BODY_TOO_LARGE" : "BODY_UNREADABLE")
+        return Result.fail(
+          reason._tag === "RequestParseError" && reason.reason === "BodyTooLarge" ? "BODY_TOO_LARGE" : "BODY_UNREADABLE"
+        )
       }
       try {
         return Result.succeed(JSON.parse(text.success) as unknown)

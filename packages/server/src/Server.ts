@@ -8,7 +8,19 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { Catalog, type Connector, Signer } from "@svc/core"
 import { StoreConfig } from "@svc/store"
-import { ConfigProvider, Context, Data, Effect, FileSystem, Layer, Logger, Option, References, Result, Schema } from "effect"
+import {
+  ConfigProvider,
+  Context,
+  Data,
+  Effect,
+  FileSystem,
+  Layer,
+  Logger,
+  Option,
+  References,
+  Result,
+  Schema
+} from "effect"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
@@ -49,7 +61,10 @@ export const readDocument = (path: string, what: string) =>
     )
     return yield* Effect.try({
       try: () => (/\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text)) as unknown,
-      catch: (e) => new StartupError({ message: `${what}: ${path} is not valid ${/\.ya?ml$/i.test(path) ? "YAML" : "JSON"}: ${oneLine(e)}` })
+      catch: (e) =>
+        new StartupError({
+          message: `${what}: ${path} is not valid ${/\.ya?ml$/i.test(path) ? "YAML" : "JSON"}: ${oneLine(e)}`
+        })
     })
   })
 
@@ -59,7 +74,17 @@ const logLayer = (level: ServerConfig.ServerConfig["logLevel"]) =>
     Logger.layer([Logger.withConsoleError(Logger.formatJson)]),
     Layer.succeed(
       References.MinimumLogLevel,
-      level === "none" ? "None" : level === "warning" ? "Warn" : level === "trace" ? "Trace" : level === "debug" ? "Debug" : level === "error" ? "Error" : "Info"
+      level === "none"
+        ? "None"
+        : level === "warning"
+        ? "Warn"
+        : level === "trace"
+        ? "Trace"
+        : level === "debug"
+        ? "Debug"
+        : level === "error"
+        ? "Error"
+        : "Info"
     )
   )
 
@@ -111,7 +136,10 @@ export const layer = (
   onchain?: Documents.OnchainConfig,
   options?: { readonly cwd?: string | undefined }
 ) =>
-  Layer.unwrap(Effect.map(connectors(config, catalog, options), (registrations) => layerWith(config, catalog, registrations, onchain)))
+  Layer.unwrap(
+    Effect.map(connectors(config, catalog, options), (registrations) =>
+      layerWith(config, catalog, registrations, onchain))
+  )
 
 const layerWith = (
   config: ServerConfig.ServerConfig,
@@ -119,7 +147,10 @@ const layerWith = (
   registrations: ReadonlyArray<Connector.Registration>,
   onchain: Documents.OnchainConfig | undefined
 ) => {
-  const store = StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
+  const store = StoreConfig.layerFromUrl({
+    databaseUrl: Option.getOrUndefined(config.databaseUrl),
+    dataDir: config.dataDir
+  })
   const signer = Option.match(config.signerKey, {
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
     onSome: (key) => Signer.layerPrivateKey(key)
@@ -177,7 +208,9 @@ const layerWith = (
  */
 export const run = Effect.gen(function*() {
   const source = yield* ServerConfig.provider.pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
-  const config = yield* ServerConfig.fromProvider(source).pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
+  const config = yield* ServerConfig.fromProvider(source).pipe(
+    Effect.mapError((e) => new StartupError({ message: e.message }))
+  )
   return yield* serve(config).pipe(
     Effect.provide(logLayer(config.logLevel)),
     // connector plug-ins read their settings from the same environment and file
@@ -185,40 +218,43 @@ export const run = Effect.gen(function*() {
   )
 })
 
-const serve = (config: ServerConfig.ServerConfig) => Effect.gen(function*() {
-  const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
-  const onchain = Option.isSome(config.onchainPath)
-    ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
-      Effect.fromResult(Documents.decodeOnchainConfig(document)).pipe(
-        Effect.mapError((e) => new StartupError({ message: `SVC_ONCHAIN: ${e.message}` }))
-      ))
-    : undefined
-  yield* Effect.scoped(Effect.gen(function*() {
-    const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
-      Effect.mapError((e) => new StartupError({ message: oneLine(e) }))
-    )
-    const control = Context.get(context, App.AppControl)
-    const signer = Context.get(context, Signer.Signer)
-    const resolved = Context.get(context, Catalog.Catalog)
-    // runs first at shutdown: end the event streams before the HTTP server drains
-    yield* Effect.addFinalizer(() => control.closeStreams("server shutting down"))
-    yield* Effect.sync(() => {
-      process.stdout.write(`svc listening on ${control.publicUrl}\n`)
-      process.stdout.write(
-        signer.development
-          ? `svc authority ${signer.address} (development key in ${config.dataDir}: not for production; set SVC_SIGNER_KEY)\n`
-          : `svc authority ${signer.address}\n`
+const serve = (config: ServerConfig.ServerConfig) =>
+  Effect.gen(function*() {
+    const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
+    const onchain = Option.isSome(config.onchainPath)
+      ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
+        Effect.fromResult(Documents.decodeOnchainConfig(document)).pipe(
+          Effect.mapError((e) =>
+            new StartupError({ message: `SVC_ONCHAIN: ${e.message}` })
+          )
+        ))
+      : undefined
+    yield* Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
+        Effect.mapError((e) => new StartupError({ message: oneLine(e) }))
       )
-      if (resolved.profile !== "production") process.stdout.write(`svc profile ${resolved.profile}\n`)
-      for (const notice of resolved.notices) process.stdout.write(`svc ${notice}\n`)
-    })
-    for (const notice of resolved.notices) yield* Effect.logWarning(notice)
-    yield* Effect.logInfo("svc started").pipe(Effect.annotateLogs({
-      publicUrl: control.publicUrl,
-      authority: signer.address,
-      developmentKey: signer.development,
-      store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite"
+      const control = Context.get(context, App.AppControl)
+      const signer = Context.get(context, Signer.Signer)
+      const resolved = Context.get(context, Catalog.Catalog)
+      // runs first at shutdown: end the event streams before the HTTP server drains
+      yield* Effect.addFinalizer(() => control.closeStreams("server shutting down"))
+      yield* Effect.sync(() => {
+        process.stdout.write(`svc listening on ${control.publicUrl}\n`)
+        process.stdout.write(
+          signer.development
+            ? `svc authority ${signer.address} (development key in ${config.dataDir}: not for production; set SVC_SIGNER_KEY)\n`
+            : `svc authority ${signer.address}\n`
+        )
+        if (resolved.profile !== "production") process.stdout.write(`svc profile ${resolved.profile}\n`)
+        for (const notice of resolved.notices) process.stdout.write(`svc ${notice}\n`)
+      })
+      for (const notice of resolved.notices) yield* Effect.logWarning(notice)
+      yield* Effect.logInfo("svc started").pipe(Effect.annotateLogs({
+        publicUrl: control.publicUrl,
+        authority: signer.address,
+        developmentKey: signer.development,
+        store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite"
+      }))
+      return yield* Effect.never
     }))
-    return yield* Effect.never
-  }))
-})
+  })

@@ -99,8 +99,12 @@ const serverConfig = Config.all({
   permitRateWindowSeconds: Config.Int("SVC_PERMIT_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
   sseMaxSubscribers: Config.Int("SVC_SSE_MAX_SUBSCRIBERS").pipe(Config.withDefault(10_000)),
   sseHeartbeatMs: Config.Int("SVC_SSE_HEARTBEAT_MS").pipe(Config.withDefault(15_000)),
-  logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
-  profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(Config.map(Option.getOrUndefined)),
+  logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(
+    Config.withDefault("info" as const)
+  ),
+  profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(
+    Config.map(Option.getOrUndefined)
+  ),
   connectors: Config.option(Config.String("SVC_CONNECTORS")).pipe(
     Config.map(Option.match({
       onNone: () => undefined,
@@ -125,7 +129,10 @@ const validate = (config: ServerConfig) =>
     yield* check(config.host.length > 0, "HOST: must not be empty")
     if (Option.isSome(config.publicUrl)) {
       const url = config.publicUrl.value
-      yield* check(URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), `SVC_PUBLIC_URL: ${url} is not an http(s) URL`)
+      yield* check(
+        URL.canParse(url) && /^https?:$/.test(new URL(url).protocol),
+        `SVC_PUBLIC_URL: ${url} is not an http(s) URL`
+      )
     }
     if (Option.isSome(config.signerKey)) {
       yield* check(
@@ -140,9 +147,13 @@ const validate = (config: ServerConfig) =>
     yield* check(config.sseMaxSubscribers >= 1, "SVC_SSE_MAX_SUBSCRIBERS: at least 1")
     yield* check(config.sseHeartbeatMs >= 100 && config.sseHeartbeatMs <= 15_000, "SVC_SSE_HEARTBEAT_MS: 100 to 15000")
     if (Option.isSome(config.serverSecret)) {
-      yield* check(Redacted.value(config.serverSecret.value).length >= 32, "SVC_SERVER_SECRET: at least 32 characters (value not shown)")
+      yield* check(
+        Redacted.value(config.serverSecret.value).length >= 32,
+        "SVC_SERVER_SECRET: at least 32 characters (value not shown)"
+      )
     }
-    const positive = (value: number | undefined, name: string) => check(value === undefined || value >= 1, `${name}: at least 1`)
+    const positive = (value: number | undefined, name: string) =>
+      check(value === undefined || value >= 1, `${name}: at least 1`)
     yield* positive(config.aggregatorRateLimit, "SVC_AGGREGATOR_RATE_LIMIT")
     yield* positive(config.aggregatorQuoteBuildRateLimit, "SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT")
     yield* positive(config.aggregatorRateWindowSeconds, "SVC_AGGREGATOR_RATE_WINDOW_SECONDS")
@@ -152,11 +163,17 @@ const validate = (config: ServerConfig) =>
       yield* check(problem === undefined, `SVC_CONNECTORS: ${problem}`)
     }
     for (const origin of config.aggregatorOrigins ?? []) {
-      yield* check(URL.canParse(origin) && /^https?:$/.test(new URL(origin).protocol), `SVC_AGGREGATOR_ORIGINS: ${origin} is not an http(s) origin`)
+      yield* check(
+        URL.canParse(origin) && /^https?:$/.test(new URL(origin).protocol),
+        `SVC_AGGREGATOR_ORIGINS: ${origin} is not an http(s) origin`
+      )
     }
     if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
-      yield* check(/^postgres(?:ql)?:\/\//.test(url), "DATABASE_URL: only postgres:// or postgresql:// URLs are supported")
+      yield* check(
+        /^postgres(?:ql)?:\/\//.test(url),
+        "DATABASE_URL: only postgres:// or postgresql:// URLs are supported"
+      )
     }
     return {
       ...config,
@@ -227,4 +244,7 @@ export const fromProvider = (source: ConfigProvider.ConfigProvider): Effect.Effe
  * @category running
  * @since 0.1.0
  */
-export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.flatMap(provider, fromProvider)
+export const load: Effect.Effect<ServerConfig, ConfigInvalid, FileSystem.FileSystem> = Effect.flatMap(
+  provider,
+  fromProvider
+)

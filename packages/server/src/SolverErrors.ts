@@ -95,15 +95,20 @@ export const TRANSPORT_REASON_CODES = {
   INVALID_REQUEST: {
     UNKNOWN_FIELD: "a property the schema does not list (bodies are never stripped); `diagnostics.issues` names it",
     "BODY_NOT_JSON, BODY_UNREADABLE, BODY_INVALID": "the body is not JSON, cannot be read, or is not an object",
-    "UNKNOWN_QUERY_PARAMETER, REPEATED_QUERY_PARAMETER": "a query parameter the operation does not take, or one given twice",
+    "UNKNOWN_QUERY_PARAMETER, REPEATED_QUERY_PARAMETER":
+      "a query parameter the operation does not take, or one given twice",
     "SOURCE_CHAIN_ID_INVALID, SOURCE_NETWORK_ID_INVALID": "a feed filter that does not match its pattern",
     IDEMPOTENCY_KEY_HEADER_INVALID: "the Idempotency-Key header does not match `^[a-zA-Z0-9._:-]{8,128}$`"
   },
   NOT_FOUND: { PATH_NOT_FOUND: "no such path" },
-  ROUTE_NOT_FOUND: { ROUTE_NOT_FOUND: "no route with this routeId in the active feed; a malformed routeId answers the same" },
+  ROUTE_NOT_FOUND: {
+    ROUTE_NOT_FOUND: "no route with this routeId in the active feed; a malformed routeId answers the same"
+  },
   METHOD_NOT_ALLOWED: { "ALLOWED_<METHODS>": "the methods of the path, also in the `Allow` header" },
   BODY_TOO_LARGE: { BODY_TOO_LARGE: "above 32,768 bytes; answered before parsing" },
-  INTERNAL_ERROR: { INTERNAL_ERROR: "a failure inside svc (logged with the request id); also a store failure on permit status" },
+  INTERNAL_ERROR: {
+    INTERNAL_ERROR: "a failure inside svc (logged with the request id); also a store failure on permit status"
+  },
   PUBLICATION_CLOSED: { SHUTTING_DOWN: "the server is stopping" },
   AUTHORITY_UNAVAILABLE: {
     PUBLICATION_UNAVAILABLE: "no valid publication (not published yet, or the last one expired)",
@@ -123,7 +128,9 @@ export const reasonCodesByWireCode = (): ReadonlyArray<readonly [SolverErrorCode
   for (const code of Object.keys(SOLVER_ERRORS) as Array<SolverErrorCode>) {
     for (const [tag, wire] of Object.entries(WIRE_CODES)) {
       if (wire !== code) continue
-      for (const [reason, meaning] of Object.entries(REASON_CODES[tag as keyof typeof REASON_CODES])) rows.push([code, reason, meaning])
+      for (const [reason, meaning] of Object.entries(REASON_CODES[tag as keyof typeof REASON_CODES])) {
+        rows.push([code, reason, meaning])
+      }
     }
     const own = (TRANSPORT_REASON_CODES as Partial<Record<SolverErrorCode, CodeTable>>)[code]
     for (const [reason, meaning] of Object.entries(own ?? {})) rows.push([code, reason, meaning])
@@ -149,7 +156,9 @@ const extrasOf = (reason: PermitErrorReason): Parameters<typeof failure>[2] => {
     case "PermitNotFound":
       return undefined
     case "AmountTooLow":
-      return { diagnostics: reason.minimumFillInRaw === undefined ? undefined : { minimumFillInRaw: reason.minimumFillInRaw } }
+      return {
+        diagnostics: reason.minimumFillInRaw === undefined ? undefined : { minimumFillInRaw: reason.minimumFillInRaw }
+      }
     case "IdentityInvalid":
       return {
         detail: reason.detail,
@@ -158,9 +167,14 @@ const extrasOf = (reason: PermitErrorReason): Parameters<typeof failure>[2] => {
     case "InsufficientCapacity":
       return { diagnostics: reason.diagnostics }
     case "QuoteChanged":
-      return { diagnostics: { boundAmountOutRaw: reason.boundAmountOutRaw, freshAmountOutRaw: reason.freshAmountOutRaw } }
+      return {
+        diagnostics: { boundAmountOutRaw: reason.boundAmountOutRaw, freshAmountOutRaw: reason.freshAmountOutRaw }
+      }
     case "RateLimited":
-      return { retryAfterSeconds: reason.retryAfterSeconds, diagnostics: { limit: reason.limit, windowSeconds: reason.windowSeconds } }
+      return {
+        retryAfterSeconds: reason.retryAfterSeconds,
+        diagnostics: { limit: reason.limit, windowSeconds: reason.windowSeconds }
+      }
     case "IdempotencyInProgress":
     case "PublicationClosed":
     case "Unavailable":

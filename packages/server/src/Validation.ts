@@ -47,7 +47,10 @@ export type RequestRefusal =
 
 const firstIssue = (error: HttpApiError.HttpApiSchemaError) => {
   const issue = describeSchemaError(error.cause)[0]
-  return { key: issue === undefined ? undefined : String(issue.path[0] ?? ""), message: issue?.message ?? error.cause.message }
+  return {
+    key: issue === undefined ? undefined : String(issue.path[0] ?? ""),
+    message: issue?.message ?? error.cause.message
+  }
 }
 
 /**
@@ -74,19 +77,36 @@ export const classify = (
       if (info !== undefined && !info.methods.includes(request.method === "HEAD" ? "GET" : request.method)) {
         return { _tag: "MethodNotAllowed", allow: table.allowOf(info), methods: info.methods }
       }
-      return { _tag: "NotFound", code: Context.getOrElse(endpoint.annotations, Api.PathNotFound, () => "NOT_FOUND" as const) }
+      return {
+        _tag: "NotFound",
+        code: Context.getOrElse(endpoint.annotations, Api.PathNotFound, () => "NOT_FOUND" as const)
+      }
     }
     case "Query": {
       if (key !== undefined && Array.isArray(searchParams[key])) {
-        return { _tag: "Invalid", reasonCode: "REPEATED_QUERY_PARAMETER", parameter: key, detail: `${key} is given more than once` }
+        return {
+          _tag: "Invalid",
+          reasonCode: "REPEATED_QUERY_PARAMETER",
+          parameter: key,
+          detail: `${key} is given more than once`
+        }
       }
       if (key !== undefined && /excess property|Expected never/i.test(message)) {
-        return { _tag: "Invalid", reasonCode: "UNKNOWN_QUERY_PARAMETER", parameter: key, detail: `${key} is not a query parameter of this operation` }
+        return {
+          _tag: "Invalid",
+          reasonCode: "UNKNOWN_QUERY_PARAMETER",
+          parameter: key,
+          detail: `${key} is not a query parameter of this operation`
+        }
       }
       return { _tag: "Invalid", reasonCode: `${screamingSnake(key ?? "QUERY")}_INVALID`, detail: `${key}: ${message}` }
     }
     case "Headers":
-      return { _tag: "Invalid", reasonCode: `${screamingSnake(key ?? "")}_HEADER_INVALID`, detail: `${key}: ${message}` }
+      return {
+        _tag: "Invalid",
+        reasonCode: `${screamingSnake(key ?? "")}_HEADER_INVALID`,
+        detail: `${key}: ${message}`
+      }
     default:
       return { _tag: "Invalid", reasonCode: "REQUEST_INVALID", detail: message }
   }
@@ -98,14 +118,19 @@ export const classify = (
  * @category http
  * @since 0.1.0
  */
-export const respond = (refusal: RequestRefusal, family: "solver" | "aggregator"): HttpServerResponse.HttpServerResponse => {
+export const respond = (
+  refusal: RequestRefusal,
+  family: "solver" | "aggregator"
+): HttpServerResponse.HttpServerResponse => {
   if (refusal._tag === "MethodNotAllowed") return Dispatch.methodNotAllowed(family, refusal.allow, refusal.methods)
   if (refusal._tag === "NotFound") {
     return family === "aggregator"
       ? AggregatorErrors.fail("NOT_FOUND", ["PATH_NOT_FOUND"])
       : Http.errorResponse(SolverErrors.failure(refusal.code, [refusal.code]))
   }
-  if (family === "aggregator") return AggregatorErrors.fail("INVALID_REQUEST", [refusal.reasonCode], { detail: refusal.detail })
+  if (family === "aggregator") {
+    return AggregatorErrors.fail("INVALID_REQUEST", [refusal.reasonCode], { detail: refusal.detail })
+  }
   return Http.errorResponse(
     SolverErrors.failure("INVALID_REQUEST", [refusal.reasonCode], {
       diagnostics: refusal.parameter === undefined ? undefined : { parameter: refusal.parameter }
@@ -120,14 +145,18 @@ export const respond = (refusal: RequestRefusal, family: "solver" | "aggregator"
  * @since 0.1.0
  */
 export const layer = (table: PathTable) =>
-  HttpApiMiddleware.layerSchemaErrorTransform(Api.RequestValidation, (error, { endpoint, group }) =>
-    Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-      Effect.map(Effect.serviceOption(HttpServerRequest.ParsedSearchParams), (params) =>
-        respond(
-          classify(error, endpoint, {
-            path: Dispatch.pathOf(request.url),
-            method: request.method,
-            searchParams: Option.getOrElse(params, () => ({}))
-          }, table),
-          Context.getOrElse(group.annotations, Api.ErrorFamily, () => "solver" as const)
-        ))))
+  HttpApiMiddleware.layerSchemaErrorTransform(
+    Api.RequestValidation,
+    (error, { endpoint, group }) =>
+      Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+        Effect.map(Effect.serviceOption(HttpServerRequest.ParsedSearchParams), (params) =>
+          respond(
+            classify(error, endpoint, {
+              path: Dispatch.pathOf(request.url),
+              method: request.method,
+              searchParams: Option.getOrElse(params, () => ({}))
+            }, table),
+            Context.getOrElse(group.annotations, Api.ErrorFamily, () =>
+              "solver" as const)
+          )))
+  )

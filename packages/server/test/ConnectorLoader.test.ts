@@ -23,7 +23,10 @@ describe("ConnectorLoader.exportsTarget", () => {
     assert.strictEqual(ConnectorLoader.exportsTarget("./a.js"), "./a.js")
     assert.strictEqual(ConnectorLoader.exportsTarget({ ".": "./a.js", "./b": "./b.js" }), "./a.js")
     assert.strictEqual(ConnectorLoader.exportsTarget({ ".": { require: "./a.cjs", import: "./a.mjs" } }), "./a.mjs")
-    assert.strictEqual(ConnectorLoader.exportsTarget({ types: "./a.d.ts", node: { import: "./n.mjs" }, default: "./d.js" }), "./n.mjs")
+    assert.strictEqual(
+      ConnectorLoader.exportsTarget({ types: "./a.d.ts", node: { import: "./n.mjs" }, default: "./d.js" }),
+      "./n.mjs"
+    )
     assert.strictEqual(ConnectorLoader.exportsTarget({ default: "./d.js", import: "./i.js" }), "./d.js")
     assert.strictEqual(ConnectorLoader.exportsTarget([{ browser: "./b.js" }, "./fallback.js"]), "./fallback.js")
     assert.isUndefined(ConnectorLoader.exportsTarget({ require: "./a.cjs" }))
@@ -32,7 +35,9 @@ describe("ConnectorLoader.exportsTarget", () => {
   })
 
   it("checks the configured list", () => {
-    assert.isUndefined(ConnectorLoader.validateNames(["@svc/connector-evm", "svc-connector-zeta", "./local", "/abs/path"]))
+    assert.isUndefined(
+      ConnectorLoader.validateNames(["@svc/connector-evm", "svc-connector-zeta", "./local", "/abs/path"])
+    )
     assert.include(ConnectorLoader.validateNames([]), "at least one")
     assert.include(ConnectorLoader.validateNames(["Bad Name"]), "not a package name")
     assert.include(ConnectorLoader.validateNames(["@svc/connector-evm", "@svc/connector-evm"]), "named twice")
@@ -97,7 +102,14 @@ const manifest = (name: string, exports: unknown) => JSON.stringify({ name, type
 
 const echoCatalog = (() => {
   const doc = JSON.parse(JSON.stringify(demoCatalog))
-  doc.networks.push({ key: "echo", name: "Echo", vm: "ECHO", native: "echo-7", vault: { native: "echo:vault" }, finalityBlocks: 1 })
+  doc.networks.push({
+    key: "echo",
+    name: "Echo",
+    vm: "ECHO",
+    native: "echo-7",
+    vault: { native: "echo:vault" },
+    finalityBlocks: 1
+  })
   return doc
 })()
 
@@ -110,17 +122,23 @@ describe("ConnectorLoader.load", () => {
       "index.js": ECHO_PLUGIN
     },
     "no-plugin": { "package.json": manifest("no-plugin", "./index.js"), "index.js": "export default 42\n" },
-    "require-only": { "package.json": manifest("require-only", { require: "./index.cjs" }), "index.cjs": "module.exports = {}\n" },
+    "require-only": {
+      "package.json": manifest("require-only", { require: "./index.cjs" }),
+      "index.cjs": "module.exports = {}\n"
+    },
     "throws": {
       "package.json": manifest("throws", "./index.js"),
-      "index.js": "export default { _tag: \"ConnectorPlugin\", name: \"throws\", register: () => { throw new Error(\"boom\") } }\n"
+      "index.js":
+        "export default { _tag: \"ConnectorPlugin\", name: \"throws\", register: () => { throw new Error(\"boom\") } }\n"
     }
   })
   writeFileSync(join(dir, "local-plugin.js"), ECHO_PLUGIN)
 
   it.effect("registers a third-party package installed in the working directory, after the built-in ones", () =>
     Effect.gen(function*() {
-      const config = testConfig({ connectors: ["@svc/connector-evm", "@svc/connector-solana", "@acme/svc-connector-echo"] })
+      const config = testConfig({
+        connectors: ["@svc/connector-evm", "@svc/connector-solana", "@acme/svc-connector-echo"]
+      })
       const registrations = yield* Server.connectors(config, echoCatalog, { cwd: join(dir, "node_modules") })
       const families = registrations.map((r) => ("family" in r ? r.family : r.connector.family))
       assert.deepStrictEqual(families, ["EVM", "SVM", "ECHO"])
@@ -131,19 +149,29 @@ describe("ConnectorLoader.load", () => {
 
   it.effect("a path names a module file relative to the working directory", () =>
     Effect.gen(function*() {
-      const registrations = yield* Server.connectors(testConfig({ connectors: ["./local-plugin.js"] }), echoCatalog, { cwd: dir })
+      const registrations = yield* Server.connectors(testConfig({ connectors: ["./local-plugin.js"] }), echoCatalog, {
+        cwd: dir
+      })
       assert.strictEqual((registrations[0] as Connector.Connector).family, "ECHO")
     }))
 
   it.effect("one-line start-up errors name the package and what to fix", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [string, unknown, string]> = [
-        ["@acme/not-installed", echoCatalog, `SVC_CONNECTORS: @acme/not-installed: not installed (no node_modules/@acme/not-installed above ${dir})`],
+        [
+          "@acme/not-installed",
+          echoCatalog,
+          `SVC_CONNECTORS: @acme/not-installed: not installed (no node_modules/@acme/not-installed above ${dir})`
+        ],
         ["no-plugin", echoCatalog, "SVC_CONNECTORS: no-plugin: its default export is not a connector plug-in"],
         ["require-only", echoCatalog, "exports no root entry for import"],
         ["./missing.js", echoCatalog, `SVC_CONNECTORS: ./missing.js: ${join(dir, "missing.js")} does not exist`],
         ["throws", echoCatalog, "throws: registration failed: boom"],
-        ["@acme/svc-connector-echo", demoCatalog, "@acme/svc-connector-echo: ECHO_NETWORKS: the catalog has no ECHO network"]
+        [
+          "@acme/svc-connector-echo",
+          demoCatalog,
+          "@acme/svc-connector-echo: ECHO_NETWORKS: the catalog has no ECHO network"
+        ]
       ]
       for (const [name, catalog, expected] of cases) {
         const exit = yield* Effect.exit(Server.connectors(testConfig({ connectors: [name] }), catalog, { cwd: dir }))

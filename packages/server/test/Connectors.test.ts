@@ -6,8 +6,8 @@
  * tampered variant: a documented 400, nothing persisted.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { SolanaLocator, SolanaNetworks } from "@svc/connector-solana"
 import { Anvil, layer as anvilLayer } from "@svc/connector-evm/testing/Anvil"
+import { SolanaLocator, SolanaNetworks } from "@svc/connector-solana"
 import { Publisher, Store } from "@svc/core"
 import { Ids, PermitMessage, Signature } from "@svc/protocol"
 import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
@@ -25,7 +25,11 @@ const SOLANA_NETWORK = SolanaNetworks.networkId()
 const post = (path: string, body: unknown) =>
   Effect.flatMap(baseUrl, (url) =>
     Effect.promise(async () => {
-      const response = await fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } })
+      const response = await fetch(`${url}${path}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" }
+      })
       return { status: response.status, body: await response.json() as any }
     }))
 
@@ -55,21 +59,40 @@ const CHAIN_ID = 8453
 /** Settings of the connector plug-ins, as `svc serve` reads them from the environment or SVC_CONFIG. */
 const settings = (values: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromUnknown(values))
 
-const withAnvil = Layer.unwrap(Effect.map(Anvil, (anvil) =>
-  serverLayer(testConfig()).pipe(Layer.provide(settings({ SVC_RPC_URLS: JSON.stringify({ base: anvil.url }) })))
-)).pipe(Layer.provideMerge(anvilLayer({ chainId: CHAIN_ID })))
+const withAnvil = Layer.unwrap(
+  Effect.map(
+    Anvil,
+    (anvil) =>
+      serverLayer(testConfig()).pipe(Layer.provide(settings({ SVC_RPC_URLS: JSON.stringify({ base: anvil.url }) })))
+  )
+).pipe(Layer.provideMerge(anvilLayer({ chainId: CHAIN_ID })))
 
 layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits through the connector registry", (it) => {
   it.effect("EOA payer: 201; a signature over a tampered message: 400, nothing persisted", () =>
     Effect.gen(function*() {
       const route = yield* routeWhere((r) => r.open && r.sourceChainId === "8453" && r.destinationChainId === "56")
       const key = newKey()
-      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipient: evmRecipient, idempotencyKey: key }
+      const request = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer,
+        recipient: evmRecipient,
+        idempotencyKey: key
+      }
       const tampered = {
         ...request,
-        requestSignature: PermitMessage.sign(PermitMessage.build({ ...request, requestedAmountInRaw: `${route.minimumFillInRaw}0` }), PAYER_KEY)
+        requestSignature: PermitMessage.sign(
+          PermitMessage.build({ ...request, requestedAmountInRaw: `${route.minimumFillInRaw}0` }),
+          PAYER_KEY
+        )
       }
-      yield* refused(yield* post("/api/v6/execution-permits", tampered), `address:${payer.toLowerCase()}`, key, "SIGNATURE_INVALID", "SIGNER_MISMATCH")
+      yield* refused(
+        yield* post("/api/v6/execution-permits", tampered),
+        `address:${payer.toLowerCase()}`,
+        key,
+        "SIGNATURE_INVALID",
+        "SIGNER_MISMATCH"
+      )
       const created = yield* post("/api/v6/execution-permits", signed(request, PAYER_KEY))
       assert.strictEqual(created.status, 201)
       assert.strictEqual(created.body.permit.permit.payer, getAddress(payer))
@@ -83,8 +106,20 @@ layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits throug
       const wallet = getAddress(yield* Effect.promise(() => anvil.deployWallet(Signature.addressOf(OWNER_KEY) as Hex)))
       const route = yield* routeWhere((r) => r.open && r.sourceChainId === "8453" && r.destinationChainId === "56")
       const key = newKey()
-      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: wallet, recipient: evmRecipient, idempotencyKey: key }
-      yield* refused(yield* post("/api/v6/execution-permits", signed(request, OTHER_KEY)), `address:${wallet.toLowerCase()}`, key, "SIGNATURE_INVALID", "SIGNER_MISMATCH")
+      const request = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer: wallet,
+        recipient: evmRecipient,
+        idempotencyKey: key
+      }
+      yield* refused(
+        yield* post("/api/v6/execution-permits", signed(request, OTHER_KEY)),
+        `address:${wallet.toLowerCase()}`,
+        key,
+        "SIGNATURE_INVALID",
+        "SIGNER_MISMATCH"
+      )
       const created = yield* post("/api/v6/execution-permits", signed(request, OWNER_KEY))
       assert.strictEqual(created.status, 201, JSON.stringify(created.body))
       assert.strictEqual(created.body.permit.permit.payer, wallet)
@@ -97,7 +132,13 @@ layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits throug
       const wallet = getAddress(yield* Effect.promise(() => anvil.deployWallet(Signature.addressOf(OWNER_KEY) as Hex)))
       const route = yield* routeWhere((r) => r.open && r.sourceChainId === "56")
       const key = newKey()
-      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer: wallet, recipient: evmRecipient, idempotencyKey: key }
+      const request = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer: wallet,
+        recipient: evmRecipient,
+        idempotencyKey: key
+      }
       const response = yield* post("/api/v6/execution-permits", signed(request, OWNER_KEY))
       yield* refused(response, `address:${wallet.toLowerCase()}`, key, "SIGNATURE_INVALID", "SIGNER_MISMATCH")
       assert.include(response.body.diagnostics.detail, "a smart-contract account needs an RPC URL for chain 56")
@@ -112,19 +153,46 @@ layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits throug
       assert.isNull(route.destinationVault)
       assert.deepStrictEqual(route.destinationLocator, { mint: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" })
       const recipient = solanaKey("svc server test solana recipient")
-      const recipientAccountId = Ids.accountId(SOLANA_NETWORK, `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`)
-      const base = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipientAccountId, recipientLocator: { native: recipient } }
+      const recipientAccountId = Ids.accountId(
+        SOLANA_NETWORK,
+        `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`
+      )
+      const base = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer,
+        recipientAccountId,
+        recipientLocator: { native: recipient }
+      }
       const scope = `address:${payer.toLowerCase()}`
       const variants: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
-        [{ ...base, recipientAccountId: Ids.accountId(SOLANA_NETWORK, `0x${"11".repeat(32)}`) }, "RECIPIENT_ACCOUNT_ID_MISMATCH"],
-        [{ ...base, recipientAccountId: Ids.accountId(Ids.evmNetworkId(8453), `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`) }, "RECIPIENT_ACCOUNT_ID_MISMATCH"],
+        [
+          { ...base, recipientAccountId: Ids.accountId(SOLANA_NETWORK, `0x${"11".repeat(32)}`) },
+          "RECIPIENT_ACCOUNT_ID_MISMATCH"
+        ],
+        [{
+          ...base,
+          recipientAccountId: Ids.accountId(
+            Ids.evmNetworkId(8453),
+            `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`
+          )
+        }, "RECIPIENT_ACCOUNT_ID_MISMATCH"],
         [{ ...base, recipientLocator: { native: recipient, cluster: "mainnet-beta" } }, "RECIPIENT_LOCATOR_INVALID"],
         [{ ...base, recipientLocator: { native: `${recipient}1` } }, "RECIPIENT_LOCATOR_INVALID"],
-        [{ quoteId: base.quoteId, requestedAmountInRaw: base.requestedAmountInRaw, payer, recipient: evmRecipient }, "RECIPIENT_WRONG_NETWORK"]
+        [
+          { quoteId: base.quoteId, requestedAmountInRaw: base.requestedAmountInRaw, payer, recipient: evmRecipient },
+          "RECIPIENT_WRONG_NETWORK"
+        ]
       ]
       for (const [variant, reason] of variants) {
         const key = newKey()
-        yield* refused(yield* post("/api/v6/execution-permits", signed({ ...variant, idempotencyKey: key }, PAYER_KEY)), scope, key, "IDENTITY_INVALID", reason)
+        yield* refused(
+          yield* post("/api/v6/execution-permits", signed({ ...variant, idempotencyKey: key }, PAYER_KEY)),
+          scope,
+          key,
+          "IDENTITY_INVALID",
+          reason
+        )
       }
       const key = newKey()
       const created = yield* post("/api/v6/execution-permits", signed({ ...base, idempotencyKey: key }, PAYER_KEY))
@@ -145,26 +213,35 @@ layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits throug
 })
 
 describe("connector configuration", () => {
-  layer(serverLayer(testConfig({ profile: "production" })), { excludeTestServices: true, timeout: 60_000 })("production profile", (it) => {
-    it.effect("a route to a network that cannot be paid out publishes permitAvailable false: 410 with the reason", () =>
-      Effect.gen(function*() {
-        const route = yield* routeWhere((r) => r.destinationNetworkId === SOLANA_NETWORK)
-        assert.isFalse(route.permitAvailable)
-        assert.isFalse(route.open)
-        const recipient = solanaKey("svc production recipient")
-        const response = yield* post("/api/v6/execution-permits", signed({
-          quoteId: route.quoteId,
-          requestedAmountInRaw: route.minimumFillInRaw,
-          payer,
-          recipientAccountId: Ids.accountId(SOLANA_NETWORK, `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`),
-          recipientLocator: { native: recipient },
-          idempotencyKey: newKey()
-        }, PAYER_KEY))
-        assert.strictEqual(response.status, 410)
-        assert.strictEqual(response.body.error, "QUOTE_NOT_OPEN")
-        assert.includeMembers(response.body.reasonCodes, ["PERMIT_UNAVAILABLE", "PAYOUT_UNSUPPORTED"])
-      }))
-  })
+  layer(serverLayer(testConfig({ profile: "production" })), { excludeTestServices: true, timeout: 60_000 })(
+    "production profile",
+    (it) => {
+      it.effect("a route to a network that cannot be paid out publishes permitAvailable false: 410 with the reason", () =>
+        Effect.gen(function*() {
+          const route = yield* routeWhere((r) => r.destinationNetworkId === SOLANA_NETWORK)
+          assert.isFalse(route.permitAvailable)
+          assert.isFalse(route.open)
+          const recipient = solanaKey("svc production recipient")
+          const response = yield* post(
+            "/api/v6/execution-permits",
+            signed({
+              quoteId: route.quoteId,
+              requestedAmountInRaw: route.minimumFillInRaw,
+              payer,
+              recipientAccountId: Ids.accountId(
+                SOLANA_NETWORK,
+                `0x${Buffer.from(SolanaLocator.decodeKey(recipient)!).toString("hex")}`
+              ),
+              recipientLocator: { native: recipient },
+              idempotencyKey: newKey()
+            }, PAYER_KEY)
+          )
+          assert.strictEqual(response.status, 410)
+          assert.strictEqual(response.body.error, "QUOTE_NOT_OPEN")
+          assert.includeMembers(response.body.reasonCodes, ["PERMIT_UNAVAILABLE", "PAYOUT_UNSUPPORTED"])
+        }))
+    }
+  )
 
   layer(Layer.empty)("SVC_RPC_URLS", (it) => {
     it.effect("refuses unknown network keys, non-EVM networks and non-http URLs at start", () =>

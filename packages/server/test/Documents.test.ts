@@ -18,8 +18,8 @@ import {
 } from "@svc/protocol"
 import { Result, type Schema } from "effect"
 import { concat, getAddress, getContractAddress, keccak256, toBytes, toEventSelector, toFunctionSelector } from "viem"
-import * as Documents from "../src/documents/index.ts"
 import * as Endpoints from "../src/documents/Endpoints.ts"
+import * as Documents from "../src/documents/index.ts"
 
 type Hex = `0x${string}`
 
@@ -84,7 +84,8 @@ const failure = (built: Result.Result<Documents.Documents, Documents.DocumentsIn
   assert.notInclude(built.failure.message, "\n", "one line")
   return built.failure.message
 }
-const failureOf = (onchain: unknown, publicUrl?: string) => failure(Documents.build(input(onchain as Documents.OnchainConfig, publicUrl)))
+const failureOf = (onchain: unknown, publicUrl?: string) =>
+  failure(Documents.build(input(onchain as Documents.OnchainConfig, publicUrl)))
 
 const bytes = Documents.serialize(buildOk())
 const text = {
@@ -167,7 +168,10 @@ describe("Documents: schemas and serialization", () => {
     assert.strictEqual(manifest.passiveOnchainDiscovery.facadeAddress, DEMO_FACADE)
     // endpoints: literal URLs
     assert.strictEqual(manifest.endpoints.manifest, "https://solver.example.org/base/.well-known/svc-solver.json")
-    assert.strictEqual(manifest.endpoints.routeDetailTemplate, "https://solver.example.org/base/api/v6/routes/{routeId}")
+    assert.strictEqual(
+      manifest.endpoints.routeDetailTemplate,
+      "https://solver.example.org/base/api/v6/routes/{routeId}"
+    )
     assert.strictEqual(fp.discoveryURI, "https://solver.example.org/base/.well-known/svc-solver.json")
   })
 
@@ -199,7 +203,11 @@ describe("Onchain constants (@svc/protocol)", () => {
     assert.strictEqual(Onchain.FACADE_SALT, UPSTREAM.salt)
     assert.strictEqual(Onchain.labelHash("SVC_MAINNET_V6"), UPSTREAM.releaseId)
     assert.strictEqual(
-      Onchain.create2Address({ factory: Onchain.CREATE2_FACTORY, salt: UPSTREAM.salt, initCodeHash: utf8Keccak("svc demo facade init code") }),
+      Onchain.create2Address({
+        factory: Onchain.CREATE2_FACTORY,
+        salt: UPSTREAM.salt,
+        initCodeHash: utf8Keccak("svc demo facade init code")
+      }),
       DEMO_FACADE
     )
     assert.deepStrictEqual(Onchain.selectorMaps({ b: "isLive()", a: "route(bytes32)" }), {
@@ -230,7 +238,10 @@ describe("Documents: the on-chain configuration", () => {
     assert.match(messageOf({ ...demo, extra: 1 }), /invalid on-chain configuration: extra: /)
     assert.match(messageOf({ ...demo, router: "0x12" }), /router: /)
     assert.match(
-      messageOf({ ...demo, chainEvidence: { ...demo.chainEvidence, "56": { ...demo.chainEvidence["56"]!, explorer: "nope" } } }),
+      messageOf({
+        ...demo,
+        chainEvidence: { ...demo.chainEvidence, "56": { ...demo.chainEvidence["56"]!, explorer: "nope" } }
+      }),
       /chainEvidence\.56\.explorer: /
     )
     const many = messageOf({ facade: "nope" })
@@ -370,7 +381,11 @@ describe("Documents: computed values", () => {
     assert.isUndefined(erc7683.compatibilityLevelId)
     assert.isUndefined(erc7683.describeMandate)
     assert.isUndefined(oif.resolve)
-    assert.deepStrictEqual(std.executionInvariant, { botSourceTransactions: 1, svcDestinationTransactions: 1, totalTransactions: 2 })
+    assert.deepStrictEqual(std.executionInvariant, {
+      botSourceTransactions: 1,
+      svcDestinationTransactions: 1,
+      totalTransactions: 2
+    })
     assert.strictEqual(std.router.address, ROUTER)
 
     // solver manifest
@@ -426,7 +441,10 @@ describe("Documents: computed values", () => {
     assert.deepStrictEqual(fp.chains, CHAINS)
     assert.deepStrictEqual(Object.keys(fp.chainEvidence).sort(), ["56", "8453", "999"])
     assert.strictEqual(fp.chainEvidence["8453"]!.network, "base")
-    assert.strictEqual(fp.chainEvidence["8453"]!.deploymentTransactionHash, utf8Keccak("svc demo facade deployment 8453"))
+    assert.strictEqual(
+      fp.chainEvidence["8453"]!.deploymentTransactionHash,
+      utf8Keccak("svc demo facade deployment 8453")
+    )
     assert.strictEqual(fp.facadeRuntimeCodeHash, utf8Keccak("svc demo facade runtime code"))
     assert.isFalse(fp.sourcify.exactMatchOnEveryChain)
     assert.match(String(fp.sourcify.note), /placeholder/i)
@@ -539,7 +557,10 @@ describe("Documents: endpoints and text", () => {
     assert.strictEqual(fp.discoveryURI, "https://solver.example.org/base/.well-known/svc-solver.json")
     assert.strictEqual(fp.onchainDiscoveryURI, "https://solver.example.org/base/.well-known/svc-onchain-discovery.json")
     assert.strictEqual(fp.feedURI, "https://solver.example.org/base/api/v6/solver-feed")
-    assert.strictEqual(manifest.passiveOnchainDiscovery.uri, "https://solver.example.org/base/.well-known/svc-onchain-discovery.json")
+    assert.strictEqual(
+      manifest.passiveOnchainDiscovery.uri,
+      "https://solver.example.org/base/.well-known/svc-onchain-discovery.json"
+    )
   })
 
   it("a trailing slash in publicUrl does not double", () => {
@@ -580,7 +601,10 @@ describe("Documents: endpoints and text", () => {
 describe("Documents: configuration errors are typed values", () => {
   it("a facade that is not the CREATE2 address", () => {
     const message = failureOf({ ...demo, facade: "0x1111111111111111111111111111111111111111" })
-    assert.match(message, /^svc discovery: facade 0x1111111111111111111111111111111111111111 is not the CREATE2 address/)
+    assert.match(
+      message,
+      /^svc discovery: facade 0x1111111111111111111111111111111111111111 is not the CREATE2 address/
+    )
     assert.include(message, DEMO_FACADE)
     // the computed address itself, in any case, is accepted
     assert.deepStrictEqual(buildOk({ ...demo, facade: DEMO_FACADE.toLowerCase() }), buildOk())
@@ -593,9 +617,15 @@ describe("Documents: configuration errors are typed values", () => {
 
   it("per-chain evidence that does not cover exactly the configured chains", () => {
     const { ["999"]: _evidence, ...evidence } = demo.chainEvidence
-    assert.match(failureOf({ ...demo, chainEvidence: evidence }), /chainEvidence must have one entry per chain \(8453, 56, 999\): no entry for 999/)
+    assert.match(
+      failureOf({ ...demo, chainEvidence: evidence }),
+      /chainEvidence must have one entry per chain \(8453, 56, 999\): no entry for 999/
+    )
     const { ["56"]: _block, ...blocks } = demo.deployment.blocks
-    assert.match(failureOf({ ...demo, deployment: { ...demo.deployment, blocks } }), /deployment\.blocks .*no entry for 56/)
+    assert.match(
+      failureOf({ ...demo, deployment: { ...demo.deployment, blocks } }),
+      /deployment\.blocks .*no entry for 56/
+    )
     const transactions = { ...demo.deployment.transactions, "1": utf8Keccak("another chain") }
     assert.match(
       failureOf({ ...demo, deployment: { ...demo.deployment, transactions } }),
@@ -635,7 +665,9 @@ describe("Documents: configuration errors are typed values", () => {
 // ---------------------------------------------------------------------------
 
 const hexDigits = (length: number) =>
-  fc.array(fc.constantFrom(..."0123456789abcdefABCDEF"), { minLength: length, maxLength: length }).map((d) => d.join(""))
+  fc.array(fc.constantFrom(..."0123456789abcdefABCDEF"), { minLength: length, maxLength: length }).map((d) =>
+    d.join("")
+  )
 const address = hexDigits(40).map((h) => `0x${h}`)
 const bytes32 = hexDigits(64).map((h) => `0x${h}`)
 
@@ -663,8 +695,19 @@ const config = fc
   .map((c): Documents.OnchainConfig => {
     const keys = c.chains.map(String)
     const perChain = <A>(f: (key: string) => A) => Object.fromEntries(keys.map((k) => [k, f(k)]))
-    const facade = getContractAddress({ opcode: "CREATE2", from: c.factory as Hex, salt: c.salt as Hex, bytecodeHash: c.initCodeHash as Hex })
-    const [facadeHash, registryHash, routerHash, resolverHash, oifHash] = c.hashes as [string, string, string, string, string]
+    const facade = getContractAddress({
+      opcode: "CREATE2",
+      from: c.factory as Hex,
+      salt: c.salt as Hex,
+      bytecodeHash: c.initCodeHash as Hex
+    })
+    const [facadeHash, registryHash, routerHash, resolverHash, oifHash] = c.hashes as [
+      string,
+      string,
+      string,
+      string,
+      string
+    ]
     return {
       chains: c.chains,
       ...(c.facadeCase === "absent" ? {} : { facade: c.facadeCase === "lower" ? facade.toLowerCase() : facade }),
@@ -672,7 +715,13 @@ const config = fc
       router: c.router,
       erc7683Resolver: c.erc7683Resolver,
       oifModule: c.oifModule,
-      runtimeCodeHashes: { facade: facadeHash, registry: registryHash, router: routerHash, erc7683Resolver: resolverHash, oifModule: oifHash },
+      runtimeCodeHashes: {
+        facade: facadeHash,
+        registry: registryHash,
+        router: routerHash,
+        erc7683Resolver: resolverHash,
+        oifModule: oifHash
+      },
       deployment: {
         factory: c.factory,
         salt: c.salt,
@@ -696,38 +745,49 @@ const config = fc
   })
 
 describe("Documents: property", () => {
-  test.prop([config, address, bytes32, fc.constantFrom("https://a.example", "http://127.0.0.1:8787/", "https://b.example/x//")], {
+  test.prop([
+    config,
+    address,
+    bytes32,
+    fc.constantFrom("https://a.example", "http://127.0.0.1:8787/", "https://b.example/x//")
+  ], {
     numRuns: 60
-  })("any valid configuration yields schema-valid documents whose facade is the CREATE2 address", (onchain, signer, release, url) => {
-    const built = Documents.build({ publicUrl: url, feedSigner: signer, releaseId: release, onchain })
-    if (Result.isFailure(built)) return assert.fail(built.failure.message)
-    const bodies = Documents.serialize(built.success)
-    const decode = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b))
-    const docs = {
-      solverManifest: decode(bodies.solverManifest),
-      onchainDiscovery: decode(bodies.onchainDiscovery),
-      standards: decode(bodies.standards)
+  })(
+    "any valid configuration yields schema-valid documents whose facade is the CREATE2 address",
+    (onchain, signer, release, url) => {
+      const built = Documents.build({ publicUrl: url, feedSigner: signer, releaseId: release, onchain })
+      if (Result.isFailure(built)) return assert.fail(built.failure.message)
+      const bodies = Documents.serialize(built.success)
+      const decode = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b))
+      const docs = {
+        solverManifest: decode(bodies.solverManifest),
+        onchainDiscovery: decode(bodies.onchainDiscovery),
+        standards: decode(bodies.standards)
+      }
+      assert.strictEqual(accepts(SolverDiscovery, docs.solverManifest), "ok")
+      assert.strictEqual(accepts(OnchainDiscoveryFingerprint, docs.onchainDiscovery), "ok")
+      assert.strictEqual(accepts(StandardsManifest, docs.standards), "ok")
+      const facade = getContractAddress({
+        opcode: "CREATE2",
+        from: onchain.deployment.factory as Hex,
+        salt: onchain.deployment.salt as Hex,
+        bytecodeHash: onchain.deployment.initCodeHash as Hex
+      })
+      assert.strictEqual(docs.onchainDiscovery.facade, facade)
+      assert.strictEqual(docs.onchainDiscovery.scannerHints.contracts.facade.address, facade)
+      assert.strictEqual(docs.solverManifest.passiveOnchainDiscovery.facadeAddress, facade)
+      assert.strictEqual(docs.onchainDiscovery.router, getAddress(onchain.router.toLowerCase()))
+      assert.strictEqual(docs.solverManifest.feedSigner, getAddress(signer.toLowerCase()))
+      assert.strictEqual(docs.solverManifest.releaseId, release.toLowerCase())
     }
-    assert.strictEqual(accepts(SolverDiscovery, docs.solverManifest), "ok")
-    assert.strictEqual(accepts(OnchainDiscoveryFingerprint, docs.onchainDiscovery), "ok")
-    assert.strictEqual(accepts(StandardsManifest, docs.standards), "ok")
-    const facade = getContractAddress({
-      opcode: "CREATE2",
-      from: onchain.deployment.factory as Hex,
-      salt: onchain.deployment.salt as Hex,
-      bytecodeHash: onchain.deployment.initCodeHash as Hex
-    })
-    assert.strictEqual(docs.onchainDiscovery.facade, facade)
-    assert.strictEqual(docs.onchainDiscovery.scannerHints.contracts.facade.address, facade)
-    assert.strictEqual(docs.solverManifest.passiveOnchainDiscovery.facadeAddress, facade)
-    assert.strictEqual(docs.onchainDiscovery.router, getAddress(onchain.router.toLowerCase()))
-    assert.strictEqual(docs.solverManifest.feedSigner, getAddress(signer.toLowerCase()))
-    assert.strictEqual(docs.solverManifest.releaseId, release.toLowerCase())
-  })
+  )
 
-  test.prop([fc.anything()], { numRuns: 200 })("any other configuration value is a DocumentsInvalid, never an exception", (value) => {
-    const built = Documents.build({ ...input(), onchain: value as Documents.OnchainConfig })
-    assert.isTrue(Result.isFailure(built))
-    if (Result.isFailure(built)) assert.instanceOf(built.failure, Documents.DocumentsInvalid)
-  })
+  test.prop([fc.anything()], { numRuns: 200 })(
+    "any other configuration value is a DocumentsInvalid, never an exception",
+    (value) => {
+      const built = Documents.build({ ...input(), onchain: value as Documents.OnchainConfig })
+      assert.isTrue(Result.isFailure(built))
+      if (Result.isFailure(built)) assert.instanceOf(built.failure, Documents.DocumentsInvalid)
+    }
+  )
 })

@@ -15,17 +15,21 @@ describe("docs/embedding.md", () => {
     assert.strictEqual(block![1], source)
   })
 
-  it.live("the embedded solver serves a verifying feed and issues a permit at its own price", () =>
-    Effect.gen(function*() {
-      const result = yield* Embed.main
-      assert.isTrue(result.feedValid)
-      assert.strictEqual(result.status, 201)
-      // oracle price (catalog price moved by 0..6 bps) minus 3 bps spread and the 5 bps fee, rounded down
-      const amountIn = BigInt(result.amountInRaw)
-      const out = BigInt(result.amountOutRaw)
-      const atPar = amountIn * 10n ** 12n
-      assert.isTrue(out <= (atPar * (10_000n - 8n)) / 10_000n)
-      assert.isTrue(out >= (atPar * (10_000n - 14n)) / 10_000n)
-      assert.strictEqual(result.evidence.spreadBps, 3)
-    }), { timeout: 30_000 })
+  it.live(
+    "the embedded solver serves a verifying feed and issues a permit at its own price",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* Embed.main
+        assert.isTrue(result.feedValid)
+        assert.strictEqual(result.status, 201)
+        // oracle price (catalog price moved by 0..6 bps) minus 3 bps spread and the 5 bps fee, rounded down
+        const amountIn = BigInt(result.amountInRaw)
+        const out = BigInt(result.amountOutRaw)
+        const atPar = amountIn * 10n ** 12n
+        assert.isTrue(out <= (atPar * (10_000n - 8n)) / 10_000n)
+        assert.isTrue(out >= (atPar * (10_000n - 14n)) / 10_000n)
+        assert.strictEqual(result.evidence.spreadBps, 3)
+      }),
+    { timeout: 30_000 }
+  )
 })

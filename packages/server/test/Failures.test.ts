@@ -22,7 +22,9 @@ const failingStore = Layer.effect(
     for (const [name, value] of Object.entries(inner)) {
       const guard = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Store.StoreError, R> =>
         Effect.suspend((): Effect.Effect<A, E | Store.StoreError, R> =>
-          switches.store ? Effect.fail(new Store.StoreError({ operation: name, cause: new Error("database down (test)") })) : effect
+          switches.store
+            ? Effect.fail(new Store.StoreError({ operation: name, cause: new Error("database down (test)") }))
+            : effect
         )
       wrapped[name] = Effect.isEffect(value) ? guard(value) : typeof value === "function"
         ? (...args: Array<unknown>) => guard((value as (...a: Array<unknown>) => Effect.Effect<unknown>)(...args))
@@ -36,11 +38,17 @@ const base = Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))
 const failingSigner = Layer.succeed(Signer.Signer, {
   ...base,
   signDigest: (digest) =>
-    Effect.suspend(() => switches.signer ? Effect.fail(new Signer.SignerUnavailable({ message: "HSM unreachable (test)" })) : base.signDigest(digest))
+    Effect.suspend(() =>
+      switches.signer
+        ? Effect.fail(new Signer.SignerUnavailable({ message: "HSM unreachable (test)" }))
+        : base.signDigest(digest)
+    )
 })
 
 const TestLayer = App.layer({ catalog: demoCatalog, engine: { publisher: { tickMillis: 60_000 } } }).pipe(
-  Layer.provideMerge(Layer.mergeAll(failingStore, failingSigner, NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))),
+  Layer.provideMerge(
+    Layer.mergeAll(failingStore, failingSigner, NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  ),
   Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
 )
 
@@ -51,9 +59,25 @@ layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it
     Effect.gen(function*() {
       const url = yield* baseUrl
       const route = (yield* (yield* Publisher.Publisher).current).routes.find((r) => r.open)!
-      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipient: payer, idempotencyKey: "failure-key-01" }
-      const body = JSON.stringify({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY) })
-      const post = () => Effect.promise(() => fetch(`${url}/api/v6/execution-permits`, { method: "POST", body, headers: { "content-type": "application/json" } }))
+      const request = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer,
+        recipient: payer,
+        idempotencyKey: "failure-key-01"
+      }
+      const body = JSON.stringify({
+        ...request,
+        requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY)
+      })
+      const post = () =>
+        Effect.promise(() =>
+          fetch(`${url}/api/v6/execution-permits`, {
+            method: "POST",
+            body,
+            headers: { "content-type": "application/json" }
+          })
+        )
       switches.store = true
       const down = yield* post()
       assert.strictEqual(down.status, 503)
@@ -74,10 +98,25 @@ layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it
       const url = yield* baseUrl
       const publisher = yield* Publisher.Publisher
       const route = (yield* publisher.current).routes.find((r) => r.open)!
-      const request = { quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw, payer, recipient: payer, idempotencyKey: "failure-key-02" }
-      const body = JSON.stringify({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY) })
+      const request = {
+        quoteId: route.quoteId,
+        requestedAmountInRaw: route.minimumFillInRaw,
+        payer,
+        recipient: payer,
+        idempotencyKey: "failure-key-02"
+      }
+      const body = JSON.stringify({
+        ...request,
+        requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY)
+      })
       switches.signer = true
-      const down = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits`, { method: "POST", body, headers: { "content-type": "application/json" } }))
+      const down = yield* Effect.promise(() =>
+        fetch(`${url}/api/v6/execution-permits`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json" }
+        })
+      )
       assert.strictEqual(down.status, 503)
       assert.include(((yield* Effect.promise(() => down.json())) as any).reasonCodes, "SIGNER_UNAVAILABLE")
       const failed = yield* publisher.publishNow.pipe(Effect.flip)

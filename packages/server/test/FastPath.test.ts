@@ -9,6 +9,8 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
+import { EvmConnector } from "@svc/connector-evm"
+import { SolanaConnector } from "@svc/connector-solana"
 import { Aggregator, Publisher, Signer, Solver } from "@svc/core"
 import { SqliteStore } from "@svc/store"
 import { Effect, Layer, Redacted, References } from "effect"
@@ -18,8 +20,6 @@ import type { AddressInfo } from "node:net"
 import * as App from "../src/App.ts"
 import * as FastPath from "../src/FastPath.ts"
 import { AUTHORITY_KEY, demoCatalog } from "./support/server.ts"
-import { EvmConnector } from "@svc/connector-evm"
-import { SolanaConnector } from "@svc/connector-solana"
 
 const PUBLIC_URL = "http://svc.test"
 const front = FastPath.makeServer({})
@@ -99,12 +99,32 @@ const sameAnswer = (a: Raw, b: Raw, what: string) => {
 
 const query = fc.oneof(
   fc.constant(""),
-  fc.constantFrom("sourceChainId=8453", "sourceChainId=56", "sourceChainId=1", "sourceChainId=08453", "sourceChainId=x"),
-  fc.constantFrom("sourceNetworkId=0x" + "ab".repeat(32), "sourceNetworkId=0x12", "sourceChainId=8453&sourceNetworkId=0x" + "00".repeat(32)),
+  fc.constantFrom(
+    "sourceChainId=8453",
+    "sourceChainId=56",
+    "sourceChainId=1",
+    "sourceChainId=08453",
+    "sourceChainId=x"
+  ),
+  fc.constantFrom(
+    "sourceNetworkId=0x" + "ab".repeat(32),
+    "sourceNetworkId=0x12",
+    "sourceChainId=8453&sourceNetworkId=0x" + "00".repeat(32)
+  ),
   fc.constantFrom("sourceChainId=8453&sourceChainId=8453", "limit=1", "sourceChainId", "sourceChainId=", "%zz=1")
 )
 const acceptEncoding = fc.option(
-  fc.constantFrom("gzip", "br", "gzip, br", "br;q=0, gzip", "identity", "*", "gzip;q=0", "deflate", "br;q=0.5, gzip;q=0.9"),
+  fc.constantFrom(
+    "gzip",
+    "br",
+    "gzip, br",
+    "br;q=0, gzip",
+    "identity",
+    "*",
+    "gzip;q=0",
+    "deflate",
+    "br;q=0.5, gzip;q=0.9"
+  ),
   { nil: undefined }
 )
 
@@ -114,7 +134,13 @@ describe("fast path and Effect path", () => {
       Effect.gen(function*() {
         const publisher = yield* Publisher.Publisher
         const publication = yield* publisher.current
-        const etags = [publication.fullView.etag, `W/${publication.fullView.etag}`, "\"other\"", "*", `"x", ${publication.fullView.etag}`]
+        const etags = [
+          publication.fullView.etag,
+          `W/${publication.fullView.etag}`,
+          "\"other\"",
+          "*",
+          `"x", ${publication.fullView.etag}`
+        ]
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(
@@ -127,7 +153,10 @@ describe("fast path and Effect path", () => {
                 if (encoding !== undefined) headers["accept-encoding"] = encoding
                 if (ifNoneMatch !== undefined) headers["if-none-match"] = ifNoneMatch
                 const path = `/api/v6/solver-feed${q === "" ? "" : `?${q}`}`
-                const [fast, slow] = await Promise.all([send(front, method, path, headers), send(plain, method, path, headers)])
+                const [fast, slow] = await Promise.all([
+                  send(front, method, path, headers),
+                  send(plain, method, path, headers)
+                ])
                 sameAnswer(fast, slow, `${method} ${path} ${JSON.stringify(headers)}`)
               }
             ),
@@ -161,7 +190,9 @@ describe("fast path and Effect path", () => {
         }
         // a query on the stream is refused the same way by both (the fast path leaves it to the handler)
         const path = "/api/v6/solver-feed/events?x=1"
-        const [fast, slow] = yield* Effect.promise(() => Promise.all([send(front, "GET", path, {}), send(plain, "GET", path, {})]))
+        const [fast, slow] = yield* Effect.promise(() =>
+          Promise.all([send(front, "GET", path, {}), send(plain, "GET", path, {})])
+        )
         assert.strictEqual(fast.status, 400)
         sameAnswer(fast, slow, path)
       }))

@@ -6,8 +6,8 @@
 import { assert, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
 import { Publisher } from "@svc/core"
-import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { ErrorResponse, PermitMessage, Signature, strictParseOptions } from "@svc/protocol"
+import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { Effect, Result, Schema } from "effect"
 import { baseUrl, PAYER_KEY, serverLayer } from "./support/server.ts"
 
@@ -18,7 +18,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 60)
 const checkAnswer = async (response: Response, allowed: ReadonlyArray<number>, what: string) => {
   const text = await response.text()
   if (response.status >= 500) throw new Error(`${what}: ${response.status} ${text.slice(0, 200)}`)
-  if (!allowed.includes(response.status)) throw new Error(`${what}: undocumented status ${response.status} ${text.slice(0, 200)}`)
+  if (!allowed.includes(response.status)) {
+    throw new Error(`${what}: undocumented status ${response.status} ${text.slice(0, 200)}`)
+  }
   if (response.status >= 400) {
     const body = JSON.parse(text)
     const decoded = decodeError(body, strictParseOptions)
@@ -60,7 +62,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
     Effect.gen(function*() {
       const url = yield* baseUrl
       const params = fc.array(
-        fc.tuple(fc.constantFrom("sourceChainId", "sourceNetworkId", "x", "", "sourcechainid"), fc.oneof(fc.string({ maxLength: 70 }), hexish)),
+        fc.tuple(
+          fc.constantFrom("sourceChainId", "sourceNetworkId", "x", "", "sourcechainid"),
+          fc.oneof(fc.string({ maxLength: 70 }), hexish)
+        ),
         { maxLength: 3 }
       )
       yield* Effect.promise(() =>
@@ -106,14 +111,20 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
       })
       const mutation = fc.oneof(
         // replace one field by junk
-        fc.tuple(fc.constantFrom(...FIELDS), junk).map(([field, value]) => (b: Record<string, unknown>) => ({ ...b, [field]: value })),
+        fc.tuple(fc.constantFrom(...FIELDS), junk).map(([field, value]) => (b: Record<string, unknown>) => ({
+          ...b,
+          [field]: value
+        })),
         // delete one field
         fc.constantFrom(...FIELDS).map((field) => (b: Record<string, unknown>) => {
           const { [field]: _, ...rest } = b
           return rest
         }),
         // add an unknown field
-        fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), junk).map(([k, v]) => (b: Record<string, unknown>) => ({ ...b, [k]: v })),
+        fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), junk).map(([k, v]) => (b: Record<string, unknown>) => ({
+          ...b,
+          [k]: v
+        })),
         // a valid signature or none
         fc.constant((b: Record<string, unknown>) => {
           try {
@@ -125,17 +136,28 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
         })
       )
       const body = fc.oneof(
-        { weight: 4, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) => JSON.stringify(ms.reduce((b, m) => m(b), valid() as Record<string, unknown>))) },
+        {
+          weight: 4,
+          arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) =>
+            JSON.stringify(ms.reduce((b, m) => m(b), valid() as Record<string, unknown>))
+          )
+        },
         { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
         { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) }
       )
-      const header = fc.option(fc.oneof(fc.string({ maxLength: 20 }), fc.stringMatching(/^[a-zA-Z0-9._:-]{8,20}$/)), { nil: undefined })
+      const header = fc.option(fc.oneof(fc.string({ maxLength: 20 }), fc.stringMatching(/^[a-zA-Z0-9._:-]{8,20}$/)), {
+        nil: undefined
+      })
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(body, header, fc.constantFrom("/request-message", ""), async (payload, key, suffix) => {
             const headers: Record<string, string> = { "content-type": "application/json" }
             if (key !== undefined && /^[\x20-\x7e]*$/.test(key)) headers["idempotency-key"] = key
-            const response = await fetch(`${url}/api/v6/execution-permits${suffix}`, { method: "POST", body: payload, headers })
+            const response = await fetch(`${url}/api/v6/execution-permits${suffix}`, {
+              method: "POST",
+              body: payload,
+              headers
+            })
             await checkAnswer(
               response,
               suffix === "" ? [200, 201, 400, 409, 410, 413, 429, 503] : [200, 400, 409, 410, 413, 503],
@@ -176,7 +198,11 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
               controller.abort()
               return
             }
-            await checkAnswer(response, [200, 201, 304, 400, 404, 405, 409, 410, 413, 429, 503], `${method} ${safePath}`)
+            await checkAnswer(
+              response,
+              [200, 201, 304, 400, 404, 405, 409, 410, 413, 429, 503],
+              `${method} ${safePath}`
+            )
           }),
           { numRuns: RUNS }
         )
@@ -188,15 +214,24 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
       const url = yield* baseUrl
       yield* Effect.promise(() =>
         fc.assert(
-          fc.asyncProperty(fc.oneof(fc.string({ maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)), fc.bigInt({ min: 0n, max: 1n << 70n }).map(String)), async (id) => {
-            const controller = new AbortController()
-            const response = await fetch(`${url}/api/v6/solver-feed/events`, { headers: { "last-event-id": id }, signal: controller.signal })
-            assert.strictEqual(response.status, 200)
-            const reader = response.body!.getReader()
-            const first = await reader.read()
-            assert.isFalse(first.done)
-            controller.abort()
-          }),
+          fc.asyncProperty(
+            fc.oneof(
+              fc.string({ maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+              fc.bigInt({ min: 0n, max: 1n << 70n }).map(String)
+            ),
+            async (id) => {
+              const controller = new AbortController()
+              const response = await fetch(`${url}/api/v6/solver-feed/events`, {
+                headers: { "last-event-id": id },
+                signal: controller.signal
+              })
+              assert.strictEqual(response.status, 200)
+              const reader = response.body!.getReader()
+              const first = await reader.read()
+              assert.isFalse(first.done)
+              controller.abort()
+            }
+          ),
           { numRuns: Math.max(10, Math.floor(RUNS / 3)) }
         )
       )

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { AGGREGATOR_ERRORS, Resources } from "@svc/protocol"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
+import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import * as DocsPage from "../src/DocsPage.ts"
 
 type Node = Record<string, any>
@@ -110,7 +110,16 @@ describe("OpenAPI document", () => {
   it("collects every core resource under components.schemas, strict", () => {
     const schemas = doc.components.schemas as Node
     for (const name of Object.keys(Resources)) assert.property(schemas, name)
-    for (const name of ["Route", "SignedFeed", "PermitCreateRequest", "AggregatorQuote", "AggregatorError", "AggregatorManifest"]) {
+    for (
+      const name of [
+        "Route",
+        "SignedFeed",
+        "PermitCreateRequest",
+        "AggregatorQuote",
+        "AggregatorError",
+        "AggregatorManifest"
+      ]
+    ) {
       assert.strictEqual(schemas[name].additionalProperties, false, name)
     }
     assert.strictEqual(schemas.Bytes32.pattern, "^0x[0-9a-fA-F]{64}$")
@@ -157,15 +166,28 @@ describe("OpenAPI operations", () => {
   })
 
   it("route detail and permit status: Bytes32 path parameters", () => {
-    for (const [path, name] of [["/api/v6/routes/{routeId}", "routeId"], ["/api/v6/execution-permits/{fillId}", "fillId"]]) {
+    for (
+      const [path, name] of [["/api/v6/routes/{routeId}", "routeId"], ["/api/v6/execution-permits/{fillId}", "fillId"]]
+    ) {
       const param = op(path!, "get").parameters[0]
       assert.strictEqual(param.name, name)
       assert.strictEqual(param.in, "path")
       assert.isTrue(param.required)
       assert.strictEqual(schemaName(param.schema), "Bytes32")
     }
-    assert.sameMembers(Object.keys(op("/api/v6/routes/{routeId}", "get").responses), ["200", "400", "404", "500", "503"])
-    assert.sameMembers(Object.keys(op("/api/v6/execution-permits/{fillId}", "get").responses), ["200", "400", "404", "500"])
+    assert.sameMembers(Object.keys(op("/api/v6/routes/{routeId}", "get").responses), [
+      "200",
+      "400",
+      "404",
+      "500",
+      "503"
+    ])
+    assert.sameMembers(Object.keys(op("/api/v6/execution-permits/{fillId}", "get").responses), [
+      "200",
+      "400",
+      "404",
+      "500"
+    ])
   })
 
   it("permits: request bodies, 200/201, 429 headers and the Idempotency-Key header", () => {
@@ -178,9 +200,16 @@ describe("OpenAPI operations", () => {
     assert.strictEqual(schemaName(create.requestBody.content["application/json"].schema), "PermitCreateRequest")
     assert.sameMembers(Object.keys(create.responses), ["200", "201", "400", "409", "410", "413", "429", "500", "503"])
     for (const status of ["200", "201"]) {
-      assert.strictEqual(schemaName(create.responses[status].content["application/json"].schema), "ExecutionPermitResponse")
+      assert.strictEqual(
+        schemaName(create.responses[status].content["application/json"].schema),
+        "ExecutionPermitResponse"
+      )
     }
-    assert.includeMembers(Object.keys(create.responses["429"].headers), ["Retry-After", "RateLimit", "RateLimit-Policy"])
+    assert.includeMembers(Object.keys(create.responses["429"].headers), [
+      "Retry-After",
+      "RateLimit",
+      "RateLimit-Policy"
+    ])
     const key = create.parameters.find((p: Node) => p.name === "Idempotency-Key")
     assert.strictEqual(key.in, "header")
     assert.strictEqual((resolve(key.schema.$ref) as Node).pattern, "^[a-zA-Z0-9._:-]{8,128}$")
@@ -195,7 +224,11 @@ describe("OpenAPI operations", () => {
       for (const [status, response] of Object.entries(operation.responses as Node)) {
         const code = Number(status)
         if (code < 400) continue
-        assert.strictEqual(schemaName(response.content["application/json"].schema), "ErrorResponse", `${method} ${path} ${status}`)
+        assert.strictEqual(
+          schemaName(response.content["application/json"].schema),
+          "ErrorResponse",
+          `${method} ${path} ${status}`
+        )
         const named = [...String(response.description).matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)
         assert.isAbove(named.length, 0, `${method} ${path} ${status}`)
         for (const name of named) {
@@ -206,7 +239,9 @@ describe("OpenAPI operations", () => {
       }
     }
     const create = op("/api/v6/execution-permits", "post")
-    for (const code of ["IDEMPOTENCY_CONFLICT", "INSUFFICIENT_CAPACITY"]) assert.include(create.responses["409"].description, code)
+    for (const code of ["IDEMPOTENCY_CONFLICT", "INSUFFICIENT_CAPACITY"]) {
+      assert.include(create.responses["409"].description, code)
+    }
     assert.include(create.responses["410"].description, "QUOTE_NOT_OPEN")
     assert.include(create.responses["400"].description, "SIGNATURE_INVALID")
     assert.include(create.responses["429"].description, "RATE_LIMITED")
@@ -223,7 +258,9 @@ describe("OpenAPI operations", () => {
     }
     for (const [path, [request, response]] of Object.entries(bodies)) {
       const operation = op(path, request === null ? "get" : "post")
-      if (request !== null) assert.strictEqual(schemaName(operation.requestBody.content["application/json"].schema), request)
+      if (request !== null) {
+        assert.strictEqual(schemaName(operation.requestBody.content["application/json"].schema), request)
+      }
       assert.strictEqual(schemaName(operation.responses["200"].content["application/json"].schema), response)
     }
     const status = op("/v1/status", "get")
@@ -250,7 +287,11 @@ describe("OpenAPI operations", () => {
         const named = [...String(response.description).matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)
         assert.isAbove(named.length, 0)
         for (const name of named) {
-          assert.strictEqual((AGGREGATOR_ERRORS as Record<string, { status: number }>)[name]?.status, s, `${name} ${path}`)
+          assert.strictEqual(
+            (AGGREGATOR_ERRORS as Record<string, { status: number }>)[name]?.status,
+            s,
+            `${name} ${path}`
+          )
         }
       }
     }
@@ -283,7 +324,17 @@ describe("API reference page", () => {
 
   it("fetches the OpenAPI document and renders operations, parameters, bodies and schemas", () => {
     assert.include(html, `const OPENAPI_URL = "${PUBLIC_URL}/openapi.json"`)
-    for (const word of ["fetch(OPENAPI_URL", "operationId", "parameters", "requestBody", "responses", "details", "x-svc-spec"]) {
+    for (
+      const word of [
+        "fetch(OPENAPI_URL",
+        "operationId",
+        "parameters",
+        "requestBody",
+        "responses",
+        "details",
+        "x-svc-spec"
+      ]
+    ) {
       assert.include(html, word)
     }
   })

@@ -27,7 +27,14 @@ interface Running {
 const start = (dataDir: string): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(nodeBin, [bin, "serve"], {
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", SVC_DATA_DIR: dataDir, SVC_SIGNER_KEY: AUTHORITY_KEY, SVC_LOG_LEVEL: "warning" },
+      env: {
+        ...process.env,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        SVC_DATA_DIR: dataDir,
+        SVC_SIGNER_KEY: AUTHORITY_KEY,
+        SVC_LOG_LEVEL: "warning"
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
@@ -65,29 +72,33 @@ const createPermit = async (url: string, key: string) => {
 }
 
 describe("svc serve as a process", () => {
-  it("a permit answered 201 survives SIGKILL; dataVersion increases across the restart", { timeout: 90_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
-    const first = await start(dataDir)
-    const created = await createPermit(first.url, "durable-key-0001")
-    assert.strictEqual(created.status, 201)
-    first.child.kill("SIGKILL")
-    await first.exit
-    const second = await start(dataDir)
-    try {
-      const status = await fetch(`${second.url}/api/v6/execution-permits/${created.body.permit.fillId}`)
-      assert.strictEqual(status.status, 200)
-      assert.deepStrictEqual((await status.json() as any).permit, created.body.permit)
-      const feed = await (await fetch(`${second.url}/api/v6/solver-feed`)).json() as any
-      assert.isTrue(BigInt(feed.feed.dataVersion) > created.dataVersion)
-      // the replay after the restart is still the same permit
-      const replay = await createPermit(second.url, "durable-key-0001")
-      assert.strictEqual(replay.status, 200)
-      assert.strictEqual(replay.body.permit.fillId, created.body.permit.fillId)
-    } finally {
-      second.child.kill("SIGKILL")
-      await second.exit
+  it(
+    "a permit answered 201 survives SIGKILL; dataVersion increases across the restart",
+    { timeout: 90_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+      const first = await start(dataDir)
+      const created = await createPermit(first.url, "durable-key-0001")
+      assert.strictEqual(created.status, 201)
+      first.child.kill("SIGKILL")
+      await first.exit
+      const second = await start(dataDir)
+      try {
+        const status = await fetch(`${second.url}/api/v6/execution-permits/${created.body.permit.fillId}`)
+        assert.strictEqual(status.status, 200)
+        assert.deepStrictEqual((await status.json() as any).permit, created.body.permit)
+        const feed = await (await fetch(`${second.url}/api/v6/solver-feed`)).json() as any
+        assert.isTrue(BigInt(feed.feed.dataVersion) > created.dataVersion)
+        // the replay after the restart is still the same permit
+        const replay = await createPermit(second.url, "durable-key-0001")
+        assert.strictEqual(replay.status, 200)
+        assert.strictEqual(replay.body.permit.fillId, created.body.permit.fillId)
+      } finally {
+        second.child.kill("SIGKILL")
+        await second.exit
+      }
     }
-  })
+  )
 
   it("SIGTERM sends publication-closed to open streams, then exits 0", { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
@@ -108,7 +119,12 @@ describe("svc serve as a process", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
     const server = await start(dataDir)
     const admin = (...args: Array<string>) =>
-      JSON.parse(execFileSync(nodeBin, [bin, "admin", ...args], { env: { ...process.env, SVC_DATA_DIR: dataDir }, encoding: "utf8" }))
+      JSON.parse(
+        execFileSync(nodeBin, [bin, "admin", ...args], {
+          env: { ...process.env, SVC_DATA_DIR: dataDir },
+          encoding: "utf8"
+        })
+      )
     const waitFor = async (predicate: () => Promise<boolean>) => {
       const deadline = Date.now() + 10_000
       while (Date.now() < deadline) {

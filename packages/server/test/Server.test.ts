@@ -8,10 +8,18 @@ const payer = Signature.addressOf(PAYER_KEY)
 const recipient = "0x2222222222222222222222222222222222222222"
 
 const get = (path: string, headers?: Record<string, string>) =>
-  Effect.flatMap(baseUrl, (url) => Effect.promise(() => fetch(`${url}${path}`, headers === undefined ? {} : { headers })))
+  Effect.flatMap(
+    baseUrl,
+    (url) => Effect.promise(() => fetch(`${url}${path}`, headers === undefined ? {} : { headers }))
+  )
 const post = (path: string, body: string, headers?: Record<string, string>) =>
-  Effect.flatMap(baseUrl, (url) =>
-    Effect.promise(() => fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } })))
+  Effect.flatMap(
+    baseUrl,
+    (url) =>
+      Effect.promise(() =>
+        fetch(`${url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } })
+      )
+  )
 const json = (response: Response) => Effect.promise(() => response.json() as Promise<any>)
 const text = (response: Response) => Effect.promise(() => response.text())
 
@@ -25,7 +33,9 @@ const newKey = () => `svc-test-key-${Date.now()}-${keyCounter++}`
 
 const permitBody = (quoteId: string, amount: string, key: string, extra?: Record<string, unknown>) => {
   const request = { quoteId, requestedAmountInRaw: amount, payer, recipient, idempotencyKey: key, ...extra }
-  const message = PermitMessage.message(PermitMessage.normalize(request as PermitMessage.PermitRequestInput, { strict: false }))
+  const message = PermitMessage.message(
+    PermitMessage.normalize(request as PermitMessage.PermitRequestInput, { strict: false })
+  )
   return { ...request, requestSignature: PermitMessage.sign(message, PAYER_KEY) }
 }
 
@@ -108,7 +118,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
           assert.strictEqual(cached.headers.get("etag"), etag)
           assert.strictEqual(cached.headers.get("cache-control"), "no-cache")
         }
-        const other = yield* get("/api/v6/solver-feed", { "if-none-match": 'W/"other"' })
+        const other = yield* get("/api/v6/solver-feed", { "if-none-match": "W/\"other\"" })
         assert.strictEqual(other.status, 200)
         yield* text(other)
         // a new publication turns the 304 into a 200
@@ -123,17 +133,35 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
       Effect.gen(function*() {
         const all = yield* json(yield* get("/api/v6/solver-feed"))
         const filtered = yield* json(yield* get("/api/v6/solver-feed?sourceChainId=56"))
-        assert.strictEqual(CanonicalJson.stringify(filtered.feed.signedPayload), CanonicalJson.stringify(all.feed.signedPayload))
+        assert.strictEqual(
+          CanonicalJson.stringify(filtered.feed.signedPayload),
+          CanonicalJson.stringify(all.feed.signedPayload)
+        )
         assert.isTrue(filtered.feed.routes.every((r: any) => r.sourceChainId === "56"))
         assert.isTrue(filtered.feed.returnedRouteCount < filtered.feed.routeCount)
         const networkId = filtered.feed.routes[0].sourceNetworkId
-        const both = yield* json(yield* get(`/api/v6/solver-feed?sourceChainId=56&sourceNetworkId=${networkId.toUpperCase().replace("0X", "0x")}`))
+        const both = yield* json(
+          yield* get(
+            `/api/v6/solver-feed?sourceChainId=56&sourceNetworkId=${networkId.toUpperCase().replace("0X", "0x")}`
+          )
+        )
         assert.strictEqual(both.feed.returnedRouteCount, filtered.feed.returnedRouteCount)
-        const conflicting = yield* json(yield* get(`/api/v6/solver-feed?sourceChainId=8453&sourceNetworkId=${networkId}`))
+        const conflicting = yield* json(
+          yield* get(`/api/v6/solver-feed?sourceChainId=8453&sourceNetworkId=${networkId}`)
+        )
         assert.strictEqual(conflicting.feed.returnedRouteCount, 0, "both filters must match")
         const none = yield* json(yield* get("/api/v6/solver-feed?sourceChainId=1"))
         assert.deepStrictEqual(none.feed.routes, [])
-        for (const bad of ["sourceChainId=0", "sourceChainId=abc", "sourceChainId=", "sourceNetworkId=0x12", "foo=1", "sourceChainId=1&sourceChainId=2"]) {
+        for (
+          const bad of [
+            "sourceChainId=0",
+            "sourceChainId=abc",
+            "sourceChainId=",
+            "sourceNetworkId=0x12",
+            "foo=1",
+            "sourceChainId=1&sourceChainId=2"
+          ]
+        ) {
           const response = yield* get(`/api/v6/solver-feed?${bad}`)
           assert.strictEqual(response.status, 400, bad)
           assertError(yield* json(response), "INVALID_REQUEST")
@@ -179,7 +207,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         const body = permitBody(route.quoteId, route.minimumFillInRaw, key)
         const { requestSignature: _, ...unsigned } = body
         const message = yield* json(yield* post("/api/v6/execution-permits/request-message", JSON.stringify(unsigned)))
-        assert.deepStrictEqual(message, { ok: true, message: PermitMessage.build(unsigned as PermitMessage.PermitRequestInput) })
+        assert.deepStrictEqual(message, {
+          ok: true,
+          message: PermitMessage.build(unsigned as PermitMessage.PermitRequestInput)
+        })
         const first = yield* post("/api/v6/execution-permits", JSON.stringify(body), { "idempotency-key": key })
         assert.strictEqual(first.status, 201)
         const created = yield* json(first)
@@ -223,10 +254,16 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         )
         assert.strictEqual(mismatch.status, 400)
         assertError(yield* json(mismatch), "IDEMPOTENCY_KEY_MISMATCH")
-        const gone = yield* post("/api/v6/execution-permits", JSON.stringify(permitBody(`0x${"cd".repeat(32)}`, "1000000", newKey())))
+        const gone = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify(permitBody(`0x${"cd".repeat(32)}`, "1000000", newKey()))
+        )
         assert.strictEqual(gone.status, 410)
         assertError(yield* json(gone), "QUOTE_NOT_OPEN")
-        const extra = yield* post("/api/v6/execution-permits", JSON.stringify({ ...permitBody(route.quoteId, route.minimumFillInRaw, newKey()), amountOutRaw: "1" }))
+        const extra = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify({ ...permitBody(route.quoteId, route.minimumFillInRaw, newKey()), amountOutRaw: "1" })
+        )
         assert.strictEqual(extra.status, 400)
         const extraBody = yield* json(extra)
         assertError(extraBody, "INVALID_REQUEST")
@@ -235,7 +272,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         assert.strictEqual(notJson.status, 400)
         const numberAmount = yield* post(
           "/api/v6/execution-permits",
-          JSON.stringify({ ...permitBody(route.quoteId, route.minimumFillInRaw, newKey()), requestedAmountInRaw: 1000000 })
+          JSON.stringify({
+            ...permitBody(route.quoteId, route.minimumFillInRaw, newKey()),
+            requestedAmountInRaw: 1000000
+          })
         )
         assert.strictEqual(numberAmount.status, 400)
       }))
@@ -246,7 +286,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         const store = yield* Store.Store
         yield* store.setRouteOverride(route.routeId, { executionStatus: "PAUSED" })
         yield* (yield* Publisher.Publisher).refresh
-        const response = yield* post("/api/v6/execution-permits", JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey())))
+        const response = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+        )
         assert.strictEqual(response.status, 410)
         const body = yield* json(response)
         assertError(body, "QUOTE_NOT_OPEN")
@@ -282,7 +325,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         const publisher = yield* Publisher.Publisher
         const current = yield* publisher.current
         const open = (lastEventId?: string) =>
-          Effect.promise(() => fetch(`${url}/api/v6/solver-feed/events`, lastEventId === undefined ? {} : { headers: { "last-event-id": lastEventId } }))
+          Effect.promise(() =>
+            fetch(
+              `${url}/api/v6/solver-feed/events`,
+              lastEventId === undefined ? {} : { headers: { "last-event-id": lastEventId } }
+            )
+          )
         // no header: the current feed at once
         const plain = yield* open()
         assert.strictEqual(plain.status, 200)
@@ -296,7 +344,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         const feed = JSON.parse(first!.data!)
         assert.strictEqual(feed.feedHash, current.feedHash)
         // older, invalid: the current feed; equal: nothing
-        for (const [id, expected] of [["0", true], ["abc", true], ["01", true], [current.dataVersion.toString(), false]] as const) {
+        for (
+          const [id, expected] of [["0", true], ["abc", true], ["01", true], [
+            current.dataVersion.toString(),
+            false
+          ]] as const
+        ) {
           const stream = sseReader(yield* open(id))
           const event = yield* Effect.promise(() => stream.nextEvent(expected ? 5000 : 700))
           assert.strictEqual(event !== undefined, expected, `Last-Event-ID ${id}`)
@@ -315,7 +368,10 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
   })
 })
 
-layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), {
+  excludeTestServices: true,
+  timeout: 60_000
+})(
   "rate limit and pause",
   (it) => {
     it.effect("while paused: feed, stream and permit creation answer 503", () =>
@@ -330,14 +386,21 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
         yield* publisher.refresh
         const closed = yield* Effect.promise(() => stream.nextEvent())
         assert.strictEqual(closed?.event, "publication-closed")
-        assert.deepStrictEqual(JSON.parse(closed!.data!), { error: "PUBLICATION_CLOSED" }, "an SseErrorEvent has only error")
+        assert.deepStrictEqual(
+          JSON.parse(closed!.data!),
+          { error: "PUBLICATION_CLOSED" },
+          "an SseErrorEvent has only error"
+        )
         const feed = yield* get("/api/v6/solver-feed")
         assert.strictEqual(feed.status, 503)
         assertError(yield* json(feed), "PUBLICATION_CLOSED")
         const events = yield* get("/api/v6/solver-feed/events")
         assert.strictEqual(events.status, 503)
         yield* text(events)
-        const permit = yield* post("/api/v6/execution-permits", JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey())))
+        const permit = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+        )
         assert.strictEqual(permit.status, 503)
         yield* text(permit)
         yield* store.setPaused(false, null)
@@ -347,7 +410,10 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
   }
 )
 
-layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), {
+  excludeTestServices: true,
+  timeout: 60_000
+})(
   "rate limit",
   (it) => {
     it.effect("429 with Retry-After after the limit; a replay is still answered", () =>
@@ -355,8 +421,17 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
         const route = yield* openRoute
         const first = permitBody(route.quoteId, route.minimumFillInRaw, newKey())
         assert.strictEqual((yield* post("/api/v6/execution-permits", JSON.stringify(first))).status, 201)
-        assert.strictEqual((yield* post("/api/v6/execution-permits", JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey())))).status, 201)
-        const limited = yield* post("/api/v6/execution-permits", JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey())))
+        assert.strictEqual(
+          (yield* post(
+            "/api/v6/execution-permits",
+            JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+          )).status,
+          201
+        )
+        const limited = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+        )
         assert.strictEqual(limited.status, 429)
         assert.match(limited.headers.get("retry-after") ?? "", /^[1-9][0-9]*$/)
         assert.match(limited.headers.get("ratelimit-policy") ?? "", /q=2;w=60/)
@@ -364,6 +439,5 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
         // a completed replay is never limited
         assert.strictEqual((yield* post("/api/v6/execution-permits", JSON.stringify(first))).status, 200)
       }))
-
   }
 )

@@ -10,35 +10,38 @@ import { connect } from "node:net"
 import * as App from "../src/App.ts"
 import { baseUrl, serverLayer, testConfig } from "./support/server.ts"
 
-layer(serverLayer(testConfig({ sseHeartbeatMs: 200 })), { excludeTestServices: true, timeout: 60_000 })("slow subscribers", (it) => {
-  it.effect("a subscriber that stops reading is disconnected while publications go on", () =>
-    Effect.gen(function*() {
-      const url = new URL(yield* baseUrl)
-      const control = yield* Effect.service(App.AppControl)
-      const publisher = yield* Publisher.Publisher
-      const socket = connect(Number(url.port), url.hostname)
-      yield* Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          socket.write(`GET /api/v6/solver-feed/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
-          socket.once("data", () => {
-            // read the first chunk, then stop reading for good
-            socket.pause()
-            resolve()
+layer(serverLayer(testConfig({ sseHeartbeatMs: 200 })), { excludeTestServices: true, timeout: 60_000 })(
+  "slow subscribers",
+  (it) => {
+    it.effect("a subscriber that stops reading is disconnected while publications go on", () =>
+      Effect.gen(function*() {
+        const url = new URL(yield* baseUrl)
+        const control = yield* Effect.service(App.AppControl)
+        const publisher = yield* Publisher.Publisher
+        const socket = connect(Number(url.port), url.hostname)
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            socket.write(`GET /api/v6/solver-feed/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`)
+            socket.once("data", () => {
+              // read the first chunk, then stop reading for good
+              socket.pause()
+              resolve()
+            })
           })
-        })
-      )
-      assert.strictEqual(control.subscribers(), 1)
-      // keep publishing: the server's writes to this socket stop draining; the server must drop
-      // the subscriber (a paused client socket does not see the close until it reads again)
-      for (let i = 0; i < 400 && control.subscribers() > 0; i++) {
+        )
+        assert.strictEqual(control.subscribers(), 1)
+        // keep publishing: the server's writes to this socket stop draining; the server must drop
+        // the subscriber (a paused client socket does not see the close until it reads again)
+        for (let i = 0; i < 400 && control.subscribers() > 0; i++) {
+          yield* publisher.publishNow
+          if (i % 20 === 0) yield* Effect.sleep("20 millis")
+        }
+        const deadline = Date.now() + 10_000
+        while (control.subscribers() > 0 && Date.now() < deadline) yield* Effect.sleep("50 millis")
+        assert.strictEqual(control.subscribers(), 0, "the stalled subscriber was disconnected and released")
+        // the publisher goes on for the others
         yield* publisher.publishNow
-        if (i % 20 === 0) yield* Effect.sleep("20 millis")
-      }
-      const deadline = Date.now() + 10_000
-      while (control.subscribers() > 0 && Date.now() < deadline) yield* Effect.sleep("50 millis")
-      assert.strictEqual(control.subscribers(), 0, "the stalled subscriber was disconnected and released")
-      // the publisher goes on for the others
-      yield* publisher.publishNow
-      socket.destroy()
-    }))
-})
+        socket.destroy()
+      }))
+  }
+)

@@ -34,7 +34,8 @@ export interface SqliteStoreOptions {
 /** `PRAGMA synchronous` answers 2 for FULL. */
 const SYNCHRONOUS_FULL = 2
 
-const isFile = (filename: string): boolean => filename !== ":memory:" && filename !== "" && !filename.startsWith("file:")
+const isFile = (filename: string): boolean =>
+  filename !== ":memory:" && filename !== "" && !filename.startsWith("file:")
 
 /**
  * Opens (and migrates) the database; the connection closes with the scope.
@@ -61,7 +62,10 @@ export const make = (options: SqliteStoreOptions) =>
       foreign_keys: Number((yield* sql<Record<string, unknown>>`PRAGMA foreign_keys`)[0]?.["foreign_keys"])
     }
     const expectedJournal = isFile(options.filename) ? "wal" : settings.journal_mode
-    if (settings.journal_mode !== expectedJournal || settings.synchronous !== SYNCHRONOUS_FULL || settings.foreign_keys !== 1) {
+    if (
+      settings.journal_mode !== expectedJournal || settings.synchronous !== SYNCHRONOUS_FULL ||
+      settings.foreign_keys !== 1
+    ) {
       return yield* Effect.fail(new Error(`SQLite settings not applied: ${JSON.stringify(settings)}`))
     }
     yield* migrate(sql, "sqlite", SqlStore.makeTransaction(sql, "sqlite"))

@@ -21,7 +21,10 @@ const where = (() => {
 /** One TCP connect with a short timeout: is anything listening? */
 const reachable = (address: string, timeoutMs = 1500): Promise<boolean> =>
   new Promise((resolve) => {
-    const [host, port] = [address.slice(0, address.lastIndexOf(":")), Number(address.slice(address.lastIndexOf(":") + 1))]
+    const [host, port] = [
+      address.slice(0, address.lastIndexOf(":")),
+      Number(address.slice(address.lastIndexOf(":") + 1))
+    ]
     const socket = connect({ host: host.replace(/^\[|\]$/g, ""), port })
     const done = (ok: boolean) => {
       socket.destroy()
@@ -40,15 +43,17 @@ const up = await reachable(where)
  * that schemas left behind by a killed run can be recognised and dropped.
  */
 const schemaName = (label: string) =>
-  `svc_test_${Math.floor(Date.now() / 1000).toString(36)}_${label}_${process.env.VITEST_POOL_ID ?? "0"}_${process.pid}_${
-    Math.random().toString(36).slice(2, 8)
-  }`
+  `svc_test_${Math.floor(Date.now() / 1000).toString(36)}_${label}_${
+    process.env.VITEST_POOL_ID ?? "0"
+  }_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 
 /** Drops test schemas older than an hour (a run killed before its finalizers ran). */
 const dropStaleSchemas = Effect.scoped(
   Effect.gen(function*() {
     const sql = yield* PgClient.make({ url, maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
-    const rows = yield* sql<{ readonly nspname: string }>`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'svc\_test\_%'`
+    const rows = yield* sql<
+      { readonly nspname: string }
+    >`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'svc\_test\_%'`
     const cutoff = Date.now() / 1000 - 3600
     for (const { nspname } of rows) {
       const created = parseInt(nspname.split("_")[2] ?? "", 36)

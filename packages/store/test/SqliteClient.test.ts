@@ -132,7 +132,9 @@ describe("SqliteClient", () => {
       )
       yield* immediate(sql)(Effect.gen(function*() {
         yield* insert(1)
-        const inner = yield* sql.withTransaction(Effect.andThen(insert(2), Effect.fail("inner" as const))).pipe(Effect.flip)
+        const inner = yield* sql.withTransaction(Effect.andThen(insert(2), Effect.fail("inner" as const))).pipe(
+          Effect.flip
+        )
         assert.strictEqual(inner, "inner")
         assert.deepStrictEqual(yield* ids, [1])
         yield* sql.withTransaction(Effect.andThen(insert(3), sql.withTransaction(insert(4))))
@@ -156,42 +158,50 @@ describe("SqliteClient", () => {
       yield* sql`ROLLBACK`
     }))
 
-  it.live("BEGIN IMMEDIATE takes the write lock up front: another process waits, then reads the committed value", () =>
-    Effect.gen(function*() {
-      const { filename, sql } = yield* open()
-      yield* sql`CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`
-      yield* sql`INSERT INTO counter (id, n) VALUES (1, 0)`
-      const child = yield* immediate(sql)(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly n: number }>`SELECT n FROM counter WHERE id = 1`
-        const child = yield* spawnCounterChild(filename)
-        yield* child.ready
-        // the other process is now blocked in its BEGIN IMMEDIATE
-        yield* Effect.sleep("300 millis")
-        yield* sql`UPDATE counter SET n = ${row!.n + 1} WHERE id = 1`
-        return child
-      }))
-      const result = yield* child.done.pipe(Effect.timeout("20 seconds"))
-      assert.strictEqual(result.read, 1, "the other process read the committed increment")
-      assert.isAtLeast(result.waited, 150, "the other process waited for the write lock")
-      assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 2 }])
-    }), { timeout: 60_000 })
+  it.live(
+    "BEGIN IMMEDIATE takes the write lock up front: another process waits, then reads the committed value",
+    () =>
+      Effect.gen(function*() {
+        const { filename, sql } = yield* open()
+        yield* sql`CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`
+        yield* sql`INSERT INTO counter (id, n) VALUES (1, 0)`
+        const child = yield* immediate(sql)(Effect.gen(function*() {
+          const [row] = yield* sql<{ readonly n: number }>`SELECT n FROM counter WHERE id = 1`
+          const child = yield* spawnCounterChild(filename)
+          yield* child.ready
+          // the other process is now blocked in its BEGIN IMMEDIATE
+          yield* Effect.sleep("300 millis")
+          yield* sql`UPDATE counter SET n = ${row!.n + 1} WHERE id = 1`
+          return child
+        }))
+        const result = yield* child.done.pipe(Effect.timeout("20 seconds"))
+        assert.strictEqual(result.read, 1, "the other process read the committed increment")
+        assert.isAtLeast(result.waited, 150, "the other process waited for the write lock")
+        assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 2 }])
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("with a deferred BEGIN another process commits in between; the stale write is a retryable lock error", () =>
-    Effect.gen(function*() {
-      const { filename, sql } = yield* open()
-      yield* sql`CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`
-      yield* sql`INSERT INTO counter (id, n) VALUES (1, 0)`
-      const error = yield* sql.withTransaction(Effect.gen(function*() {
-        const [row] = yield* sql<{ readonly n: number }>`SELECT n FROM counter WHERE id = 1`
-        const child = yield* spawnCounterChild(filename)
-        const result = yield* child.done.pipe(Effect.timeout("20 seconds"), Effect.orDie)
-        assert.strictEqual(result.read, 0)
-        return yield* sql`UPDATE counter SET n = ${row!.n + 1} WHERE id = 1`
-      })).pipe(failureOf)
-      assert.strictEqual(error.reason._tag, "LockTimeoutError")
-      assert.isTrue(error.isRetryable)
-      assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 1 }])
-    }), { timeout: 60_000 })
+  it.live(
+    "with a deferred BEGIN another process commits in between; the stale write is a retryable lock error",
+    () =>
+      Effect.gen(function*() {
+        const { filename, sql } = yield* open()
+        yield* sql`CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`
+        yield* sql`INSERT INTO counter (id, n) VALUES (1, 0)`
+        const error = yield* sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ readonly n: number }>`SELECT n FROM counter WHERE id = 1`
+          const child = yield* spawnCounterChild(filename)
+          const result = yield* child.done.pipe(Effect.timeout("20 seconds"), Effect.orDie)
+          assert.strictEqual(result.read, 0)
+          return yield* sql`UPDATE counter SET n = ${row!.n + 1} WHERE id = 1`
+        })).pipe(failureOf)
+        assert.strictEqual(error.reason._tag, "LockTimeoutError")
+        assert.isTrue(error.isRetryable)
+        assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 1 }])
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("unique and primary key violations are UniqueViolation, naming the columns", () =>
     Effect.gen(function*() {
@@ -207,10 +217,12 @@ describe("SqliteClient", () => {
       assert.strictEqual(key.reason._tag, "UniqueViolation")
       if (key.reason._tag === "UniqueViolation") assert.strictEqual(key.reason.constraint, "u.id")
       // inside a transaction, as the store meets it: the error is the transaction's, and it rolls back
-      const pair = yield* failureOf(immediate(sql)(Effect.andThen(
-        sql`INSERT INTO u (id, email) VALUES ('3', 'z@example.org')`,
-        sql`INSERT INTO u (id, email, a, b) VALUES ('4', 'w@example.org', 'a', 'b')`
-      )))
+      const pair = yield* failureOf(
+        immediate(sql)(Effect.andThen(
+          sql`INSERT INTO u (id, email) VALUES ('3', 'z@example.org')`,
+          sql`INSERT INTO u (id, email, a, b) VALUES ('4', 'w@example.org', 'a', 'b')`
+        ))
+      )
       assert.strictEqual(pair.reason._tag, "UniqueViolation")
       if (pair.reason._tag === "UniqueViolation") assert.strictEqual(pair.reason.constraint, "u.a, u.b")
       assert.deepStrictEqual(plain(yield* sql`SELECT id FROM u`), [{ id: "1" }])
@@ -384,55 +396,59 @@ describe("SqliteClient", () => {
       assert.deepStrictEqual(readDirect(filename, "SELECT id FROM t"), [{ id: 1 }])
     }))
 
-  it.live("rows of text, integer, blob and null values round-trip through insert and select unchanged (property)", () =>
-    Effect.gen(function*() {
-      const sql = yield* SqliteClient.make({ filename: freshFile() })
-      // typed columns, and `v` without a type, which keeps whatever storage class it is given
-      yield* sql`CREATE TABLE r (k INTEGER PRIMARY KEY, t TEXT, i INTEGER, b BLOB, v)`
-      yield* sql`CREATE TABLE w (k INTEGER PRIMARY KEY, i INTEGER)`
-      const run = Effect.runPromiseWith(yield* Effect.context<never>())
-      const text = fc.string({ unit: "binary", maxLength: 40 })
-      const integer = fc.maxSafeInteger()
-      const blob = fc.uint8Array({ maxLength: 40 })
-      const row = fc.record({
-        t: fc.option(text, { nil: null }),
-        i: fc.option(integer, { nil: null }),
-        b: fc.option(blob, { nil: null }),
-        v: fc.oneof(text, integer, blob, fc.constant(null))
-      })
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 20 }), (rows) =>
-            run(Effect.gen(function*() {
-              const [first, ...rest] = rows.map((r, k) => ({ k, ...r }))
-              const keyed = [first!, ...rest] as const
-              const back = yield* sql.withTransaction(Effect.gen(function*() {
-                yield* sql`DELETE FROM r`
-                yield* sql`INSERT INTO r ${sql.insert(keyed)}`
-                return yield* sql`SELECT k, t, i, b, v FROM r ORDER BY k`
-              }))
-              assert.deepStrictEqual(plain(back), [...keyed])
-            }))),
-          { numRuns: 150 }
+  it.live(
+    "rows of text, integer, blob and null values round-trip through insert and select unchanged (property)",
+    () =>
+      Effect.gen(function*() {
+        const sql = yield* SqliteClient.make({ filename: freshFile() })
+        // typed columns, and `v` without a type, which keeps whatever storage class it is given
+        yield* sql`CREATE TABLE r (k INTEGER PRIMARY KEY, t TEXT, i INTEGER, b BLOB, v)`
+        yield* sql`CREATE TABLE w (k INTEGER PRIMARY KEY, i INTEGER)`
+        const run = Effect.runPromiseWith(yield* Effect.context<never>())
+        const text = fc.string({ unit: "binary", maxLength: 40 })
+        const integer = fc.maxSafeInteger()
+        const blob = fc.uint8Array({ maxLength: 40 })
+        const row = fc.record({
+          t: fc.option(text, { nil: null }),
+          i: fc.option(integer, { nil: null }),
+          b: fc.option(blob, { nil: null }),
+          v: fc.oneof(text, integer, blob, fc.constant(null))
+        })
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 20 }), (rows) =>
+              run(Effect.gen(function*() {
+                const [first, ...rest] = rows.map((r, k) => ({ k, ...r }))
+                const keyed = [first!, ...rest] as const
+                const back = yield* sql.withTransaction(Effect.gen(function*() {
+                  yield* sql`DELETE FROM r`
+                  yield* sql`INSERT INTO r ${sql.insert(keyed)}`
+                  return yield* sql`SELECT k, t, i, b, v FROM r ORDER BY k`
+                }))
+                assert.deepStrictEqual(plain(back), [...keyed])
+              }))),
+            { numRuns: 150 }
+          )
         )
-      )
-      // 64-bit integers round-trip as bigints under SafeIntegers
-      const int64s = fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { minLength: 1, maxLength: 20 })
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(int64s, (values) =>
-            run(Effect.gen(function*() {
-              const [first, ...rest] = values.map((i, k) => ({ k, i }))
-              const keyed = [first!, ...rest] as const
-              yield* sql`DELETE FROM w`
-              yield* sql`INSERT INTO w ${sql.insert(keyed)}`
-              const back = yield* sql`SELECT k, i FROM w ORDER BY k`.pipe(
-                Effect.provideService(SqlClient.SafeIntegers, true)
-              )
-              assert.deepStrictEqual(plain(back), keyed.map(({ i, k }) => ({ k: BigInt(k), i })))
-            }))),
-          { numRuns: 50 }
+        // 64-bit integers round-trip as bigints under SafeIntegers
+        const int64s = fc.array(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { minLength: 1, maxLength: 20 })
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(int64s, (values) =>
+              run(Effect.gen(function*() {
+                const [first, ...rest] = values.map((i, k) => ({ k, i }))
+                const keyed = [first!, ...rest] as const
+                yield* sql`DELETE FROM w`
+                yield* sql`INSERT INTO w ${sql.insert(keyed)}`
+                const back = yield* sql`SELECT k, i FROM w ORDER BY k`.pipe(
+                  Effect.provideService(SqlClient.SafeIntegers, true)
+                )
+                assert.deepStrictEqual(plain(back), keyed.map(({ i, k }) => ({ k: BigInt(k), i })))
+              }))),
+            { numRuns: 50 }
+          )
         )
-      )
-    }), { timeout: 60_000 })
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -27,8 +27,11 @@ const runChild = (args: ReadonlyArray<string>) =>
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
     child.on("error", (error) => resume(Effect.fail(error)))
     child.on("exit", (code, signal) =>
-      resume(code === 0 ? Effect.succeed(stdout) : Effect.fail(new Error(`child exited (code ${code}, signal ${signal}): ${stderr}`)))
-    )
+      resume(
+        code === 0
+          ? Effect.succeed(stdout)
+          : Effect.fail(new Error(`child exited (code ${code}, signal ${signal}): ${stderr}`))
+      ))
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
@@ -235,7 +238,9 @@ describe("SqliteStore", () => {
       ).pipe(Effect.timeout("60 seconds"))
       const totals: Record<string, number> = {}
       for (const out of outputs) {
-        for (const [tag, n] of Object.entries(JSON.parse(out) as Record<string, number>)) totals[tag] = (totals[tag] ?? 0) + n
+        for (const [tag, n] of Object.entries(JSON.parse(out) as Record<string, number>)) {
+          totals[tag] = (totals[tag] ?? 0) + n
+        }
       }
       // 400 requests of 5 against 1000: exactly 200 fit, no request fails with an error
       assert.deepStrictEqual(totals, { Issued: 200, InsufficientInventory: 200 })

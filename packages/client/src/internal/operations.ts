@@ -201,11 +201,14 @@ export const lookup = <
       }
     }
   })
-  if (found === undefined) throw new Error(`@svc/client: the contract (@svc/protocol/Api) declares no operation ${where}`)
+  if (found === undefined) {
+    throw new Error(`@svc/client: the contract (@svc/protocol/Api) declares no operation ${where}`)
+  }
   return found as never
 }
 
-const oneOf = (schemas: ReadonlyArray<Schema.Top>): Schema.Top => schemas.length === 1 ? schemas[0]! : Schema.Union(schemas)
+const oneOf = (schemas: ReadonlyArray<Schema.Top>): Schema.Top =>
+  schemas.length === 1 ? schemas[0]! : Schema.Union(schemas)
 
 /**
  * The body schema an operation declares for a success status, typed as its
@@ -217,7 +220,9 @@ const oneOf = (schemas: ReadonlyArray<Schema.Top>): Schema.Top => schemas.length
  */
 export const bodySchema = <A>(operation: Operation<A>, status: number): Schema.Decoder<A> => {
   const schema = operation.bodySchemas.get(status)
-  if (schema === undefined) throw new Error(`@svc/client: ${operation.group}/${operation.id} declares no body at ${status}`)
+  if (schema === undefined) {
+    throw new Error(`@svc/client: ${operation.group}/${operation.id} declares no body at ${status}`)
+  }
   return schema as unknown as Schema.Decoder<A>
 }
 
@@ -284,7 +289,9 @@ export const exchange = <A, F extends Family, E extends boolean>(
   operation: Operation<A, F, E>,
   request: Request
 ): Effect.Effect<Answer<unknown, E>, RequestError | Refusal<F>> => {
-  const headers = request.body === undefined ? request.headers : { "content-type": "application/json", ...request.headers }
+  const headers = request.body === undefined
+    ? request.headers
+    : { "content-type": "application/json", ...request.headers }
   return Effect.flatMap(
     send(fetch, operation.method, request.url, { headers, body: request.body }),
     (response): Effect.Effect<Answer<unknown, E>, RequestError | Refusal<F>> => {
@@ -310,11 +317,14 @@ export const call = <A, F extends Family, E extends boolean>(
   operation: Operation<A, F, E>,
   request: Request
 ): Effect.Effect<Answer<A, E>, RequestError | Refusal<F>> =>
-  Effect.flatMap(exchange(fetch, operation, request), (answer): Effect.Effect<Answer<A, E>, RequestError | Refusal<F>> => {
-    if (answer._tag === "Empty") return Effect.succeed(answer)
-    const decoder = operation.successes.get(answer.status)!
-    return Effect.map(decoder(answer.response, answer.body), (body) => ({ ...answer, body: body as A }))
-  })
+  Effect.flatMap(
+    exchange(fetch, operation, request),
+    (answer): Effect.Effect<Answer<A, E>, RequestError | Refusal<F>> => {
+      if (answer._tag === "Empty") return Effect.succeed(answer)
+      const decoder = operation.successes.get(answer.status)!
+      return Effect.map(decoder(answer.response, answer.body), (body) => ({ ...answer, body: body as A }))
+    }
+  )
 
 /**
  * Fills the operation's path parameters into a URL template of a manifest
@@ -333,7 +343,9 @@ export const fillPath = (
   for (const name of operation.pathParams) {
     const value = values[name]
     if (value === undefined) return Result.fail(`no value for {${name}}`)
-    if (!url.includes(`{${name}}`)) return Result.fail(`has no {${name}} (a path parameter of ${operation.id} ${operation.path})`)
+    if (!url.includes(`{${name}}`)) {
+      return Result.fail(`has no {${name}} (a path parameter of ${operation.id} ${operation.path})`)
+    }
     url = url.replace(`{${name}}`, encodeURIComponent(value))
   }
   return Result.succeed(url)

@@ -69,7 +69,12 @@ export type ProxyPlan =
   /** Answers 200 text/event-stream with a `retry:` line, then stays silent. */
   | { readonly kind: "stall" }
   /** Answers by itself. */
-  | { readonly kind: "answer"; readonly status: number; readonly body: string; readonly headers?: Record<string, string> }
+  | {
+    readonly kind: "answer"
+    readonly status: number
+    readonly body: string
+    readonly headers?: Record<string, string>
+  }
 
 export interface ProxyRequest {
   readonly method: string
@@ -118,7 +123,13 @@ export const startProxy = async (target: string, plan: (request: ProxyRequest) =
     }
     const headers = { ...req.headers, host: upstream.host }
     delete headers["accept-encoding"]
-    const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (up) => {
+    const out = httpRequest({
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers
+    }, (up) => {
       const responseHeaders = { ...up.headers }
       delete responseHeaders["content-length"]
       delete responseHeaders["transfer-encoding"]

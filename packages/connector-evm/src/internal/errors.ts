@@ -15,7 +15,10 @@ export const isRevert = (error: unknown): boolean =>
  * `ConnectorUnavailable` (503, retry); anything else thrown while verifying is a
  * refused proof (`ConnectorError` PROOF_INVALID, 400).
  */
-export const classify = (error: unknown, chainId: string): Connector.ConnectorError | Connector.ConnectorUnavailable => {
+export const classify = (
+  error: unknown,
+  chainId: string
+): Connector.ConnectorError | Connector.ConnectorUnavailable => {
   const transport = error instanceof BaseError
     ? error.walk((e) => TRANSPORT.some((T) => e instanceof T))
     : null
@@ -26,5 +29,8 @@ export const classify = (error: unknown, chainId: string): Connector.ConnectorEr
     })
   }
   const message = error instanceof BaseError ? error.shortMessage : String((error as Error)?.message ?? error)
-  return new Connector.ConnectorError({ code: "PROOF_INVALID", message: `smart-account verification refused the proof: ${message}` })
+  return new Connector.ConnectorError({
+    code: "PROOF_INVALID",
+    message: `smart-account verification refused the proof: ${message}`
+  })
 }

@@ -82,7 +82,9 @@ export const compileTestContracts = (): { readonly wallet: Compiled; readonly fa
   if (compiled !== undefined) return compiled
   const require = createRequire(import.meta.url)
   const solc = require("solc") as { version: () => string; compile: (input: string) => string }
-  if (!solc.version().startsWith(`${SOLC_VERSION}+`)) throw new Error(`solc ${SOLC_VERSION} expected, got ${solc.version()}`)
+  if (!solc.version().startsWith(`${SOLC_VERSION}+`)) {
+    throw new Error(`solc ${SOLC_VERSION} expected, got ${solc.version()}`)
+  }
   const source = readFileSync(new URL("./SvcTestWallet.sol", import.meta.url), "utf8")
   const output = JSON.parse(solc.compile(JSON.stringify({
     language: "Solidity",
@@ -143,7 +145,16 @@ export class Anvil extends Context.Service<Anvil, {
 
 const start = (chainId: number) =>
   Effect.callback<{ readonly url: string; readonly stop: () => Promise<void> }, AnvilError>((resume) => {
-    const child = spawn(binaryPath(), ["--port", "0", "--host", "127.0.0.1", "--chain-id", String(chainId), "--accounts", "2"], {
+    const child = spawn(binaryPath(), [
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--chain-id",
+      String(chainId),
+      "--accounts",
+      "2"
+    ], {
       stdio: ["ignore", "pipe", "pipe"]
     })
     const kill = () => child.kill("SIGKILL")
@@ -204,11 +215,17 @@ export const layer = (options?: { readonly chainId?: number | undefined }): Laye
         rpcUrls: { default: { http: [node.url] } }
       } as const
       const client = createPublicClient({ chain, transport: http(node.url) }) as PublicClient
-      const deployer = createWalletClient({ chain, account: privateKeyToAccount(DEPLOYER_KEY), transport: http(node.url) })
+      const deployer = createWalletClient({
+        chain,
+        account: privateKeyToAccount(DEPLOYER_KEY),
+        transport: http(node.url)
+      })
       const deploy = async (c: Compiled, args: ReadonlyArray<unknown>): Promise<Hex> => {
         const hash = await deployer.deployContract({ abi: c.abi, bytecode: c.bytecode, args: args as Array<unknown> })
         const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-        if (receipt.contractAddress === null || receipt.contractAddress === undefined) throw new Error("deployment failed")
+        if (receipt.contractAddress === null || receipt.contractAddress === undefined) {
+          throw new Error("deployment failed")
+        }
         return receipt.contractAddress
       }
       return Anvil.of({
@@ -220,7 +237,12 @@ export const layer = (options?: { readonly chainId?: number | undefined }): Laye
         factoryCalldata: (owner, salt) =>
           encodeFunctionData({ abi: contracts.factory.abi, functionName: "deploy", args: [owner, salt] }),
         walletAddress: (factory, owner, salt) =>
-          client.readContract({ address: factory, abi: contracts.factory.abi, functionName: "addressOf", args: [owner, salt] }) as Promise<Hex>
+          client.readContract({
+            address: factory,
+            abi: contracts.factory.abi,
+            functionName: "addressOf",
+            args: [owner, salt]
+          }) as Promise<Hex>
       })
     })
   )

@@ -35,14 +35,37 @@ export const PACKAGE_ROOT: URL = new URL("../../", import.meta.url)
  * @since 0.1.0
  */
 export const CONTRACTS = [
-  { name: "SvcMainnetRouterV6", description: "The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`." },
-  { name: "SvcVaultV6", description: "The solver's vault: holds source fills and pays out on the destination chain, once per fillId (`payout`)." },
-  { name: "SvcMainnetRegistryV6", description: "The route registry: routes, their execution generation and status, and local asset addresses." },
-  { name: "SvcSolverDiscoveryV6", description: "The on-chain discovery facade: `discoveryURI`, `isLive`, `systemState` and the registry's routes." },
-  { name: "SvcERC7683ModuleV6", description: "The ERC-7683 resolver module: resolves a standard payload into the `fillDirect` call." },
-  { name: "SvcOIFModuleV6", description: "The OIF description module: `describeMandate` of a standard payload; not executable." },
+  {
+    name: "SvcMainnetRouterV6",
+    description:
+      "The source-chain router: `fillDirect` executes an EIP-712 ExecutionPermit signed by the authority and emits `SourceFillV6`."
+  },
+  {
+    name: "SvcVaultV6",
+    description:
+      "The solver's vault: holds source fills and pays out on the destination chain, once per fillId (`payout`)."
+  },
+  {
+    name: "SvcMainnetRegistryV6",
+    description: "The route registry: routes, their execution generation and status, and local asset addresses."
+  },
+  {
+    name: "SvcSolverDiscoveryV6",
+    description: "The on-chain discovery facade: `discoveryURI`, `isLive`, `systemState` and the registry's routes."
+  },
+  {
+    name: "SvcERC7683ModuleV6",
+    description: "The ERC-7683 resolver module: resolves a standard payload into the `fillDirect` call."
+  },
+  {
+    name: "SvcOIFModuleV6",
+    description: "The OIF description module: `describeMandate` of a standard payload; not executable."
+  },
   { name: "SvcTestToken", description: "A minimal owner-mintable ERC-20 for tests and the devnet." },
-  { name: "SvcPriceFeed", description: "A Chainlink-style AggregatorV3 price feed whose rounds the owner writes, for tests and the devnet." }
+  {
+    name: "SvcPriceFeed",
+    description: "A Chainlink-style AggregatorV3 price feed whose rounds the owner writes, for tests and the devnet."
+  }
 ] as const
 
 /**

@@ -3,9 +3,9 @@
  * keccak on megabyte inputs, which matters for the feed hash of large catalogs.
  * The digest is identical to @noble/hashes' keccak_256 (checked by tests). Internal.
  */
+import { type Hex, keccak } from "@svc/protocol/Bytes"
 import { Effect } from "effect"
 import { createKeccak, type IHasher } from "hash-wasm"
-import { keccak, type Hex } from "@svc/protocol/Bytes"
 
 /** Inputs below this size are hashed in JS (no WebAssembly start-up). */
 const SMALL = 4096

@@ -27,14 +27,14 @@
  * @since 0.1.0
  */
 import { assert, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, type Layer, Result } from "effect"
-import fc from "fast-check"
-import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import { Connector, type ConnectorNetwork, networkIdOf, type OwnershipClaim, sameLocator } from "../Connector.ts"
-import * as Ids from "@svc/protocol/Ids"
 import type { Hex } from "@svc/protocol/Bytes"
+import * as CanonicalJson from "@svc/protocol/CanonicalJson"
+import * as Ids from "@svc/protocol/Ids"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type { Locator } from "@svc/protocol/schema/Primitives"
+import { Cause, Effect, Exit, type Layer, Result } from "effect"
+import fc from "fast-check"
+import { Connector, type ConnectorNetwork, networkIdOf, type OwnershipClaim, sameLocator } from "../Connector.ts"
 
 /**
  * The tests of the suite, by name (use these names in `skip`).
@@ -177,11 +177,15 @@ const verdict = async (connector: Connector, claim: OwnershipClaim): Promise<{ v
   const exit = await Effect.runPromiseExit(connector.verifyOwnership(claim))
   if (Exit.isSuccess(exit)) return { verdict: "verified", detail: "" }
   const error = Cause.findErrorOption(exit.cause)
-  if (error._tag === "None") throw new Error(`verifyOwnership died instead of failing with a typed error: ${Cause.pretty(exit.cause)}`)
+  if (error._tag === "None") {
+    throw new Error(`verifyOwnership died instead of failing with a typed error: ${Cause.pretty(exit.cause)}`)
+  }
   const e = error.value
   if (e._tag === "ConnectorUnavailable") return { verdict: "unavailable", detail: `${e.code}: ${e.message}` }
   if (e._tag !== "ConnectorError" || typeof e.code !== "string" || !/^[A-Z][A-Z0-9_]*$/.test(e.code)) {
-    throw new Error(`verifyOwnership failed with something other than a ConnectorError with a SCREAMING_SNAKE_CASE code: ${String(e)}`)
+    throw new Error(
+      `verifyOwnership failed with something other than a ConnectorError with a SCREAMING_SNAKE_CASE code: ${String(e)}`
+    )
   }
   return { verdict: "refused", detail: `${e.code}: ${e.message}` }
 }
@@ -191,9 +195,12 @@ const total = <A>(what: string, input: unknown, f: () => A): A => {
   try {
     return f()
   } catch (e) {
-    throw new Error(`${what} threw for ${safeShow(input)} instead of returning a typed error: ${String((e as Error)?.message ?? e)}`, {
-      cause: e
-    })
+    throw new Error(
+      `${what} threw for ${safeShow(input)} instead of returning a typed error: ${String((e as Error)?.message ?? e)}`,
+      {
+        cause: e
+      }
+    )
   }
 }
 
@@ -208,7 +215,9 @@ const safeShow = (u: unknown): string => {
 
 const mustParse = (connector: Connector, input: unknown): Locator => {
   const parsed = total("parseLocator", input, () => connector.parseLocator(input))
-  if (Result.isFailure(parsed)) throw new Error(`the account arbitrary gave ${safeShow(input)}, refused: ${parsed.failure.message}`)
+  if (Result.isFailure(parsed)) {
+    throw new Error(`the account arbitrary gave ${safeShow(input)}, refused: ${parsed.failure.message}`)
+  }
   return parsed.success
 }
 
@@ -220,7 +229,9 @@ const mustNetwork = (connector: Connector, native: string): ConnectorNetwork => 
 
 const mustReference = (connector: Connector, locator: Locator): Hex => {
   const reference = total("accountReference", locator, () => connector.accountReference(locator))
-  if (Result.isFailure(reference)) throw new Error(`accountReference refused the canonical locator ${safeShow(locator)}: ${reference.failure.message}`)
+  if (Result.isFailure(reference)) {
+    throw new Error(`accountReference refused the canonical locator ${safeShow(locator)}: ${reference.failure.message}`)
+  }
   return reference.success
 }
 
@@ -379,7 +390,10 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
         return typeof r.success === "object" && r.success !== null && !Array.isArray(r.success)
       }),
       // every JSON kind (and undefined) is tried on every run, whatever the random draw
-      { numRuns: runs * 4, examples: [[null], [undefined], [0], [-1.5], [true], [""], [[]], [{}], [{ native: null }], [{ native: 1 }]] }
+      {
+        numRuns: runs * 4,
+        examples: [[null], [undefined], [0], [-1.5], [true], [""], [[]], [{}], [{ native: null }], [{ native: 1 }]]
+      }
     )
   })
 
@@ -388,7 +402,11 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
       fc.property(options.account, (input) => {
         const locator = mustParse(c, input)
         const again = mustParse(c, locator)
-        assert.strictEqual(CanonicalJson.stringify(again), CanonicalJson.stringify(locator), "parse(parse(x)) = parse(x)")
+        assert.strictEqual(
+          CanonicalJson.stringify(again),
+          CanonicalJson.stringify(locator),
+          "parse(parse(x)) = parse(x)"
+        )
         const copy = JSON.parse(JSON.stringify(locator)) as unknown
         assert.isTrue(sameLocator(mustParse(c, copy), locator), "a JSON copy parses to the same locator")
       }),
@@ -418,12 +436,17 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
 
   test("locators: unknown keys never reach the canonical form", (c) => {
     fc.assert(
-      fc.property(options.account, fc.constantFrom("svcUnknownKey", "__proto__x", "nativeX"), fc.jsonValue(), (input, key, value) => {
-        const locator = mustParse(c, input)
-        if (key in locator) return true
-        const r = total("parseLocator", input, () => c.parseLocator({ ...locator, [key]: value }))
-        return Result.isFailure(r) || (!(key in r.success) && sameLocator(r.success, locator))
-      }),
+      fc.property(
+        options.account,
+        fc.constantFrom("svcUnknownKey", "__proto__x", "nativeX"),
+        fc.jsonValue(),
+        (input, key, value) => {
+          const locator = mustParse(c, input)
+          if (key in locator) return true
+          const r = total("parseLocator", input, () => c.parseLocator({ ...locator, [key]: value }))
+          return Result.isFailure(r) || (!(key in r.success) && sameLocator(r.success, locator))
+        }
+      ),
       { numRuns: runs }
     )
   })
@@ -436,7 +459,10 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
         const reference = mustReference(c, locator)
         assert.match(reference, BYTES32, "accountReference is lowercase 0x + 64 hex")
         assert.strictEqual(mustReference(c, mustParse(c, input)), reference, "deterministic")
-        assert.strictEqual(Ids.accountId(network.networkId, reference), Ids.accountId(network.networkId, mustReference(c, locator)))
+        assert.strictEqual(
+          Ids.accountId(network.networkId, reference),
+          Ids.accountId(network.networkId, mustReference(c, locator))
+        )
       }),
       { numRuns: runs }
     )
@@ -511,7 +537,9 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
       fc.property(options.asset, (input) => {
         const ids = networks.map((n) => {
           const a = total("parseAsset", input, () => c.parseAsset(input, n))
-          if (Result.isFailure(a)) throw new Error(`the asset arbitrary gave ${safeShow(input)}, refused: ${a.failure.message}`)
+          if (Result.isFailure(a)) {
+            throw new Error(`the asset arbitrary gave ${safeShow(input)}, refused: ${a.failure.message}`)
+          }
           const b = c.parseAsset(input, n)
           assert.isTrue(Result.isSuccess(b) && b.success.reference === a.success.reference, "deterministic")
           assert.match(a.success.reference, BYTES32)
@@ -530,7 +558,9 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
     fc.assert(
       fc.property(options.asset, (input) => {
         const a = c.parseAsset(input, network)
-        if (Result.isFailure(a)) throw new Error(`the asset arbitrary gave ${safeShow(input)}, refused: ${a.failure.message}`)
+        if (Result.isFailure(a)) {
+          throw new Error(`the asset arbitrary gave ${safeShow(input)}, refused: ${a.failure.message}`)
+        }
         const again = total("parseAsset", a.success.locator, () => c.parseAsset(a.success.locator, network))
         assert.isTrue(Result.isSuccess(again), "the canonical asset locator parses")
         if (Result.isSuccess(again)) {
@@ -555,7 +585,11 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
           const locator = mustParse(c, signer.account)
           const accountId = Ids.accountId(network.networkId, mustReference(c, locator))
           const message = permitMessage(locator, accountId, quoteId, amount, key)
-          assert.include(message, `payerLocator=${CanonicalJson.stringify(locator)}`, "the message carries the canonical locator")
+          assert.include(
+            message,
+            `payerLocator=${CanonicalJson.stringify(locator)}`,
+            "the message carries the canonical locator"
+          )
           for (const m of [message, free]) {
             const result = await verdict(c, { network, locator, message: m, proof: await signer.sign(m) })
             assert.strictEqual(result.verdict, "verified", result.detail)
@@ -576,7 +610,11 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
         const proof = await signer.sign(message)
         for (const tampered of tamperings(message)) {
           const result = await verdict(c, { network, locator, message: tampered, proof })
-          assert.strictEqual(result.verdict, "refused", `a proof over the message verified for ${JSON.stringify(tampered)}`)
+          assert.strictEqual(
+            result.verdict,
+            "refused",
+            `a proof over the message verified for ${JSON.stringify(tampered)}`
+          )
         }
       }),
       { numRuns: proofRuns }
@@ -599,7 +637,19 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
 
   test("proofs: malformed proofs are refused with a typed error", async (c) => {
     const network = mustNetwork(c, options.networks[0])
-    const fixed = ["", " ", "0x", "0x00", "0X", "null", "\u0000", "🙂".repeat(40), "0x" + "0".repeat(130), "1".repeat(88), ...(options.malformedProofs ?? [])]
+    const fixed = [
+      "",
+      " ",
+      "0x",
+      "0x00",
+      "0X",
+      "null",
+      "\u0000",
+      "🙂".repeat(40),
+      "0x" + "0".repeat(130),
+      "1".repeat(88),
+      ...(options.malformedProofs ?? [])
+    ]
     await fc.assert(
       fc.asyncProperty(
         signerOf(c),
@@ -624,7 +674,11 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
           ].filter((p): p is string => p !== undefined && p !== valid)
           for (const proof of candidates) {
             const result = await verdict(c, { network, locator, message, proof })
-            assert.strictEqual(result.verdict, "refused", `the proof ${JSON.stringify(proof)} was not refused (${result.detail})`)
+            assert.strictEqual(
+              result.verdict,
+              "refused",
+              `the proof ${JSON.stringify(proof)} was not refused (${result.detail})`
+            )
           }
         }
       ),
@@ -635,7 +689,9 @@ export const checks = (options: SuiteOptions): ReadonlyArray<Check> => {
   test("proofs: a proof never verifies for a network or a locator of another family", async (c) => {
     const network = mustNetwork(c, options.networks[0])
     const reference = c.networkReference(options.networks[0])
-    const foreignNetworks: Array<ConnectorNetwork> = OTHER_FAMILIES.filter((f) => f !== c.family && Result.isSuccess(reference)).map((f) => ({
+    const foreignNetworks: Array<ConnectorNetwork> = OTHER_FAMILIES.filter((f) =>
+      f !== c.family && Result.isSuccess(reference)
+    ).map((f) => ({
       networkId: Ids.networkId(Ids.vmType(f), (reference as Result.Success<Hex, never>).success),
       native: options.networks[0]
     }))

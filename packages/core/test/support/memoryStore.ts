@@ -14,8 +14,8 @@ import {
   type RouteCounter,
   type RouteCounters,
   Store,
-  StoreError,
-  type StoredQuote
+  type StoredQuote,
+  StoreError
 } from "../../src/Store.ts"
 
 export interface MemoryStoreControl {
@@ -38,10 +38,13 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
 
   const op = <A>(operation: string, f: () => A) =>
     Effect.suspend(() =>
-      control.failing ? Effect.fail(new StoreError({ operation, cause: new Error("store down (test)") })) : Effect.succeed(f())
+      control.failing
+        ? Effect.fail(new StoreError({ operation, cause: new Error("store down (test)") }))
+        : Effect.succeed(f())
     )
   const count = (routeId: string, counter: RouteCounter, by: number, at: number) => {
-    const c = counters.get(routeId) ?? { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
+    const c = counters.get(routeId) ??
+      { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
     c[counter] += by
     c.updatedAt = at
     counters.set(routeId, c)
@@ -63,7 +66,10 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
     latestPublication: op("latestPublication", () => publications[publications.length - 1]),
     operatorState: op("operatorState", () => operator),
     setPaused: (paused, reason) =>
-      op("setPaused", () => (operator = { ...operator, version: operator.version + 1, paused, pauseReason: paused ? reason : null })),
+      op(
+        "setPaused",
+        () => (operator = { ...operator, version: operator.version + 1, paused, pauseReason: paused ? reason : null })
+      ),
     setRouteOverride: (routeId, override) =>
       op("setRouteOverride", () => {
         const routes = { ...operator.routes }
@@ -75,9 +81,20 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
       op("configureInventory", () => {
         for (const a of assets) {
           const b = inventory.get(a.assetKey)
-          inventory.set(a.assetKey, b === undefined
-            ? { assetKey: a.assetKey, configuredRaw: a.configuredRaw, paidOutRaw: 0n, holdRaw: 0n, liabilityRaw: 0n, clearingRaw: 0n, updatedAt: 0 }
-            : { ...b, configuredRaw: a.configuredRaw })
+          inventory.set(
+            a.assetKey,
+            b === undefined
+              ? {
+                assetKey: a.assetKey,
+                configuredRaw: a.configuredRaw,
+                paidOutRaw: 0n,
+                holdRaw: 0n,
+                liabilityRaw: 0n,
+                clearingRaw: 0n,
+                updatedAt: 0
+              }
+              : { ...b, configuredRaw: a.configuredRaw }
+          )
         }
       }),
     inventory: (keys) =>
@@ -118,7 +135,13 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         const record = permits.get(request.fillId)
         if (record === undefined) return { _tag: "NotFound" as const }
         if (!Lifecycle.canTransition(record.state, request.to)) return { _tag: "Rejected" as const, record }
-        move(record.assetKey, Lifecycle.bucketOf(record.state), Lifecycle.bucketOf(request.to), BigInt(record.amountOutRaw), request.at)
+        move(
+          record.assetKey,
+          Lifecycle.bucketOf(record.state),
+          Lifecycle.bucketOf(request.to),
+          BigInt(record.amountOutRaw),
+          request.at
+        )
         const next: PermitRecord = {
           ...record,
           state: request.to,
@@ -133,12 +156,22 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         return { _tag: "Applied" as const, from: record.state, record: next }
       }),
     dueForExpiry: (cutoff, limit) =>
-      op("dueForExpiry", () =>
-        [...permits.values()].filter((p) => p.state === "ISSUED" && p.validUntil <= cutoff).slice(0, limit).map((p) => p.fillId)),
-    addCounters: (deltas) => op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
+      op(
+        "dueForExpiry",
+        () =>
+          [...permits.values()].filter((p) => p.state === "ISSUED" && p.validUntil <= cutoff).slice(0, limit).map((p) =>
+            p.fillId
+          )
+      ),
+    addCounters: (deltas) =>
+      op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
     routeCounters: (routeId): Effect.Effect<RouteCounters, StoreError> =>
-      op("routeCounters", () =>
-        counters.get(routeId) ?? { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }),
+      op(
+        "routeCounters",
+        () =>
+          counters.get(routeId) ??
+            { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
+      ),
     saveQuote: (quote) => op("saveQuote", () => void quotes.set(quote.quoteToken, quote)),
     getQuote: (token) => op("getQuote", () => quotes.get(token)),
     pruneQuotes: (before) =>

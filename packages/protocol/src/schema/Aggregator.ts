@@ -302,14 +302,17 @@ export const AggregatorErrorCode = Schema.Literals(
 export const AggregatorError = Schema.Struct({
   ok: Schema.Literal(false),
   error: AggregatorErrorCode,
-  message: Schema.String.annotate({ description: "safe human-readable text; clients handle error and action, not this" }),
+  message: Schema.String.annotate({
+    description: "safe human-readable text; clients handle error and action, not this"
+  }),
   retryable: Schema.Boolean,
   action: AggregatorAction,
   reasonCodes: Schema.optionalKey(Schema.Array(Schema.String)),
   retryAfterSeconds: Schema.optionalKey(NonNegativeInt)
 }).annotate({
   identifier: "AggregatorError",
-  description: "Safe public error. On QUOTE_EXPIRED, ROUTE_CLOSED or QUOTE_CHANGED (action REFRESH_QUOTE) obtain a new quote."
+  description:
+    "Safe public error. On QUOTE_EXPIRED, ROUTE_CLOSED or QUOTE_CHANGED (action REFRESH_QUOTE) obtain a new quote."
 })
 /** @since 0.1.0 */
 export type AggregatorError = typeof AggregatorError.Type
@@ -643,7 +646,9 @@ export const AggregatorChain = Schema.Struct({
   name: Schema.String,
   key: Schema.String.annotate({ description: "short lowercase slug (base, bsc, hyperevm)" }),
   networkId: Bytes32,
-  router: Schema.NullOr(Address).annotate({ description: "the V6 router (transaction target, approval spender); null if none" })
+  router: Schema.NullOr(Address).annotate({
+    description: "the V6 router (transaction target, approval spender); null if none"
+  })
 }).annotate({ identifier: "AggregatorChain" })
 /** @since 0.1.0 */
 export type AggregatorChain = typeof AggregatorChain.Type

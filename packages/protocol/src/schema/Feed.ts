@@ -122,7 +122,10 @@ export const ActionableRoute = Schema.Struct({
   economicsObservedAt: DateTime,
   economicsValidUntil: DateTime,
   pricingModelVersion: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "ActionableRoute", description: "non-authoritative estimate; resolve against signedPayload.routes" })
+}).annotate({
+  identifier: "ActionableRoute",
+  description: "non-authoritative estimate; resolve against signedPayload.routes"
+})
 /** @since 0.1.0 */
 export type ActionableRoute = typeof ActionableRoute.Type
 

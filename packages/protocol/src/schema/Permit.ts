@@ -61,14 +61,26 @@ export const identityIssues = (request: IdentityInput): Array<{ path: [string]; 
     const locator = request[`${side}Locator`] ?? null
     if (address !== null) {
       if (accountId !== null || locator !== null) {
-        issues.push({ path: [side], issue: `${S}_IDENTITY_AMBIGUOUS: give either ${side} or ${side}AccountId with ${side}Locator, not both` })
+        issues.push({
+          path: [side],
+          issue: `${S}_IDENTITY_AMBIGUOUS: give either ${side} or ${side}AccountId with ${side}Locator, not both`
+        })
       }
     } else if (accountId === null && locator === null) {
-      issues.push({ path: [side], issue: `${S}_IDENTITY_MISSING: give ${side}, or ${side}AccountId with ${side}Locator` })
+      issues.push({
+        path: [side],
+        issue: `${S}_IDENTITY_MISSING: give ${side}, or ${side}AccountId with ${side}Locator`
+      })
     } else if (accountId === null) {
-      issues.push({ path: [`${side}AccountId`], issue: `${S}_ACCOUNT_ID_MISSING: ${side}AccountId is required with ${side}Locator` })
+      issues.push({
+        path: [`${side}AccountId`],
+        issue: `${S}_ACCOUNT_ID_MISSING: ${side}AccountId is required with ${side}Locator`
+      })
     } else if (locator === null) {
-      issues.push({ path: [`${side}Locator`], issue: `${S}_LOCATOR_MISSING: ${side}Locator is required with ${side}AccountId` })
+      issues.push({
+        path: [`${side}Locator`],
+        issue: `${S}_LOCATOR_MISSING: ${side}Locator is required with ${side}AccountId`
+      })
     }
   }
   return issues

@@ -6,11 +6,11 @@
  */
 import { Schema, SchemaIssue } from "effect"
 import type { SchemaAST } from "effect"
+import { screamingSnake } from "../Patterns.ts"
 import * as Aggregator from "./Aggregator.ts"
 import * as Discovery from "./Discovery.ts"
 import * as Feed from "./Feed.ts"
 import * as Permit from "./Permit.ts"
-import { screamingSnake } from "../Patterns.ts"
 
 export * from "./Aggregator.ts"
 export * from "./Discovery.ts"
@@ -113,7 +113,10 @@ export interface JsonSchemaDocument {
  */
 export const toJsonSchema = (schema: Schema.Top): JsonSchemaDocument => {
   const doc = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
-  return { schema: doc.schema as Record<string, unknown>, definitions: doc.definitions as JsonSchemaDocument["definitions"] }
+  return {
+    schema: doc.schema as Record<string, unknown>,
+    definitions: doc.definitions as JsonSchemaDocument["definitions"]
+  }
 }
 
 /**
@@ -160,7 +163,9 @@ export interface SchemaIssueSummary {
 export const describeSchemaError = (error: Schema.SchemaError): ReadonlyArray<SchemaIssueSummary> => {
   const out: Array<SchemaIssueSummary> = []
   for (const issue of formatIssues(error.issue).issues) {
-    const path = (issue.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p)) as Array<
+    const path = (issue.path ?? []).map((
+      p
+    ) => (typeof p === "object" && p !== null && "key" in p ? p.key : p)) as Array<
       PropertyKey
     >
     const message = issue.message

@@ -108,10 +108,14 @@ const checksummed = (value: string): Hex => getAddress(value.toLowerCase())
 const lowercase = (value: string): Hex => value.toLowerCase() as Hex
 
 const bytes32Field = (field: string, value: string): Result.Result<Hex, DocumentsInvalid> =>
-  Patterns.isBytes32(value) ? Result.succeed(lowercase(value)) : invalid(`${field} ${JSON.stringify(value)} is not 32 bytes of hex`)
+  Patterns.isBytes32(value)
+    ? Result.succeed(lowercase(value))
+    : invalid(`${field} ${JSON.stringify(value)} is not 32 bytes of hex`)
 
 const addressField = (field: string, value: string): Result.Result<Hex, DocumentsInvalid> =>
-  Patterns.isAddress(value) ? Result.succeed(checksummed(value)) : invalid(`${field} ${JSON.stringify(value)} is not an address`)
+  Patterns.isAddress(value)
+    ? Result.succeed(checksummed(value))
+    : invalid(`${field} ${JSON.stringify(value)} is not an address`)
 
 /**
  * Every chain is listed once, and each per-chain map of the configuration has

@@ -40,7 +40,10 @@ export const OIF_SELECTORS = Onchain.selectorMaps(Onchain.OIF_SIGNATURES)
  * @category onchain
  * @since 0.1.0
  */
-export const MODULE_INTERFACE_IDS: ReadonlyArray<string> = [Onchain.ERC165_INTERFACE_ID, Onchain.STANDARD_MODULE_INTERFACE_ID]
+export const MODULE_INTERFACE_IDS: ReadonlyArray<string> = [
+  Onchain.ERC165_INTERFACE_ID,
+  Onchain.STANDARD_MODULE_INTERFACE_ID
+]
 
 /**
  * The indexed fields of `SourceFillV6` with their topic positions (1 to 3).
@@ -48,8 +51,13 @@ export const MODULE_INTERFACE_IDS: ReadonlyArray<string> = [Onchain.ERC165_INTER
  * @category onchain
  * @since 0.1.0
  */
-export const SOURCE_FILL_INDEXED_FIELDS: ReadonlyArray<{ readonly name: string; readonly type: string; readonly topicPosition: number }> =
-  Onchain.SOURCE_FILL_V6_FIELDS.filter((f) => f.indexed).map((f, i) => ({ name: f.name, type: f.type, topicPosition: i + 1 }))
+export const SOURCE_FILL_INDEXED_FIELDS: ReadonlyArray<
+  { readonly name: string; readonly type: string; readonly topicPosition: number }
+> = Onchain.SOURCE_FILL_V6_FIELDS.filter((f) => f.indexed).map((f, i) => ({
+  name: f.name,
+  type: f.type,
+  topicPosition: i + 1
+}))
 
 /**
  * Field name -> topic position of the indexed fields of `SourceFillV6`.
@@ -67,7 +75,8 @@ export const SOURCE_FILL_TOPIC_POSITIONS: Readonly<Record<string, number>> = Obj
  * @category onchain
  * @since 0.1.0
  */
-export const SOURCE_FILL_NON_INDEXED: ReadonlyArray<string> = Onchain.SOURCE_FILL_V6_FIELDS.filter((f) => !f.indexed).map((f) => f.name)
+export const SOURCE_FILL_NON_INDEXED: ReadonlyArray<string> = Onchain.SOURCE_FILL_V6_FIELDS.filter((f) => !f.indexed)
+  .map((f) => f.name)
 
 /**
  * How a `SourceFillV6` log leads to the solver: the router that emits it, the

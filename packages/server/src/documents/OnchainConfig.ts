@@ -13,7 +13,7 @@
 import { Address, Bytes32, decodeStrict, Ids, NonNegativeInt, Onchain, Uri } from "@svc/protocol"
 import { Result, Schema } from "effect"
 import { getAddress } from "viem"
-import { DocumentsInvalid, describeIssues } from "./DocumentsInvalid.ts"
+import { describeIssues, DocumentsInvalid } from "./DocumentsInvalid.ts"
 
 type Hex = `0x${string}`
 
@@ -158,7 +158,9 @@ const demoDeployment = (chainIds: ReadonlyArray<number>) => ({
   compiler: "0.8.26+commit.8a97fa7a",
   standardJsonInputHash: Onchain.labelHash("svc demo facade standard json input"),
   blocks: Object.fromEntries(chainIds.map((id) => [String(id), 0])),
-  transactions: Object.fromEntries(chainIds.map((id) => [String(id), Onchain.labelHash(`svc demo facade deployment ${id}`)]))
+  transactions: Object.fromEntries(
+    chainIds.map((id) => [String(id), Onchain.labelHash(`svc demo facade deployment ${id}`)])
+  )
 })
 
 const demoEvidence = (chainId: number, facade: Hex, transaction: string): ChainEvidence => {

@@ -120,7 +120,8 @@ export const fingerprintDeployment = (context: DocumentContext): Fingerprint["de
   transactions: { ...context.deployment.transactions }
 })
 
-const PLACEHOLDER_NOTE = "Demo placeholders: the contract addresses, runtime code hashes, CREATE2 inputs (initCodeHash) and " +
+const PLACEHOLDER_NOTE =
+  "Demo placeholders: the contract addresses, runtime code hashes, CREATE2 inputs (initCodeHash) and " +
   "deployment evidence of this document are documented svc demo values, not deployed or verified contracts. " +
   "Selectors, topic0, interface ids, standard ids and the CREATE2 address are computed."
 
@@ -134,7 +135,8 @@ const PLACEHOLDER_NOTE = "Demo placeholders: the contract addresses, runtime cod
 export const sourcify = (context: DocumentContext): Fingerprint["sourcify"] => ({
   exactMatchOnEveryChain: !context.placeholder,
   allChainsLookup: `https://sourcify.dev/server/v2/contract/all-chains/${context.addresses.facade}`,
-  contractLookupTemplate: "https://sourcify.dev/server/v2/contract/{chainId}/{address}?fields=abi,compilation,deployment",
+  contractLookupTemplate:
+    "https://sourcify.dev/server/v2/contract/{chainId}/{address}?fields=abi,compilation,deployment",
   verifiedContractsListTemplate: "https://sourcify.dev/server/v2/contracts/{chainId}?limit=200&sort=desc",
   signatureLookup: "https://api.4byte.sourcify.dev/signature-database/v1/lookup",
   sourceFillV6Signature: {
@@ -209,5 +211,7 @@ export const fingerprintWith = (
  * @category constructors
  * @since 0.1.0
  */
-export const buildOnchainFingerprint = (context: DocumentContext): Result.Result<OnchainDiscoveryFingerprint, DocumentsInvalid> =>
+export const buildOnchainFingerprint = (
+  context: DocumentContext
+): Result.Result<OnchainDiscoveryFingerprint, DocumentsInvalid> =>
   Result.flatMap(buildScannerHints(context), (hints) => fingerprintWith(context, hints))

@@ -99,7 +99,10 @@ export const codeSteps = (context: DocumentContext): ReadonlyArray<ProbeStep> =>
  * @category onchain
  * @since 0.1.0
  */
-export const callSteps = (context: DocumentContext, methods: Record<ProbedFunction, ProbeMethod>): ReadonlyArray<ProbeStep> => [
+export const callSteps = (
+  context: DocumentContext,
+  methods: Record<ProbedFunction, ProbeMethod>
+): ReadonlyArray<ProbeStep> => [
   {
     order: 3,
     id: "facade-discovery-uri",

@@ -29,7 +29,7 @@ import { buildStandardsManifest } from "./StandardsManifest.ts"
 
 export type { DocumentContext, DocumentsInput, ExecutionScope } from "./Context.ts"
 export { DocumentsInvalid } from "./DocumentsInvalid.ts"
-export { type Endpoints, ENDPOINT_OPERATIONS, endpointsOf } from "./Endpoints.ts"
+export { ENDPOINT_OPERATIONS, type Endpoints, endpointsOf } from "./Endpoints.ts"
 export {
   ChainEvidence,
   decode as decodeOnchainConfig,

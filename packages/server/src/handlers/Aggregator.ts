@@ -33,11 +33,16 @@ const body = <A>(
   Effect.map(RequestBody.readJson(request), (raw) => {
     if (Result.isFailure(raw)) return Result.fail(AggregatorErrors.bodyRefused(raw.failure))
     const decoded = decode(raw.success)
-    return Result.isFailure(decoded) ? Result.fail(AggregatorErrors.schemaFailure(decoded.failure)) : Result.succeed(decoded.success)
+    return Result.isFailure(decoded)
+      ? Result.fail(AggregatorErrors.schemaFailure(decoded.failure))
+      : Result.succeed(decoded.success)
   })
 
 const answer = <A>(effect: Effect.Effect<A, Aggregator.AggregatorFailure>) =>
-  Effect.map(Effect.result(effect), (r) => Result.isFailure(r) ? AggregatorErrors.response(r.failure) : Http.json(200, r.success))
+  Effect.map(
+    Effect.result(effect),
+    (r) => Result.isFailure(r) ? AggregatorErrors.response(r.failure) : Http.json(200, r.success)
+  )
 
 /** Prepared bodies with their ETag, for the current data version; 304 on a match. */
 const makeRevalidation = () => {
@@ -76,32 +81,48 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"]) => {
             Http.jsonBytes(200, manifest, { link: `<${endpoint.path}>; rel="canonical"` }, Http.CacheControl.manifest)
           ))
         .handleRaw("aggregator_quote", ({ request }) =>
-          Effect.flatMap(body(request, (u) => decodeQuote(u, strictParseOptions)), (decoded) =>
-            Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.quote(decoded.success))))
+          Effect.flatMap(
+            body(request, (u) => decodeQuote(u, strictParseOptions)),
+            (decoded) =>
+              Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.quote(decoded.success))
+          ))
         .handleRaw("aggregator_build", ({ request }) =>
-          Effect.flatMap(body(request, (u) => decodeBuild(u, strictParseOptions)), (decoded) =>
-            Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.build(decoded.success))))
+          Effect.flatMap(
+            body(request, (u) => decodeBuild(u, strictParseOptions)),
+            (decoded) =>
+              Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.build(decoded.success))
+          ))
         .handleRaw("aggregator_status", ({ query }) => {
-          const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Record<string, string>
+          const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Record<
+            string,
+            string
+          >
           const lookup = Aggregator.statusLookupOf(given)
-          return Result.isFailure(lookup) ? Effect.succeed(AggregatorErrors.response(lookup.failure)) : answer(aggregator.status(lookup.success))
+          return Result.isFailure(lookup)
+            ? Effect.succeed(AggregatorErrors.response(lookup.failure))
+            : answer(aggregator.status(lookup.success))
         })
         .handleRaw("aggregator_chains", ({ headers }) =>
           Effect.map(Effect.result(aggregator.chains), (chains) =>
             Result.isFailure(chains)
               ? AggregatorErrors.response(chains.failure)
-              : revalidated(headers["if-none-match"], chains.success.version, "chains", () => chains.success.value)))
+              : revalidated(headers["if-none-match"], chains.success.version, "chains", () =>
+                chains.success.value)))
         .handleRaw("aggregator_tokens", ({ headers, query }) => {
           const raw = query.chainId
           if (raw !== undefined && !Number.isSafeInteger(Number(raw))) {
-            return Effect.succeed(AggregatorErrors.fail("INVALID_REQUEST", ["CHAIN_ID_INVALID"], { detail: "chainId: an integer >= 1" }))
+            return Effect.succeed(
+              AggregatorErrors.fail("INVALID_REQUEST", ["CHAIN_ID_INVALID"], { detail: "chainId: an integer >= 1" })
+            )
           }
           const chainId = raw === undefined ? undefined : Number(raw)
           return Effect.map(Effect.result(aggregator.tokens(chainId)), (tokens) =>
             Result.isFailure(tokens)
               ? AggregatorErrors.response(tokens.failure)
-              : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () => tokens.success.value))
+              : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () =>
+                tokens.success.value))
         })
-        .handleRaw("aggregator_health", () => Effect.map(aggregator.health, (health) => Http.json(200, health)))
+        .handleRaw("aggregator_health", () =>
+          Effect.map(aggregator.health, (health) => Http.json(200, health)))
     ))
 }

@@ -34,7 +34,10 @@ export const cacheControlByOperation = (): ReadonlyMap<string, string> => {
   HttpApi.reflect(Api.Api, {
     onGroup() {},
     onEndpoint({ endpoint }) {
-      out.set(endpoint.identifier, Api.CACHE_CONTROL[Context.getOrElse(endpoint.annotations, Api.CacheClass, () => "noStore" as const)])
+      out.set(
+        endpoint.identifier,
+        Api.CACHE_CONTROL[Context.getOrElse(endpoint.annotations, Api.CacheClass, () => "noStore" as const)]
+      )
     }
   })
   return out
@@ -49,15 +52,22 @@ export const cacheControlByOperation = (): ReadonlyMap<string, string> => {
 export const layer = (bytes: DocumentBytes) => {
   const cache = cacheControlByOperation()
   const document = (name: string, path: string, body: Uint8Array) =>
-    Effect.succeed(Http.jsonBytes(200, body, { link: `<${path}>; rel="canonical"` }, cache.get(name) ?? Http.CacheControl.noStore))
+    Effect.succeed(
+      Http.jsonBytes(200, body, { link: `<${path}>; rel="canonical"` }, cache.get(name) ?? Http.CacheControl.noStore)
+    )
   return HttpApiBuilder.group(Api.Api, "Discovery", (handlers) =>
     Effect.succeed(
       handlers
-        .handleRaw("getSolverManifest", ({ endpoint }) => document(endpoint.identifier, endpoint.path, bytes.solverManifest))
-        .handleRaw("getSolverDiscovery", ({ endpoint }) => document(endpoint.identifier, endpoint.path, bytes.solverManifest))
-        .handleRaw("getOnchainDiscovery", ({ endpoint }) => document(endpoint.identifier, endpoint.path, bytes.onchainDiscovery))
-        .handleRaw("getStandardsManifest", ({ endpoint }) => document(endpoint.identifier, endpoint.path, bytes.standards))
-        .handleRaw("getOpenApi", ({ endpoint }) => document(endpoint.identifier, endpoint.path, bytes.openapi))
+        .handleRaw("getSolverManifest", ({ endpoint }) =>
+          document(endpoint.identifier, endpoint.path, bytes.solverManifest))
+        .handleRaw("getSolverDiscovery", ({ endpoint }) =>
+          document(endpoint.identifier, endpoint.path, bytes.solverManifest))
+        .handleRaw("getOnchainDiscovery", ({ endpoint }) =>
+          document(endpoint.identifier, endpoint.path, bytes.onchainDiscovery))
+        .handleRaw("getStandardsManifest", ({ endpoint }) =>
+          document(endpoint.identifier, endpoint.path, bytes.standards))
+        .handleRaw("getOpenApi", ({ endpoint }) =>
+          document(endpoint.identifier, endpoint.path, bytes.openapi))
     ))
 }
 
@@ -68,5 +78,11 @@ export const layer = (bytes: DocumentBytes) => {
  * @since 0.1.0
  */
 export const siteLayer = (bytes: DocumentBytes) =>
-  HttpApiBuilder.group(Api.Api, "Site", (handlers) =>
-    Effect.succeed(handlers.handleRaw("docsPage", () => Effect.succeed(Http.htmlBytes(bytes.docsPage, Http.CacheControl.document)))))
+  HttpApiBuilder.group(
+    Api.Api,
+    "Site",
+    (handlers) =>
+      Effect.succeed(
+        handlers.handleRaw("docsPage", () => Effect.succeed(Http.htmlBytes(bytes.docsPage, Http.CacheControl.document)))
+      )
+  )

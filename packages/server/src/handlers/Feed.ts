@@ -124,7 +124,10 @@ export const layer = (context: FeedContext) =>
             const refused = streamRefusal(context, current, client)
             if (refused !== undefined) return Http.errorResponse(refused)
             if (request.method === "HEAD") {
-              return HttpServerResponse.empty({ status: 200, headers: { ...STREAM_HEADERS, "content-type": STREAM_CONTENT_TYPE } })
+              return HttpServerResponse.empty({
+                status: 200,
+                headers: { ...STREAM_HEADERS, "content-type": STREAM_CONTENT_TYPE }
+              })
             }
             return HttpServerResponse.stream(eventStream(context.broadcaster, client, headers["last-event-id"]), {
               contentType: STREAM_CONTENT_TYPE,

@@ -47,7 +47,9 @@ export const decodedBody = <A>(
   })
 
 /** The Idempotency-Key header, when well formed. */
-const headerKey = (value: string | undefined): Result.Result<string | undefined, HttpServerResponse.HttpServerResponse> =>
+const headerKey = (
+  value: string | undefined
+): Result.Result<string | undefined, HttpServerResponse.HttpServerResponse> =>
   value === undefined || IDEMPOTENCY_KEY.test(value)
     ? Result.succeed(value)
     : Result.fail(Http.errorResponse(SolverErrors.failure("INVALID_REQUEST", ["IDEMPOTENCY_KEY_HEADER_INVALID"])))
@@ -77,7 +79,9 @@ export const layer = (permits: Permits.Permits["Service"]) =>
             if (Result.isFailure(decoded)) return decoded.failure
             const key = headerKey(headers["idempotency-key"])
             if (Result.isFailure(key)) return key.failure
-            const message = yield* Effect.result(permits.requestMessage(decoded.success, { headerIdempotencyKey: key.success }))
+            const message = yield* Effect.result(
+              permits.requestMessage(decoded.success, { headerIdempotencyKey: key.success })
+            )
             if (Result.isFailure(message)) return Http.errorResponse(SolverErrors.fromPermitError(message.failure))
             return Http.json(200, { ok: true, message: message.success })
           }))
@@ -88,7 +92,9 @@ export const layer = (permits: Permits.Permits["Service"]) =>
             const key = headerKey(headers["idempotency-key"])
             if (Result.isFailure(key)) return key.failure
             const clientKey = yield* ClientAddress.current
-            const result = yield* Effect.result(permits.create(decoded.success, { headerIdempotencyKey: key.success, clientKey }))
+            const result = yield* Effect.result(
+              permits.create(decoded.success, { headerIdempotencyKey: key.success, clientKey })
+            )
             if (Result.isFailure(result)) {
               const failed = SolverErrors.fromPermitError(result.failure)
               return Http.errorResponse(failed, rateLimitHeaders(failed))
@@ -98,11 +104,15 @@ export const layer = (permits: Permits.Permits["Service"]) =>
           }))
         .handleRaw("getExecutionPermit", ({ params }) =>
           Effect.map(Effect.result(permits.get(params.fillId)), (envelope) => {
-            if (Result.isSuccess(envelope)) return Http.json(200, { ok: true, permit: envelope.success })
+            if (Result.isSuccess(envelope)) {
+              return Http.json(200, { ok: true, permit: envelope.success })
+            }
             // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here
             const e = SolverErrors.fromPermitError(envelope.failure)
             return Http.errorResponse(
-              e.code === "AUTHORITY_UNAVAILABLE" ? SolverErrors.failure("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code }) : e
+              e.code === "AUTHORITY_UNAVAILABLE"
+                ? SolverErrors.failure("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code })
+                : e
             )
           }))
     ))

@@ -25,9 +25,13 @@ export const layer = (publisher: Publisher.Publisher["Service"], metrics: RouteM
       handlers.handleRaw("getRouteDetail", ({ params }) =>
         Effect.gen(function*() {
           const current = yield* Effect.result(publisher.current)
-          if (Result.isFailure(current)) return Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.failure))
+          if (Result.isFailure(current)) {
+            return Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.failure))
+          }
           const index = current.success.routeIndexById.get(params.routeId.toLowerCase())
-          if (index === undefined) return Http.errorResponse(SolverErrors.failure("ROUTE_NOT_FOUND", ["ROUTE_NOT_FOUND"]))
+          if (index === undefined) {
+            return Http.errorResponse(SolverErrors.failure("ROUTE_NOT_FOUND", ["ROUTE_NOT_FOUND"]))
+          }
           const route = yield* metrics.metrics(current.success.routes[index]!.routeId)
           const body = `{"ok":true,"route":${current.success.routeTexts[index]},"metrics":${JSON.stringify(route)}}`
           return Http.jsonBytes(200, encoder.encode(body))

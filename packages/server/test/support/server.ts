@@ -66,7 +66,9 @@ export const sseReader = (response: Response) => {
             const i = line.indexOf(":")
             const field = line.slice(0, i)
             const value = line.slice(i + 1).replace(/^ /, "")
-            ;(parsed as Record<string, string>)[field] = field === "data" && parsed.data !== undefined ? `${parsed.data}\n${value}` : value
+            ;(parsed as Record<string, string>)[field] = field === "data" && parsed.data !== undefined
+              ? `${parsed.data}\n${value}`
+              : value
           }
         }
         events.push(parsed)

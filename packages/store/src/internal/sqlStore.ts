@@ -10,6 +10,8 @@
  *
  * @internal
  */
+import { bucketOf, canTransition, PermitState } from "@svc/core/Lifecycle"
+import type { Bucket } from "@svc/core/Lifecycle"
 import { availableOf, StoreError } from "@svc/core/Store"
 import type {
   InventoryBalance,
@@ -21,13 +23,11 @@ import type {
   RouteCounter,
   RouteCounters,
   RouteOverride,
-  StoreShape,
   StoredQuote,
+  StoreShape,
   TransitionRequest,
   TransitionResult
 } from "@svc/core/Store"
-import { bucketOf, canTransition, PermitState } from "@svc/core/Lifecycle"
-import type { Bucket } from "@svc/core/Lifecycle"
 import { Clock, Effect } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 
@@ -257,7 +257,9 @@ export const make = (options: MakeOptions): StoreShape => {
 
   const readOperatorState = Effect.gen(function*() {
     const rows = yield* sql<Row>`SELECT version, paused, pause_reason FROM operator_state WHERE id = 1`
-    const overrides = yield* sql<Row>`SELECT route_id, execution_status, daily_status FROM route_overrides ORDER BY route_id`
+    const overrides = yield* sql<
+      Row
+    >`SELECT route_id, execution_status, daily_status FROM route_overrides ORDER BY route_id`
     return yield* decode((): OperatorState => {
       const row = rows[0]
       if (row === undefined) throw new RowDecodeError("operator_state: the row is missing")
@@ -420,7 +422,9 @@ export const make = (options: MakeOptions): StoreShape => {
         }
         const available = availableOf(balance)
         if (available < amountOut) return { _tag: "InsufficientInventory", availableRaw: available }
-        yield* sql`UPDATE inventory SET hold_raw = ${(balance.holdRaw + amountOut).toString()}, updated_at = ${record.createdAt}
+        yield* sql`UPDATE inventory SET hold_raw = ${
+          (balance.holdRaw + amountOut).toString()
+        }, updated_at = ${record.createdAt}
           WHERE asset_key = ${record.assetKey}`
         const stored: PermitRecord = { ...record, state: "ISSUED" }
         yield* sql`INSERT INTO permits (
@@ -497,7 +501,9 @@ export const make = (options: MakeOptions): StoreShape => {
           const amount = yield* parseAmount(current.amountOutRaw, "permits.amount_out_raw")
           const balance = yield* lockInventory(current.assetKey)
           if (balance === undefined) {
-            return yield* Effect.fail(new RowDecodeError(`inventory row ${current.assetKey} of permit ${current.fillId} is missing`))
+            return yield* Effect.fail(
+              new RowDecodeError(`inventory row ${current.assetKey} of permit ${current.fillId} is missing`)
+            )
           }
           const buckets: Buckets = {
             paid_out_raw: balance.paidOutRaw,

@@ -78,7 +78,9 @@ const permitOf = (overrides: Partial<PermitRecord> & Pick<PermitRecord, "assetKe
 const balanceOf = (store: StoreShape, assetKey: string) =>
   store.inventory([assetKey]).pipe(
     Effect.flatMap((rows) =>
-      rows.length === 1 ? Effect.succeed(rows[0]!) : Effect.die(new Error(`inventory row ${assetKey}: ${rows.length} rows`))
+      rows.length === 1
+        ? Effect.succeed(rows[0]!)
+        : Effect.die(new Error(`inventory row ${assetKey}: ${rows.length} rows`))
     )
   )
 
@@ -446,47 +448,51 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.strictEqual(holds.reduce((sum, b) => sum + b.holdRaw, 0n), 10n)
         }))
 
-      it.effect("issuePermit: concurrent distinct keys never reserve more than available (property)", () =>
-        Effect.gen(function*() {
-          const store = yield* Store
-          const run = Effect.runPromiseWith(yield* Effect.context<never>())
-          const property = fc.asyncProperty(
-            fc.bigInt({ min: 0n, max: 2_000n }),
-            fc.bigInt({ min: 0n, max: 500n }),
-            fc.array(fc.bigInt({ min: 1n, max: 400n }), { minLength: 1, maxLength: 24 }),
-            (configured, preHold, amounts) =>
-              run(
-                Effect.gen(function*() {
-                  const assetKey = yield* freshAsset(store, configured)
-                  // an existing reservation first, when it fits
-                  const before = preHold > 0n && preHold <= configured
-                    ? issued(yield* store.issuePermit(permitOf({ assetKey, amountOutRaw: preHold.toString() })))
-                      .amountOutRaw
-                    : "0"
-                  const available = configured - BigInt(before)
-                  const results = yield* Effect.forEach(
-                    amounts,
-                    (amount) => store.issuePermit(permitOf({ assetKey, amountOutRaw: amount.toString() })),
-                    { concurrency: "unbounded" }
-                  )
-                  let sum = 0n
-                  results.forEach((r, i) => {
-                    if (r._tag === "Issued") {
-                      sum += BigInt(r.record.amountOutRaw)
-                    } else {
-                      assert.strictEqual(r._tag, "InsufficientInventory")
-                      if (r._tag === "InsufficientInventory") assert.isTrue(r.availableRaw < amounts[i]!)
-                    }
+      it.effect(
+        "issuePermit: concurrent distinct keys never reserve more than available (property)",
+        () =>
+          Effect.gen(function*() {
+            const store = yield* Store
+            const run = Effect.runPromiseWith(yield* Effect.context<never>())
+            const property = fc.asyncProperty(
+              fc.bigInt({ min: 0n, max: 2_000n }),
+              fc.bigInt({ min: 0n, max: 500n }),
+              fc.array(fc.bigInt({ min: 1n, max: 400n }), { minLength: 1, maxLength: 24 }),
+              (configured, preHold, amounts) =>
+                run(
+                  Effect.gen(function*() {
+                    const assetKey = yield* freshAsset(store, configured)
+                    // an existing reservation first, when it fits
+                    const before = preHold > 0n && preHold <= configured
+                      ? issued(yield* store.issuePermit(permitOf({ assetKey, amountOutRaw: preHold.toString() })))
+                        .amountOutRaw
+                      : "0"
+                    const available = configured - BigInt(before)
+                    const results = yield* Effect.forEach(
+                      amounts,
+                      (amount) => store.issuePermit(permitOf({ assetKey, amountOutRaw: amount.toString() })),
+                      { concurrency: "unbounded" }
+                    )
+                    let sum = 0n
+                    results.forEach((r, i) => {
+                      if (r._tag === "Issued") {
+                        sum += BigInt(r.record.amountOutRaw)
+                      } else {
+                        assert.strictEqual(r._tag, "InsufficientInventory")
+                        if (r._tag === "InsufficientInventory") assert.isTrue(r.availableRaw < amounts[i]!)
+                      }
+                    })
+                    assert.isTrue(sum <= available, `issued ${sum} > available ${available}`)
+                    const after = yield* balanceOf(store, assetKey)
+                    assert.strictEqual(after.holdRaw, sum + BigInt(before))
+                    assert.strictEqual(availableOf(after), available - sum)
                   })
-                  assert.isTrue(sum <= available, `issued ${sum} > available ${available}`)
-                  const after = yield* balanceOf(store, assetKey)
-                  assert.strictEqual(after.holdRaw, sum + BigInt(before))
-                  assert.strictEqual(availableOf(after), available - sum)
-                })
-              )
-          )
-          yield* Effect.promise(() => fc.assert(property, { numRuns: 15 }))
-        }), { timeout: 120_000 })
+                )
+            )
+            yield* Effect.promise(() => fc.assert(property, { numRuns: 15 }))
+          }),
+        { timeout: 120_000 }
+      )
 
       // ------------------------------------------------------------------ transitions
       it.effect("transition: the happy path moves amountOut hold -> liability -> clearing -> paid", () =>
@@ -507,7 +513,12 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
             ))
           yield* expect({ holdRaw: 250n })
           const sourceTxHash = hex32(fresh("src"))
-          const observed = yield* store.transition({ fillId: record.fillId, to: "SOURCE_OBSERVED", sourceTxHash, at: T0 + 1 })
+          const observed = yield* store.transition({
+            fillId: record.fillId,
+            to: "SOURCE_OBSERVED",
+            sourceTxHash,
+            at: T0 + 1
+          })
           assert.deepStrictEqual(observed, {
             _tag: "Applied",
             from: "ISSUED",
@@ -531,75 +542,86 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           const b = yield* balanceOf(store, assetKey)
           assert.strictEqual(physicalOf(b), 750n)
           assert.strictEqual(availableOf(b), 750n)
-          assert.deepStrictEqual(yield* store.getPermit(record.fillId), paid._tag === "Applied" ? paid.record : undefined)
+          assert.deepStrictEqual(
+            yield* store.getPermit(record.fillId),
+            paid._tag === "Applied" ? paid.record : undefined
+          )
           const counters = yield* store.routeCounters(record.routeId)
           assert.strictEqual(counters.permits_issued, 1)
           assert.strictEqual(counters.source_observed, 1)
           assert.strictEqual(counters.paid, 1)
         }))
 
-      it.effect("transition: every allowed transition applies with the bucket arithmetic and counters", () =>
-        Effect.gen(function*() {
-          const store = yield* Store
-          for (const from of STATES) {
-            for (const to of nextStates(from)) {
+      it.effect(
+        "transition: every allowed transition applies with the bucket arithmetic and counters",
+        () =>
+          Effect.gen(function*() {
+            const store = yield* Store
+            for (const from of STATES) {
+              for (const to of nextStates(from)) {
+                const record = yield* permitIn(store, from, 100n)
+                const before = yield* balanceOf(store, record.assetKey)
+                const countersBefore = yield* store.routeCounters(record.routeId)
+                const result = yield* store.transition({
+                  fillId: record.fillId,
+                  to,
+                  at: T0 + 99_000,
+                  reasonCodes: to === "FAILED" ? ["SOME_REASON"] : undefined
+                })
+                assert.strictEqual(result._tag, "Applied", `${from} -> ${to}`)
+                if (result._tag !== "Applied") continue
+                assert.strictEqual(result.from, from)
+                assert.deepStrictEqual(result.record, {
+                  ...record,
+                  state: to,
+                  updatedAt: T0 + 99_000,
+                  reasonCodes: to === "FAILED" ? ["SOME_REASON"] : record.reasonCodes
+                })
+                assert.deepStrictEqual(yield* store.getPermit(record.fillId), result.record)
+                const after = yield* balanceOf(store, record.assetKey)
+                assert.deepStrictEqual(figures(after), moved(before, from, to, 100n), `${from} -> ${to}`)
+                const counters = yield* store.routeCounters(record.routeId)
+                assert.strictEqual(
+                  counters.source_observed,
+                  countersBefore.source_observed + (to === "SOURCE_OBSERVED" ? 1 : 0)
+                )
+                assert.strictEqual(counters.paid, countersBefore.paid + (to === "PAID" ? 1 : 0))
+                assert.strictEqual(counters.permits_issued, 1)
+              }
+            }
+          }),
+        { timeout: 120_000 }
+      )
+
+      it.effect(
+        "transition: every disallowed transition is Rejected and changes nothing",
+        () =>
+          Effect.gen(function*() {
+            const store = yield* Store
+            for (const from of STATES) {
               const record = yield* permitIn(store, from, 100n)
               const before = yield* balanceOf(store, record.assetKey)
               const countersBefore = yield* store.routeCounters(record.routeId)
-              const result = yield* store.transition({
-                fillId: record.fillId,
-                to,
-                at: T0 + 99_000,
-                reasonCodes: to === "FAILED" ? ["SOME_REASON"] : undefined
-              })
-              assert.strictEqual(result._tag, "Applied", `${from} -> ${to}`)
-              if (result._tag !== "Applied") continue
-              assert.strictEqual(result.from, from)
-              assert.deepStrictEqual(result.record, {
-                ...record,
-                state: to,
-                updatedAt: T0 + 99_000,
-                reasonCodes: to === "FAILED" ? ["SOME_REASON"] : record.reasonCodes
-              })
-              assert.deepStrictEqual(yield* store.getPermit(record.fillId), result.record)
-              const after = yield* balanceOf(store, record.assetKey)
-              assert.deepStrictEqual(figures(after), moved(before, from, to, 100n), `${from} -> ${to}`)
+              for (const to of STATES) {
+                if (canTransition(from, to)) continue
+                const result = yield* store.transition({
+                  fillId: record.fillId,
+                  to,
+                  at: T0 + 99_000,
+                  sourceTxHash: hex32("other-src"),
+                  payoutTxHash: hex32("other-pay"),
+                  reasonCodes: ["NOPE"]
+                })
+                assert.deepStrictEqual(result, { _tag: "Rejected", record }, `${from} -> ${to}`)
+              }
+              assert.deepStrictEqual(yield* store.getPermit(record.fillId), record)
+              assert.deepStrictEqual(figures(yield* balanceOf(store, record.assetKey)), figures(before))
               const counters = yield* store.routeCounters(record.routeId)
-              assert.strictEqual(
-                counters.source_observed,
-                countersBefore.source_observed + (to === "SOURCE_OBSERVED" ? 1 : 0)
-              )
-              assert.strictEqual(counters.paid, countersBefore.paid + (to === "PAID" ? 1 : 0))
-              assert.strictEqual(counters.permits_issued, 1)
+              assert.deepStrictEqual({ ...counters, updatedAt: null }, { ...countersBefore, updatedAt: null })
             }
-          }
-        }), { timeout: 120_000 })
-
-      it.effect("transition: every disallowed transition is Rejected and changes nothing", () =>
-        Effect.gen(function*() {
-          const store = yield* Store
-          for (const from of STATES) {
-            const record = yield* permitIn(store, from, 100n)
-            const before = yield* balanceOf(store, record.assetKey)
-            const countersBefore = yield* store.routeCounters(record.routeId)
-            for (const to of STATES) {
-              if (canTransition(from, to)) continue
-              const result = yield* store.transition({
-                fillId: record.fillId,
-                to,
-                at: T0 + 99_000,
-                sourceTxHash: hex32("other-src"),
-                payoutTxHash: hex32("other-pay"),
-                reasonCodes: ["NOPE"]
-              })
-              assert.deepStrictEqual(result, { _tag: "Rejected", record }, `${from} -> ${to}`)
-            }
-            assert.deepStrictEqual(yield* store.getPermit(record.fillId), record)
-            assert.deepStrictEqual(figures(yield* balanceOf(store, record.assetKey)), figures(before))
-            const counters = yield* store.routeCounters(record.routeId)
-            assert.deepStrictEqual({ ...counters, updatedAt: null }, { ...countersBefore, updatedAt: null })
-          }
-        }), { timeout: 120_000 })
+          }),
+        { timeout: 120_000 }
+      )
 
       it.effect("transition: terminal states never change; EXPIRED and FAILED release the amount", () =>
         Effect.gen(function*() {
@@ -673,7 +695,10 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           const record = yield* permitIn(store, "SOURCE_OBSERVED")
           assert.isNotNull(record.sourceTxHash)
           assert.deepStrictEqual(yield* store.findBySourceTx(record.sourceTxHash!), record)
-          assert.deepStrictEqual(yield* store.findBySourceTx(record.sourceTxHash!.toUpperCase().replace("0X", "0x")), record)
+          assert.deepStrictEqual(
+            yield* store.findBySourceTx(record.sourceTxHash!.toUpperCase().replace("0X", "0x")),
+            record
+          )
           assert.isUndefined(yield* store.findBySourceTx(hex32(fresh("nope"))))
         }))
 

@@ -8,21 +8,17 @@
  * @since 0.1.0
  */
 import { ADDRESS, BYTES32, QUOTE_TOKEN } from "@svc/protocol/Patterns"
-import type {
-  AggregatorBuildRequest,
-  AggregatorQuoteRequest,
-  AggregatorStatus
-} from "@svc/protocol/schema/Aggregator"
+import type { AggregatorBuildRequest, AggregatorQuoteRequest, AggregatorStatus } from "@svc/protocol/schema/Aggregator"
 import { Effect, Result } from "effect"
-import {
-  InvalidInput,
-  PermitInvalid,
-  ResponseInvalid,
-  RouteNotFound,
-  SigningPayloadMismatch
-} from "../../Errors.ts"
+import { InvalidInput, PermitInvalid, ResponseInvalid, RouteNotFound, SigningPayloadMismatch } from "../../Errors.ts"
 import * as Permits from "../../Permits.ts"
-import type { AggregatorApi, AggregatorCallError, BuildTransactionInput, PollOptions, StatusLookup } from "../../SvcClient.ts"
+import type {
+  AggregatorApi,
+  AggregatorCallError,
+  BuildTransactionInput,
+  PollOptions,
+  StatusLookup
+} from "../../SvcClient.ts"
 import { retryTransient } from "../http.ts"
 import { type Operation, Operations } from "../operations.ts"
 import { type ClientEnv, nowSeconds } from "./env.ts"
@@ -65,7 +61,12 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
       const answer = yield* env.call(operation, { url, headers })
       if (answer._tag === "Empty") {
         if (previous === undefined) {
-          return yield* new ResponseInvalid({ method: "GET", url, status: answer.status, reason: "304 without If-None-Match" })
+          return yield* new ResponseInvalid({
+            method: "GET",
+            url,
+            status: answer.status,
+            reason: "304 without If-None-Match"
+          })
         }
         return previous.value as A
       }
@@ -82,7 +83,11 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
       const entries = Object.entries(lookup).filter(([, v]) => v !== undefined)
       if (entries.length !== 1) return yield* new InvalidInput({ field: "lookup", reason: "exactly one lookup key" })
       const [key, value] = entries[0] as [string, string]
-      const valid = key === "userAddress" ? ADDRESS.test(value) : key === "quoteToken" ? QUOTE_TOKEN.test(value) : BYTES32.test(value)
+      const valid = key === "userAddress"
+        ? ADDRESS.test(value)
+        : key === "quoteToken"
+        ? QUOTE_TOKEN.test(value)
+        : BYTES32.test(value)
       if (!(LOOKUP_KEYS as ReadonlyArray<string>).includes(key) || !valid) {
         return yield* new InvalidInput({ field: key, reason: "not a valid status lookup" })
       }
@@ -92,7 +97,12 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
       // the contract declares one union of answers; each lookup key has its own member
       const field = ANSWER_FIELD[key as (typeof LOOKUP_KEYS)[number]]
       if (!(field in answer)) {
-        return yield* new ResponseInvalid({ method: "GET", url, status: 200, reason: `the answer to a ${key} lookup has no ${field}` })
+        return yield* new ResponseInvalid({
+          method: "GET",
+          url,
+          status: 200,
+          reason: `the answer to a ${key} lookup has no ${field}`
+        })
       }
       return answer
     })
@@ -116,7 +126,11 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
     const a = yield* manifests.aggregator
     const route = yield* feeds.routeOfQuote(q.quoteId)
     if (route.routeId.toLowerCase() !== q.routeId.toLowerCase()) {
-      return yield* new RouteNotFound({ routeId: q.routeId, quoteId: q.quoteId, reason: "the quote's routeId is not the signed route of its quoteId" })
+      return yield* new RouteNotFound({
+        routeId: q.routeId,
+        quoteId: q.quoteId,
+        reason: "the quote's routeId is not the signed route of its quoteId"
+      })
     }
     const request: AggregatorBuildRequest = {
       quoteToken: q.quoteToken,
@@ -139,9 +153,17 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
     }
     const requestSignature = yield* Permits.signWith(input.signer, prepared.message)
     yield* Effect.fromResult(Permits.checkRequestSignature(prepared, requestSignature))
-    const stage2 = yield* retryTransient(post(Operations.aggregator_build, url, { ...request, requestSignature }), env.retry)
+    const stage2 = yield* retryTransient(
+      post(Operations.aggregator_build, url, { ...request, requestSignature }),
+      env.retry
+    )
     if (stage2.signatureRequired) {
-      return yield* new ResponseInvalid({ method: "POST", url, status: 200, reason: "stage 2 asked for a signature again" })
+      return yield* new ResponseInvalid({
+        method: "POST",
+        url,
+        status: 200,
+        reason: "stage 2 asked for a signature again"
+      })
     }
     const envelope = stage2.permit
     const now = yield* nowSeconds
@@ -199,7 +221,10 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
         return yield* new InvalidInput({ field: "chainId", reason: "an integer >= 1" })
       }
       const e = yield* endpoints
-      return yield* get(Operations.aggregator_tokens, chainId === undefined ? e.tokens : `${e.tokens}?chainId=${chainId}`)
+      return yield* get(
+        Operations.aggregator_tokens,
+        chainId === undefined ? e.tokens : `${e.tokens}?chainId=${chainId}`
+      )
     }),
     health: Effect.withSpan(
       Effect.flatMap(endpoints, (e) => get(Operations.aggregator_health, e.health)),
@@ -217,14 +242,16 @@ export const aggregator = (env: ClientEnv, manifests: ManifestReader, feeds: Fee
     status: Effect.fn("SvcClient.aggregator.status")(function*(lookup: StatusLookup) {
       return yield* lookupStatus(lookup)
     }) as AggregatorApi["status"],
-    waitForFill: Effect.fn("SvcClient.aggregator.waitForFill")(function*(fillId: string, options?: PollOptions<AggregatorStatus>) {
-      return yield* poll(
-        "fill status",
-        lookupStatus({ fillId }) as Effect.Effect<AggregatorStatus, AggregatorCallError>,
-        (status) => status.terminal,
-        (a, b) => a.status === b.status && a.sourceTxHash === b.sourceTxHash && a.payoutTxHash === b.payoutTxHash,
-        options
-      )
-    })
+    waitForFill: Effect.fn("SvcClient.aggregator.waitForFill")(
+      function*(fillId: string, options?: PollOptions<AggregatorStatus>) {
+        return yield* poll(
+          "fill status",
+          lookupStatus({ fillId }) as Effect.Effect<AggregatorStatus, AggregatorCallError>,
+          (status) => status.terminal,
+          (a, b) => a.status === b.status && a.sourceTxHash === b.sourceTxHash && a.payoutTxHash === b.payoutTxHash,
+          options
+        )
+      }
+    )
   }
 }

@@ -47,10 +47,16 @@ export interface ClientEnv {
  * @category constants
  * @since 0.1.0
  */
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, initialDelayMs: 250, maxDelayMs: 5000, maxRetryAfterMs: 30_000 }
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  initialDelayMs: 250,
+  maxDelayMs: 5000,
+  maxRetryAfterMs: 30_000
+}
 
 const solverManifestUrlOf = (options: SvcClientOptions): string | undefined =>
-  options.manifestUrl ?? (options.baseUrl !== undefined ? Manifests.wellKnown(options.baseUrl, "svc-solver.json") : undefined)
+  options.manifestUrl ??
+    (options.baseUrl !== undefined ? Manifests.wellKnown(options.baseUrl, "svc-solver.json") : undefined)
 
 const aggregatorManifestUrlOf = (options: SvcClientOptions): string | undefined =>
   options.aggregatorManifestUrl ??

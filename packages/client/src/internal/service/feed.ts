@@ -9,8 +9,8 @@ import { FeedInvalid, ResponseInvalid, RouteNotFound } from "../../Errors.ts"
 import {
   filterQuery,
   isCurrent,
-  normalizeFilter,
   type NormalizedFilter,
+  normalizeFilter,
   type Route,
   routeByQuoteId,
   type VerifiedFeed,
@@ -63,7 +63,12 @@ export const feedReader = (env: ClientEnv, manifests: ManifestReader): FeedReade
       const now = yield* nowSeconds
       if (answer._tag === "Empty") {
         if (kept === undefined) {
-          return yield* new ResponseInvalid({ method: "GET", url, status: answer.status, reason: "304 without If-None-Match" })
+          return yield* new ResponseInvalid({
+            method: "GET",
+            url,
+            status: answer.status,
+            reason: "304 without If-None-Match"
+          })
         }
         // the kept view is the server's current view; it must still be inside its window
         if (!isCurrent(kept, now)) return yield* read(filter, true)
@@ -96,7 +101,10 @@ export const feedReader = (env: ClientEnv, manifests: ManifestReader): FeedReade
         route = routeByQuoteId(verified, quoteId)
       }
       if (route === undefined) {
-        return yield* new RouteNotFound({ quoteId, reason: `quote ${quoteId} is not in the verified feed ${verified.dataVersion}` })
+        return yield* new RouteNotFound({
+          quoteId,
+          reason: `quote ${quoteId} is not in the verified feed ${verified.dataVersion}`
+        })
       }
       return route
     })

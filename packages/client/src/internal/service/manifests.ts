@@ -76,22 +76,32 @@ export const manifestReader = (env: ClientEnv): ManifestReader => {
 
   const readSolver: Effect.Effect<Manifests.Solver, DiscoveryError> = Effect.suspend(() => {
     const url = env.solverManifestUrl
-    if (url === undefined) return Effect.fail(new InvalidInput({ field: "baseUrl", reason: "give baseUrl or manifestUrl" }))
-    return Effect.tap(readManifest(env, Operations.getSolverManifest, url, Manifests.validateSolver), (read) =>
-      Effect.sync(() => {
-        solver = read
-      }))
+    if (url === undefined) {
+      return Effect.fail(new InvalidInput({ field: "baseUrl", reason: "give baseUrl or manifestUrl" }))
+    }
+    return Effect.tap(
+      readManifest(env, Operations.getSolverManifest, url, Manifests.validateSolver),
+      (read) =>
+        Effect.sync(() => {
+          solver = read
+        })
+    )
   })
 
   const readAggregator: Effect.Effect<Manifests.Aggregator, DiscoveryError> = Effect.suspend(() => {
     const url = env.aggregatorManifestUrl
     if (url === undefined) {
-      return Effect.fail(new InvalidInput({ field: "aggregatorManifestUrl", reason: "give baseUrl or aggregatorManifestUrl" }))
+      return Effect.fail(
+        new InvalidInput({ field: "aggregatorManifestUrl", reason: "give baseUrl or aggregatorManifestUrl" })
+      )
     }
-    return Effect.tap(readManifest(env, Operations.aggregator_manifest, url, Manifests.validateAggregator), (read) =>
-      Effect.sync(() => {
-        aggregator = read
-      }))
+    return Effect.tap(
+      readManifest(env, Operations.aggregator_manifest, url, Manifests.validateAggregator),
+      (read) =>
+        Effect.sync(() => {
+          aggregator = read
+        })
+    )
   })
 
   return {

@@ -18,7 +18,8 @@ import { backoffDelay, sleepMillis } from "../http.ts"
  */
 export const isTransientRead = (error: unknown): boolean =>
   error instanceof NetworkError ||
-  (error instanceof HttpError && (error.status === 429 || error.status === 502 || error.status === 503 || error.status === 504))
+  (error instanceof HttpError &&
+    (error.status === 429 || error.status === 502 || error.status === 503 || error.status === 504))
 
 /**
  * Reads until `terminal` holds; `onUpdate` sees every new value (`same`
@@ -54,7 +55,10 @@ export const poll = <A, E>(
       const elapsed = (yield* Clock.currentTimeMillis) - start
       if (elapsed >= timeoutMs) return yield* new Timeout({ operation, afterMs: timeoutMs, last })
       attempt++
-      const delay = yield* backoffDelay({ initialDelayMs: Math.min(cap, initial * 1.5 ** (attempt - 1)), maxDelayMs: cap }, 1)
+      const delay = yield* backoffDelay({
+        initialDelayMs: Math.min(cap, initial * 1.5 ** (attempt - 1)),
+        maxDelayMs: cap
+      }, 1)
       yield* sleepMillis(Math.min(delay, timeoutMs - elapsed))
     }
   })

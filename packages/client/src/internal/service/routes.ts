@@ -32,13 +32,22 @@ export const routeDetail = (
     const { body: detail } = yield* env.call(Operations.getRouteDetail, { url })
     let verified = yield* feeds.full
     let signed = routeByRouteId(verified, id)
-    const matches = (r: Route | undefined) => r !== undefined && CanonicalJson.stringify(r) === CanonicalJson.stringify(detail.route)
+    const matches = (r: Route | undefined) =>
+      r !== undefined && CanonicalJson.stringify(r) === CanonicalJson.stringify(detail.route)
     if (!matches(signed)) {
       verified = yield* feeds.read({ sourceChainId: undefined, sourceNetworkId: undefined }, true)
       signed = routeByRouteId(verified, id)
     }
     if (signed === undefined) {
-      return yield* new RouteNotFound({ routeId: id, reason: `route ${id} is not in the verified feed ${verified.dataVersion}` })
+      return yield* new RouteNotFound({
+        routeId: id,
+        reason: `route ${id} is not in the verified feed ${verified.dataVersion}`
+      })
     }
-    return { route: signed, metrics: detail.metrics, dataVersion: verified.dataVersion, detailMatchesSignedRoute: matches(signed) }
+    return {
+      route: signed,
+      metrics: detail.metrics,
+      dataVersion: verified.dataVersion,
+      detailMatchesSignedRoute: matches(signed)
+    }
   })

@@ -62,10 +62,14 @@ export const routeOfQuote = (
 ): Result.Result<number, AggregatorFailure> => {
   const index = publication.routeIndexByQuote.get(q.quoteId.toLowerCase())
   if (index === undefined) {
-    return Result.fail(failure("ROUTE_CLOSED", ["QUOTE_ID_CHANGED"], { detail: "the route's terms changed; get a new quote" }))
+    return Result.fail(
+      failure("ROUTE_CLOSED", ["QUOTE_ID_CHANGED"], { detail: "the route's terms changed; get a new quote" })
+    )
   }
   if (!quotable(publication.routes[index]!, now)) {
-    return Result.fail(failure("ROUTE_CLOSED", ["ROUTE_NOT_OPEN"], { detail: "the quoted route is not open now; get a new quote" }))
+    return Result.fail(
+      failure("ROUTE_CLOSED", ["ROUTE_NOT_OPEN"], { detail: "the quoted route is not open now; get a new quote" })
+    )
   }
   return Result.succeed(index)
 }
@@ -156,10 +160,16 @@ export const matchQuote = (
     }))
   }
   if (q.userAddress !== null && !sameAddress(q.userAddress, request.userAddress)) {
-    return Result.fail(failure("INVALID_REQUEST", ["USER_ADDRESS_MISMATCH"], { detail: "userAddress differs from the quote's userAddress" }))
+    return Result.fail(
+      failure("INVALID_REQUEST", ["USER_ADDRESS_MISMATCH"], {
+        detail: "userAddress differs from the quote's userAddress"
+      })
+    )
   }
   if (request.recipient !== undefined && q.recipient !== null && !sameAddress(q.recipient, request.recipient)) {
-    return Result.fail(failure("INVALID_REQUEST", ["RECIPIENT_MISMATCH"], { detail: "recipient differs from the quote's recipient" }))
+    return Result.fail(
+      failure("INVALID_REQUEST", ["RECIPIENT_MISMATCH"], { detail: "recipient differs from the quote's recipient" })
+    )
   }
   return Result.succeed(q)
 }

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AggregatorErrorCode, AGGREGATOR_ERRORS } from "@svc/protocol/schema/Aggregator"
+import { AGGREGATOR_ERRORS, type AggregatorErrorCode } from "@svc/protocol/schema/Aggregator"
 import { Data, Effect } from "effect"
 import type { PermitError, PermitErrorReason } from "../../PermitError.ts"
 import type { Publication, PublicationUnavailable, Publisher } from "../../Publisher.ts"
@@ -113,7 +113,10 @@ export const fromPermitError = (e: PermitError): AggregatorFailure => {
 export const publicationFailure = (e: PublicationUnavailable): AggregatorFailure =>
   e.closed
     ? failure("SERVICE_UNAVAILABLE", ["PUBLICATION_CLOSED"], { detail: "publication is closed", retryAfterSeconds: 30 })
-    : failure("SERVICE_UNAVAILABLE", ["PUBLICATION_UNAVAILABLE"], { detail: "no valid publication now", retryAfterSeconds: 5 })
+    : failure("SERVICE_UNAVAILABLE", ["PUBLICATION_UNAVAILABLE"], {
+      detail: "no valid publication now",
+      retryAfterSeconds: 5
+    })
 
 /**
  * 503 of a failing store (retry in 1 s).

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Hex } from "@svc/protocol/Bytes"
 import type {
   AggregatorChain,
   AggregatorChains,
@@ -15,7 +16,6 @@ import type {
   AggregatorToken,
   AggregatorTokens
 } from "@svc/protocol/schema/Aggregator"
-import type { Hex } from "@svc/protocol/Bytes"
 import { Effect, Option } from "effect"
 import type { RateLimits, Versioned } from "../../Aggregator.ts"
 import type { Asset, Catalog, Network } from "../../Catalog.ts"
@@ -229,7 +229,9 @@ export interface TokensDeps {
  */
 export const tokens = Effect.fn("Aggregator.tokens")(function*(deps: TokensDeps, chainId?: number | undefined) {
   if (chainId !== undefined && !deps.views.networkByChain.has(String(chainId))) {
-    return yield* failure("UNSUPPORTED_CHAIN", ["CHAIN_UNSUPPORTED"], { detail: "see GET /v1/chains for the supported chains" })
+    return yield* failure("UNSUPPORTED_CHAIN", ["CHAIN_UNSUPPORTED"], {
+      detail: "see GET /v1/chains for the supported chains"
+    })
   }
   const publication = yield* deps.current
   return tokensOf(publication, deps.views.tokenList, chainId)

@@ -76,9 +76,14 @@ export interface PricedCandidate extends Candidate {
  */
 export const rankCandidates = <C extends Candidate>(candidates: ReadonlyArray<C>): Array<C> =>
   [...candidates].sort((a, b) =>
-    a.amountOut > b.amountOut ? -1 : a.amountOut < b.amountOut ? 1 :
-    a.route.publicationRank - b.route.publicationRank ||
-    (a.route.routeId.toLowerCase() < b.route.routeId.toLowerCase() ? -1 : a.route.routeId.toLowerCase() > b.route.routeId.toLowerCase() ? 1 : 0)
+    a.amountOut > b.amountOut ? -1 : a.amountOut < b.amountOut ?
+      1 :
+      a.route.publicationRank - b.route.publicationRank ||
+      (a.route.routeId.toLowerCase() < b.route.routeId.toLowerCase()
+        ? -1
+        : a.route.routeId.toLowerCase() > b.route.routeId.toLowerCase()
+        ? 1
+        : 0)
   )
 
 // ---------------------------------------------------------------------------
@@ -119,7 +124,9 @@ export const requestProblem = (
     ...(views.tokenKeys.has(tokenKeyOf(toChain, request.toToken)) ? [] : ["TO_TOKEN_UNSUPPORTED"])
   ]
   if (unsupportedTokens.length > 0) {
-    return failure("UNSUPPORTED_TOKEN", unsupportedTokens, { detail: "see GET /v1/tokens for the tokens of each chain" })
+    return failure("UNSUPPORTED_TOKEN", unsupportedTokens, {
+      detail: "see GET /v1/tokens for the tokens of each chain"
+    })
   }
   return undefined
 }
@@ -195,10 +202,14 @@ export const selectRoutes = (
     const wanted = request.routeId.toLowerCase()
     candidates = pair.filter((i) => routeAt(i).routeId.toLowerCase() === wanted)
     if (candidates.length === 0) {
-      return Result.fail(failure("NO_ROUTE", ["ROUTE_ID_NOT_FOR_PAIR"], { detail: "routeId is not an L1 route of this pair" }))
+      return Result.fail(
+        failure("NO_ROUTE", ["ROUTE_ID_NOT_FOR_PAIR"], { detail: "routeId is not an L1 route of this pair" })
+      )
     }
   }
-  if (candidates.length === 0) return Result.fail(failure("NO_ROUTE", ["NO_L1_ROUTE"], { detail: "no L1 route serves this pair" }))
+  if (candidates.length === 0) {
+    return Result.fail(failure("NO_ROUTE", ["NO_L1_ROUTE"], { detail: "no L1 route serves this pair" }))
+  }
   const open = candidates.filter((i) => quotable(routeAt(i), now))
   if (open.length === 0) {
     return Result.fail(failure("NO_ROUTE", ["ROUTE_NOT_OPEN"], { detail: "the L1 route of this pair is not open now" }))
@@ -226,7 +237,9 @@ export const priceRoutes = Effect.fnUntraced(function*(
   for (const i of indexes) {
     const catalogRoute = publication.catalogRoutes[i]!
     const fresh = yield* pricing.quote(catalogRoute, amount).pipe(Effect.mapError(pricingFailure))
-    if (fresh.amountOutRaw > 0n) priced.push({ route: publication.routes[i]!, amountOut: fresh.amountOutRaw, fresh, catalogRoute })
+    if (fresh.amountOutRaw > 0n) {
+      priced.push({ route: publication.routes[i]!, amountOut: fresh.amountOutRaw, fresh, catalogRoute })
+    }
   }
   return priced
 })

@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as PermitMessage from "@svc/protocol/PermitMessage"
 import { screamingSnake as screaming } from "@svc/protocol/Patterns"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type { Route } from "@svc/protocol/schema/Feed"
 import { Clock, Effect } from "effect"
 import { getAddress } from "viem"
@@ -47,7 +47,9 @@ export const nowSeconds: Effect.Effect<number> = Effect.map(nowMillis, (ms) => M
 export const checksumIssues = (fields: Readonly<Record<string, string | undefined>>): Array<string> => {
   const issues: Array<string> = []
   for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && !PermitMessage.hasValidChecksum(value)) issues.push(`${screaming(name)}_CHECKSUM_INVALID`)
+    if (value !== undefined && !PermitMessage.hasValidChecksum(value)) {
+      issues.push(`${screaming(name)}_CHECKSUM_INVALID`)
+    }
   }
   return issues
 }

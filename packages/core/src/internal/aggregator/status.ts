@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as PermitMessage from "@svc/protocol/PermitMessage"
 import { ADDRESS, BYTES32, QUOTE_TOKEN, screamingSnake as screaming } from "@svc/protocol/Patterns"
+import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type {
   AggregatorErrorCode,
   AggregatorQuoteValidity,
@@ -47,7 +47,9 @@ export const LOOKUPS = ["fillId", "sourceTxHash", "quoteId", "userAddress", "quo
  * @category operations
  * @since 0.1.0
  */
-export const statusLookupOf = (params: Readonly<Record<string, string>>): Result.Result<StatusLookup, AggregatorFailure> => {
+export const statusLookupOf = (
+  params: Readonly<Record<string, string>>
+): Result.Result<StatusLookup, AggregatorFailure> => {
   const given = LOOKUPS.filter((name) => params[name] !== undefined)
   if (given.length === 0) {
     return Result.fail(failure("INVALID_REQUEST", ["LOOKUP_MISSING"], {
@@ -181,7 +183,9 @@ export const status = Effect.fn("Aggregator.status")(function*(deps: StatusDeps,
     case "fillId":
       return yield* fillStatus(yield* store.getPermit(lookup.value.toLowerCase()).pipe(Effect.mapError(storeFailure)))
     case "sourceTxHash":
-      return yield* fillStatus(yield* store.findBySourceTx(lookup.value.toLowerCase()).pipe(Effect.mapError(storeFailure)))
+      return yield* fillStatus(
+        yield* store.findBySourceTx(lookup.value.toLowerCase()).pipe(Effect.mapError(storeFailure))
+      )
     case "quoteId":
     case "userAddress": {
       const value = lookup.value.toLowerCase()
