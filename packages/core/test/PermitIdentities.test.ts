@@ -112,6 +112,22 @@ describe("permit identities through the connector registry", () => {
       )
       assert.strictEqual(error._tag, "QuoteNotOpen")
       assert.includeMembers([...error.reasonCodes], ["PERMIT_UNAVAILABLE", "RECIPIENT_NO_CONNECTOR"])
+      // an embedder handles the reason by its tag (docs/embedding.md, "Handling refusals")
+      const handled = yield* permits.create(sign({
+        quoteId: solana.quoteId,
+        requestedAmountInRaw: solana.minimumFillInRaw,
+        payer,
+        recipientAccountId: `0x${"11".repeat(32)}`,
+        recipientLocator: { native: "CwwCxuF7ZhZy6taTCouSCD8xQQHgwgq83DseJDBYgQ3f" },
+        idempotencyKey: "no-connector-1b"
+      })).pipe(
+        Effect.map((created) => ({ issued: true as const, fillId: created.envelope.permit.fillId })),
+        Effect.catchReason("PermitError", "QuoteNotOpen", (reason) =>
+          Effect.succeed({ issued: false as const, refresh: true, codes: reason.reasonCodes })),
+        Effect.catchReason("PermitError", "RateLimited", (reason) =>
+          Effect.succeed({ issued: false as const, refresh: false, codes: [`retry in ${reason.retryAfterSeconds} s`] }))
+      )
+      assert.deepStrictEqual(handled, { issued: false, refresh: true, codes: error.reasonCodes })
     }).pipe(Effect.provide(makeEngine().layer)))
 
   it.effect("an empty registry closes every route (payer and recipient without connector)", () =>
