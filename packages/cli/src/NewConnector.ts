@@ -35,8 +35,14 @@ export interface ScaffoldOptions {
   readonly family?: string | undefined
   /** npm package name. Default `@svc/connector-<name>`. */
   readonly packageName?: string | undefined
-  /** Version range of @svc/core: "workspace:^" inside the svc workspace, else "^0.1.0". */
+  /** Version range of @svc/core: "workspace:^" inside the svc workspace, else the published range. */
   readonly coreRange: string
+  /**
+   * Where the package's `exports` point: `"source"` (the `.ts` sources, with
+   * `publishConfig` pointing at `dist/`: packages inside the svc workspace) or
+   * `"dist"` (the compiled files: a standalone package). Default `"dist"`.
+   */
+  readonly exportsFrom?: "source" | "dist" | undefined
 }
 
 /**
@@ -68,6 +74,34 @@ const templates = (dir: string): ReadonlyArray<string> =>
     return statSync(full).isDirectory() ? templates(full) : full.endsWith(".tmpl") ? [full] : []
   })
 
+const DIST_EXPORTS = {
+  ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+  "./*": { types: "./dist/*.d.ts", default: "./dist/*.js" },
+  "./internal/*": null
+}
+
+/** The `exports` (and `publishConfig`) members of the generated package.json, indented to fit the template. */
+const exportsJson = (from: "source" | "dist"): string => {
+  const members = from === "dist"
+    ? { exports: DIST_EXPORTS }
+    : {
+      exports: { ".": "./src/index.ts", "./*": "./src/*.ts", "./internal/*": null },
+      publishConfig: { exports: DIST_EXPORTS }
+    }
+  return JSON.stringify(members, null, 2).slice(2, -2)
+}
+
+/**
+ * The version range of the svc packages this CLI belongs to (`^<its version>`):
+ * what a package generated outside the workspace depends on.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PUBLISHED_RANGE: string = `^${
+  (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
+}`
+
 /**
  * The files of a connector package (pure but for reading the templates).
  *
@@ -91,9 +125,11 @@ export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> =
     __Name__: pascalCase(options.name),
     __FAMILY__: family,
     __package__: options.packageName ?? `@svc/connector-${options.name}`,
-    __core_range__: options.coreRange
+    __core_range__: options.coreRange,
+    __exports__: exportsJson(options.exportsFrom ?? "dist")
   }
-  const fill = (text: string) => text.replace(/__(?:name|Name|FAMILY|package|core_range)__/g, (key) => values[key]!)
+  const fill = (text: string) =>
+    text.replace(/__(?:name|Name|FAMILY|package|core_range|exports)__/g, (key) => values[key]!)
   return templates(TEMPLATE_DIR)
     .map((file) => ({
       path: fill(relative(TEMPLATE_DIR, file).replace(/\.tmpl$/, "")).split("\\").join("/"),
@@ -167,7 +203,9 @@ export const newConnector = Command.make("new-connector", {
     Flag.optional
   ),
   packageName: Flag.String("package").pipe(
-    Flag.withDescription("npm package name (default @svc/connector-NAME)"),
+    Flag.withDescription(
+      "npm package name (default @svc/connector-NAME inside the svc workspace, else svc-connector-NAME)"
+    ),
     Flag.optional
   )
 }, ({ dir, family, name, packageName }) =>
@@ -186,8 +224,13 @@ export const newConnector = Command.make("new-connector", {
     const files = yield* write(target, {
       name,
       family: Option.getOrUndefined(family),
-      packageName: Option.getOrUndefined(packageName),
-      coreRange: inWorkspace ? "workspace:^" : "^0.1.0"
+      // outside the svc workspace the @svc scope is not yours to publish under
+      packageName: Option.getOrElse(
+        packageName,
+        () => inWorkspace ? `@svc/connector-${name}` : `svc-connector-${name}`
+      ),
+      coreRange: inWorkspace ? "workspace:^" : PUBLISHED_RANGE,
+      exportsFrom: inWorkspace ? "source" : "dist"
     })
     yield* writeJson({
       created: target,

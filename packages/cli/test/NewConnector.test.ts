@@ -39,7 +39,7 @@ const walkthroughFiles = (): ReadonlyArray<{ path: string; content: string }> =>
 
 /** The demo catalog with a Zeta network, asset and route (usdc.base -> uzeta.zeta). */
 const zetaCatalog = () => {
-  const doc = JSON.parse(readFileSync(join(ROOT, "fixtures/catalog/demo.json"), "utf8"))
+  const doc = JSON.parse(readFileSync(join(ROOT, "packages/server/catalog/demo.json"), "utf8"))
   doc.networks.push({
     key: "zeta",
     name: "Zeta",
@@ -100,13 +100,25 @@ describe("svc new-connector", () => {
       "src/index.ts",
       "test/MyChainConnector.conformance.test.ts",
       "test/utils.ts",
+      "tsconfig.build.json",
       "tsconfig.json",
       "vitest.config.ts"
     ])
-    for (const f of files) assert.notMatch(f.content, /__(?:name|Name|FAMILY|package|core_range)__/, f.path)
+    for (const f of files) {
+      assert.notMatch(f.content, /__(?:name|Name|FAMILY|package|core_range|exports)__/, f.path)
+    }
     const pkg = JSON.parse(files.find((f) => f.path === "package.json")!.content)
     assert.strictEqual(pkg.name, "@svc/connector-my-chain")
     assert.strictEqual(pkg.peerDependencies["@svc/core"], "workspace:^")
+    // a standalone package exports its compiled files; one inside the workspace its sources, publishing dist
+    assert.deepStrictEqual(pkg.exports["."], { types: "./dist/index.d.ts", default: "./dist/index.js" })
+    const inside = JSON.parse(
+      render({ name: "my-chain", coreRange: "workspace:^", exportsFrom: "source" }).find((f) =>
+        f.path === "package.json"
+      )!.content
+    )
+    assert.strictEqual(inside.exports["."], "./src/index.ts")
+    assert.deepStrictEqual(inside.publishConfig.exports["."], pkg.exports["."])
     assert.include(
       files.find((f) => f.path === "src/MyChainConnector.ts")!.content,
       "export const FAMILY = \"MYCHAIN\""
@@ -130,7 +142,7 @@ describe("svc new-connector", () => {
     Effect.gen(function*() {
       const dir = join(realpathSync(mkdtempSync(join(tmpdir(), "svc-new-connector-"))), "connector-eta")
       const written = yield* write(dir, { name: "eta", coreRange: "^0.1.0" })
-      assert.strictEqual(written.length, 10)
+      assert.strictEqual(written.length, 11)
       assert.include(
         readFileSync(join(dir, "src/EtaLocator.ts"), "utf8"),
         "ETA connector: ${what} is not implemented yet"
@@ -164,7 +176,7 @@ describe("svc new-connector", () => {
         assert.strictEqual(created.status, 0, created.output)
         const generated = JSON.parse(created.output)
         assert.strictEqual(generated.created, skeleton)
-        assert.strictEqual(generated.files.length, 10)
+        assert.strictEqual(generated.files.length, 11)
         cpSync(skeleton, filled, { recursive: true })
         const files = walkthroughFiles()
         assert.deepStrictEqual(files.map((f) => f.path).sort(), [
@@ -227,13 +239,19 @@ describe("svc new-connector", () => {
           "the walkthrough passes the testkit"
         )
 
-        // `svc serve` loads the package from configuration: installed next to the catalog, named in SVC_CONNECTORS
-        link("@svc/connector-zeta", filled)
+        // `svc serve` loads the built package from configuration: installed next to the catalog, named in
+        // SVC_CONNECTORS (outside the workspace the package is svc-connector-zeta and exports dist/)
+        const built = run(
+          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(filled, "tsconfig.build.json")],
+          base
+        )
+        assert.strictEqual(built.status, 0, built.output)
+        link("svc-connector-zeta", filled)
         const catalog = join(base, "catalog.json")
         writeFileSync(catalog, JSON.stringify(zetaCatalog()))
         const withZeta = await serve(base, {
           SVC_CATALOG: catalog,
-          SVC_CONNECTORS: "@svc/connector-evm,@svc/connector-solana,@svc/connector-zeta"
+          SVC_CONNECTORS: "@svc/connector-evm,@svc/connector-solana,svc-connector-zeta"
         })
         assert.isDefined(withZeta.url, withZeta.output)
         const zetaNetwork = Ids.networkId(Ids.vmType("ZETA"), Ids.label("zeta-1"))

@@ -116,7 +116,7 @@ export const layerDevelopment = (
         yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(
           Effect.mapError(unavailable("cannot create the data directory"))
         )
-        const generated = toHex(secp256k1.utils.randomSecretKey())
+        const generated = toHex(secp256k1.utils.randomPrivateKey())
         yield* fs.writeFileString(file, `${generated}\n`, { mode: 0o600, flag: "wx" }).pipe(
           Effect.catch((e) =>
             // another process may have created it first: read that one

@@ -122,10 +122,21 @@ describe("permit identities through the connector registry", () => {
         idempotencyKey: "no-connector-1b"
       })).pipe(
         Effect.map((created) => ({ issued: true as const, fillId: created.envelope.permit.fillId })),
-        Effect.catchReason("PermitError", "QuoteNotOpen", (reason) =>
-          Effect.succeed({ issued: false as const, refresh: true, codes: reason.reasonCodes })),
-        Effect.catchReason("PermitError", "RateLimited", (reason) =>
-          Effect.succeed({ issued: false as const, refresh: false, codes: [`retry in ${reason.retryAfterSeconds} s`] }))
+        Effect.catchReason(
+          "PermitError",
+          "QuoteNotOpen",
+          (reason) => Effect.succeed({ issued: false as const, refresh: true, codes: reason.reasonCodes })
+        ),
+        Effect.catchReason(
+          "PermitError",
+          "RateLimited",
+          (reason) =>
+            Effect.succeed({
+              issued: false as const,
+              refresh: false,
+              codes: [`retry in ${reason.retryAfterSeconds} s`]
+            })
+        )
       )
       assert.deepStrictEqual(handled, { issued: false, refresh: true, codes: error.reasonCodes })
     }).pipe(Effect.provide(makeEngine().layer)))

@@ -129,7 +129,9 @@ export const serialize = (sig: ParsedSignature): Hex =>
  * @since 0.1.0
  */
 export const publicKeyToAddress = (publicKey: Uint8Array): Hex => {
-  const uncompressed = publicKey.length === 65 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(false)
+  const uncompressed = publicKey.length === 65
+    ? publicKey
+    : secp256k1.ProjectivePoint.fromHex(publicKey).toRawBytes(false)
   return getAddress(toHex(keccakBytes(uncompressed.subarray(1)).subarray(12))) as Hex
 }
 
@@ -164,11 +166,10 @@ export const addressOf = (privateKey: Hex): Hex =>
 export const signDigest = (digest: Hex | Uint8Array, privateKey: Hex): Hex => {
   const hash = typeof digest === "string" ? fromHex(digest) : digest
   if (hash.length !== 32) throw new SigningInputInvalid({ message: "a digest is 32 bytes" })
-  // format "recovered" is recovery || r || s
-  const raw = secp256k1.sign(hash, toPrivateKeyBytes(privateKey), { prehash: false, format: "recovered", lowS: true })
-  const hex = toHex(raw)
-  const recovery = raw[0]!
-  return `0x${hex.slice(4)}${recovery === 0 ? "1b" : "1c"}`
+  // RFC 6979 deterministic k, no extra entropy; lowS flips the recovery bit with s
+  const sig = secp256k1.sign(hash, toPrivateKeyBytes(privateKey), { prehash: false, lowS: true })
+  // toCompactRawBytes is r || s (64 bytes)
+  return `0x${toHex(sig.toCompactRawBytes()).slice(2)}${sig.recovery === 0 ? "1b" : "1c"}`
 }
 
 /**
@@ -182,12 +183,8 @@ export const recoverDigestSigner = (digest: Hex | Uint8Array, signature: string)
   Result.flatMap(parse(signature), (sig) => {
     try {
       const hash = typeof digest === "string" ? fromHex(digest) : digest
-      const compact = new Uint8Array(65)
-      compact[0] = sig.recovery
-      compact.set(fromHex(pad32(sig.r)), 1)
-      compact.set(fromHex(pad32(sig.s)), 33)
-      const publicKey = secp256k1.recoverPublicKey(compact, hash, { prehash: false })
-      return Result.succeed(publicKeyToAddress(publicKey))
+      const point = new secp256k1.Signature(sig.r, sig.s).addRecoveryBit(sig.recovery).recoverPublicKey(hash)
+      return Result.succeed(publicKeyToAddress(point.toRawBytes(false)))
     } catch (error) {
       return Result.fail(
         new SignatureError({ problem: "UNRECOVERABLE", detail: String((error as Error)?.message ?? error) })

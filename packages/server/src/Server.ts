@@ -38,12 +38,12 @@ import * as ServerConfig from "./ServerConfig.ts"
 export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 
 /**
- * The embedded default catalog (fixtures/catalog/demo.json).
+ * The embedded default catalog (packages/server/catalog/demo.json).
  *
  * @category constants
  * @since 0.1.0
  */
-export const DEMO_CATALOG_PATH = fileURLToPath(new URL("../../../fixtures/catalog/demo.json", import.meta.url))
+export const DEMO_CATALOG_PATH = fileURLToPath(new URL("../catalog/demo.json", import.meta.url))
 
 const oneLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/\s*\n\s*/g, " ")
 

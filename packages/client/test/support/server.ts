@@ -21,7 +21,7 @@ export const PAYER_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9
 export const OTHER_KEY = "0x05d0cdd68a21b27beded4a2fee8774bde6ea2db9608be6945cac231199dd2384" as const
 
 export const demoCatalog = JSON.parse(
-  readFileSync(new URL("../../../../fixtures/catalog/demo.json", import.meta.url), "utf8")
+  readFileSync(new URL("../../../server/catalog/demo.json", import.meta.url), "utf8")
 ) as unknown
 
 const UNLIMITED = { windowSeconds: 60, requestsPerWindow: 1_000_000, quoteAndBuildPerWindow: 1_000_000 }

@@ -9,7 +9,7 @@ import * as Solver from "../../src/Solver.ts"
 import { memoryStoreLayer } from "./memoryStore.ts"
 
 export const demoCatalog = JSON.parse(
-  readFileSync(new URL("../../../../fixtures/catalog/demo.json", import.meta.url), "utf8")
+  readFileSync(new URL("../../../server/catalog/demo.json", import.meta.url), "utf8")
 ) as unknown
 
 /** Authority key of the tests (public test material). */
