@@ -12,6 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
 import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
 import { newConnector } from "./NewConnector.ts"
+import { newSolver } from "./NewSolver.ts"
 import * as Protocol from "./Protocol.ts"
 
 /** The version printed by `svc --version`. */
@@ -128,6 +129,7 @@ export const svc = Command.make("svc").pipe(
     serve,
     admin,
     newConnector,
+    newSolver,
     conformance
   ])
 )

@@ -1,0 +1,223 @@
+/**
+ * `svc new-solver`: the generated project, with its dependencies linked from
+ * this workspace as an install would put them, type checks, passes its own
+ * tests, and `npm start` (node src/main.ts) serves the feed until SIGTERM.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { DEPENDENCIES, DEV_DEPENDENCIES, installedPackage, installedRanges, render, write } from "../src/NewSolver.ts"
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
+const NODE = process.execPath
+const BIN = join(ROOT, "packages/cli/src/bin.ts")
+
+const RANGES = {
+  "@effect/platform-node": "^4.1.0",
+  "@svc/connector-evm": "^0.1.0",
+  "@svc/connector-solana": "^0.1.0",
+  "@svc/core": "^0.1.0",
+  "@svc/protocol": "^0.1.0",
+  "@svc/server": "^0.1.0",
+  "@svc/store": "^0.1.0",
+  effect: "^4.1.0",
+  "@effect/vitest": "^4.0.5",
+  "@types/node": "^24.0.0",
+  vitest: "^5.1.1"
+}
+
+/** The environment of a child process, without the variables of this vitest run. */
+const childEnv = () => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS" && k !== "FORCE_COLOR")
+  ),
+  NO_COLOR: "1"
+})
+
+/** Runs `node args` in `cwd` to its end. */
+const run = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string; output: string }>((resolve) => {
+    const child = spawn(NODE, args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.once("close", (status) => resolve({ status, stdout, stderr, output: `${stdout}${stderr}` }))
+  })
+
+const versionOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version as string
+
+/** Runs `node src/main.ts` in `cwd` until it listens (then reads the feed and sends SIGTERM) or exits. */
+const start = (cwd: string) =>
+  new Promise<
+    { url?: string; status?: number | undefined; feed?: any; error?: string; code: number | null; output: string }
+  >((resolve) => {
+    const child = spawn(NODE, ["src/main.ts"], {
+      cwd,
+      env: { ...childEnv(), PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    let done = false
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    child.stderr.on("data", (d) => (output += d))
+    child.stdout.on("data", async (d) => {
+      output += d
+      const m = /^listening on (\S+)$/m.exec(output)
+      if (m === null || done) return
+      done = true
+      const read = await fetch(`${m[1]}/api/v6/solver-feed`).then(
+        async (response) => ({ status: response.status, feed: await response.json() }),
+        (e) => ({ status: undefined, feed: undefined, error: String(e) })
+      )
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return resolve({ url: m[1]!, ...read, code: child.exitCode, output })
+      }
+      child.once("exit", (code) => resolve({ url: m[1]!, ...read, code, output }))
+      child.kill("SIGTERM")
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      if (!done) resolve({ code, output })
+    })
+  })
+
+describe("svc new-solver", () => {
+  it("renders the project layout with the name and the version ranges filled in", () => {
+    const files = render({ name: "my-solver", ranges: RANGES })
+    assert.deepStrictEqual(files.map((f) => f.path), [
+      ".gitignore",
+      "README.md",
+      "package.json",
+      "src/catalog.json",
+      "src/main.ts",
+      "src/pricing.ts",
+      "src/solver.ts",
+      "test/solver.test.ts",
+      "tsconfig.json",
+      "vitest.config.ts"
+    ])
+    for (const f of files) assert.notMatch(f.content, /__(?:name|range:[^_]*)__/, f.path)
+    const pkg = JSON.parse(files.find((f) => f.path === "package.json")!.content)
+    assert.strictEqual(pkg.name, "my-solver")
+    assert.strictEqual(pkg.type, "module")
+    assert.deepStrictEqual(pkg.scripts, { start: "node src/main.ts", test: "vitest run" })
+    assert.deepStrictEqual(Object.keys(pkg.dependencies).sort(), [...DEPENDENCIES].sort())
+    assert.deepStrictEqual(Object.keys(pkg.devDependencies).sort(), [...DEV_DEPENDENCIES].sort())
+    for (const [name, range] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
+      assert.strictEqual(range, RANGES[name as keyof typeof RANGES], name)
+    }
+    assert.include(files.find((f) => f.path === "README.md")!.content, "# my-solver\n")
+    for (const f of files.filter((f) => f.path.endsWith(".json"))) JSON.parse(f.content)
+
+    const scoped = render({ name: "@acme/solver", ranges: { ...RANGES, "@svc/core": "^0.2.0-beta.1" } })
+    const scopedPkg = JSON.parse(scoped.find((f) => f.path === "package.json")!.content)
+    assert.strictEqual(scopedPkg.name, "@acme/solver")
+    assert.strictEqual(scopedPkg.dependencies["@svc/core"], "^0.2.0-beta.1")
+
+    for (const bad of ["", "My-Solver", "my solver", ".solver", "_solver", "@acme", "@acme/", "a/b", "a".repeat(215)]) {
+      assert.throws(() => render({ name: bad, ranges: RANGES }), /package name .*--name/, bad)
+    }
+    assert.throws(() => render({ name: "ok", ranges: { ...RANGES, effect: "^4\" evil" } }), /version range of effect/)
+  })
+
+  it("reads the version ranges from the packages installed with the command", () => {
+    const ranges = installedRanges()
+    for (const name of ["core", "protocol", "server", "store", "connector-evm", "connector-solana"]) {
+      assert.strictEqual(ranges[`@svc/${name}` as keyof typeof ranges], `^${versionOf(join(ROOT, "packages", name))}`)
+    }
+    const cli = join(ROOT, "packages/cli")
+    assert.strictEqual(ranges.effect, `^${installedPackage("effect", cli)!.version}`)
+    assert.strictEqual(ranges["@effect/platform-node"], `^${installedPackage("@effect/platform-node", cli)!.version}`)
+    const core = JSON.parse(readFileSync(join(ROOT, "packages/core/package.json"), "utf8"))
+    assert.strictEqual(ranges.vitest, core.peerDependencies?.vitest ?? `^${installedPackage("vitest", cli)!.version}`)
+    assert.match(ranges["@types/node"], /^\^\d+\.0\.0$/)
+    assert.isUndefined(installedPackage("no-such-package-svc", cli))
+  })
+
+  it.effect("writes the files and refuses an existing folder", () =>
+    Effect.gen(function*() {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-new-solver-")))
+      const dir = join(base, "solver")
+      const written = yield* write(dir, { name: "solver", ranges: RANGES })
+      assert.strictEqual(written.length, 10)
+      assert.include(readFileSync(join(dir, "src/pricing.ts"), "utf8"), "export const referencePrice")
+      const again = yield* Effect.exit(write(dir, { name: "solver", ranges: RANGES }))
+      assert.isTrue(Exit.isFailure(again))
+      assert.match(String(Exit.isFailure(again) && again.cause), /already exists/)
+      const badName = yield* Effect.exit(write(join(base, "other"), { name: "Other", ranges: RANGES }))
+      assert.isTrue(Exit.isFailure(badName))
+      assert.isFalse(existsSync(join(base, "other")), "nothing written for a refused name")
+      rmSync(base, { recursive: true, force: true })
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it(
+    "generates a project that type checks, passes its tests and serves the feed until SIGTERM",
+    async () => {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-new-solver-")))
+      try {
+        const project = join(base, "my-solver")
+        const created = await run([BIN, "new-solver", "my-solver"], base)
+        assert.strictEqual(created.status, 0, created.output)
+        const generated = JSON.parse(created.stdout)
+        assert.strictEqual(generated.created, project)
+        assert.strictEqual(generated.name, "my-solver")
+        assert.strictEqual(generated.files.length, 10)
+        assert.deepStrictEqual(generated.dependencies, installedRanges())
+        assert.deepStrictEqual(
+          JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["@svc/server"],
+          generated.dependencies["@svc/server"]
+        )
+
+        // the dependencies an install would bring, linked from this workspace
+        const link = (name: string, target: string) => {
+          mkdirSync(dirname(join(base, "node_modules", name)), { recursive: true })
+          symlinkSync(realpathSync(target), join(base, "node_modules", name))
+        }
+        for (const name of ["core", "protocol", "server", "store", "connector-evm", "connector-solana"]) {
+          link(`@svc/${name}`, join(ROOT, "packages", name))
+        }
+        link("@effect/platform-node", installedPackage("@effect/platform-node", join(ROOT, "packages/cli"))!.dir)
+        for (const name of ["effect", "vitest", "@effect/vitest", "@types/node"]) {
+          link(name, installedPackage(name, ROOT)!.dir)
+        }
+
+        // at the same time: the type check, and the readable refusals (exit 2, one line on stderr)
+        const [compiled, again, badName] = await Promise.all([
+          run([join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(project, "tsconfig.json")], project),
+          run([BIN, "new-solver", "my-solver"], base),
+          run([BIN, "new-solver", "My Solver"], base)
+        ])
+        assert.strictEqual(compiled.status, 0, `the project type checks:\n${compiled.output}`)
+        assert.strictEqual(again.status, 2)
+        assert.strictEqual(again.stdout, "")
+        assert.match(again.stderr, /^svc: .*my-solver already exists; choose a new folder\n$/)
+        assert.strictEqual(badName.status, 2)
+        assert.match(badName.stderr, /^svc: package name "My Solver": .*--name\n$/)
+
+        const tested = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"], project)
+        assert.strictEqual(tested.status, 0, `the project's tests pass:\n${tested.output}`)
+        assert.match(tested.output, /Tests\s+2 passed/)
+
+        const started = await start(project)
+        assert.isDefined(started.url, started.output)
+        assert.strictEqual(started.status, 200, started.error)
+        const authority = /^authority (0x[0-9a-fA-F]{40}) \(development key/m.exec(started.output)
+        assert.isNotNull(authority, started.output)
+        assert.strictEqual(started.feed.feed.feedSigner, authority![1])
+        assert.strictEqual(started.feed.feed.signedPayload.routes.length, 3)
+        assert.strictEqual(started.code, 0, `exit 0 on SIGTERM:\n${started.output}`)
+        assert.isTrue(existsSync(join(project, ".svc-data/signer.dev-key")))
+        assert.isTrue(existsSync(join(project, ".svc-data/solver.sqlite")))
+      } finally {
+        rmSync(base, { recursive: true, force: true })
+      }
+    },
+    120_000
+  )
+})
