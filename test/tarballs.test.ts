@@ -194,4 +194,39 @@ describe("the packages installed from their tarballs, outside the repository", (
     const filled = run("npx", ["vitest", "run"], { cwd: dir })
     assert.strictEqual(filled.status, 0, filled.output)
   }, 180_000)
+
+  it("npx svc new-solver: the generated solver passes its test and serves its feed", async () => {
+    const created = run("npx", ["svc", "new-solver", "my-solver"])
+    assert.strictEqual(created.status, 0, created.output)
+    const dir = join(project, "my-solver")
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+    for (const range of Object.values<string>(manifest.dependencies)) assert.match(range, /^\^\d+\.\d+\.\d+/)
+    const tested = run("npx", ["vitest", "run"], { cwd: dir })
+    assert.strictEqual(tested.status, 0, tested.output)
+    const child = spawn("node", ["src/main.ts"], {
+      cwd: dir,
+      env: env({ PORT: "0", SVC_DATA_DIR: join(dir, ".svc-data") }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = ""
+      const timer = setTimeout(() => reject(new Error(`the solver did not start: ${out}`)), 60_000)
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d
+        const m = /listening on (\S+)/.exec(out)
+        if (m !== null) {
+          clearTimeout(timer)
+          resolve(m[1]!)
+        }
+      })
+      child.stderr!.on("data", (d: Buffer) => (out += d))
+    })
+    try {
+      const feed = await fetch(`${url}/api/v6/solver-feed`)
+      assert.strictEqual(feed.status, 200)
+      assert.isTrue(((await feed.json()) as { ok: boolean }).ok)
+    } finally {
+      assert.strictEqual(await stop(child), 0)
+    }
+  }, 180_000)
 })
