@@ -73,18 +73,14 @@ const expected = (
     )
 }
 
-/**
- * Validates a solver manifest body.
- *
- * @category encoding
- * @since 0.1.0
- */
-export const validateSolver = (
+/** Decodes a manifest body, checks its endpoint URLs and the signer it names (against a pinned one). */
+const validate = <M extends { readonly endpoints: Readonly<Record<string, string>>; readonly feedSigner: string }>(
+  decode: (body: unknown, options: { readonly errors: "first" }) => Result.Result<M, Schema.SchemaError>,
   url: string,
   body: unknown,
-  pinnedSigner?: string
-): Result.Result<Solver, DiscoveryInvalid> => {
-  const decoded = decodeSolver(body, { errors: "first" })
+  pinnedSigner: string | undefined
+): Result.Result<{ readonly url: string; readonly manifest: M; readonly expectedSigner: string }, DiscoveryInvalid> => {
+  const decoded = decode(body, { errors: "first" })
   if (Result.isFailure(decoded)) {
     return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
   }
@@ -98,6 +94,18 @@ export const validateSolver = (
 }
 
 /**
+ * Validates a solver manifest body.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const validateSolver = (
+  url: string,
+  body: unknown,
+  pinnedSigner?: string
+): Result.Result<Solver, DiscoveryInvalid> => validate(decodeSolver, url, body, pinnedSigner)
+
+/**
  * Validates an aggregator manifest body.
  *
  * @category encoding
@@ -107,19 +115,7 @@ export const validateAggregator = (
   url: string,
   body: unknown,
   pinnedSigner?: string
-): Result.Result<Aggregator, DiscoveryInvalid> => {
-  const decoded = decodeAggregator(body, { errors: "first" })
-  if (Result.isFailure(decoded)) {
-    return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
-  }
-  const manifest = decoded.success
-  const bad = checkUrls(url, manifest.endpoints)
-  if (bad !== undefined) return Result.fail(new DiscoveryInvalid({ url, reason: bad }))
-  return Result.map(
-    expected(url, manifest.feedSigner, pinnedSigner),
-    (expectedSigner) => ({ url, manifest, expectedSigner })
-  )
-}
+): Result.Result<Aggregator, DiscoveryInvalid> => validate(decodeAggregator, url, body, pinnedSigner)
 
 /**
  * Fills a `{name}` template of the manifest (`routeDetailTemplate`,
