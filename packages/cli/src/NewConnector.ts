@@ -9,9 +9,10 @@
  */
 import { Effect, FileSystem, Option, Path } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { caretRange, type GeneratedFile, templateFiles, writeGenerated } from "./internal/scaffold.ts"
 import { BadInput, writeJson } from "./Io.ts"
 
 /**
@@ -51,10 +52,7 @@ export interface ScaffoldOptions {
  * @category models
  * @since 0.1.0
  */
-export interface GeneratedFile {
-  readonly path: string
-  readonly content: string
-}
+export type { GeneratedFile } from "./internal/scaffold.ts"
 
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
 const FAMILY = /^[A-Z0-9]{2,16}$/
@@ -67,12 +65,6 @@ const FAMILY = /^[A-Z0-9]{2,16}$/
  */
 export const pascalCase = (name: string): string =>
   name.split("-").map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")
-
-const templates = (dir: string): ReadonlyArray<string> =>
-  readdirSync(dir).flatMap((entry) => {
-    const full = join(dir, entry)
-    return statSync(full).isDirectory() ? templates(full) : full.endsWith(".tmpl") ? [full] : []
-  })
 
 const DIST_EXPORTS = {
   ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
@@ -90,17 +82,6 @@ const exportsJson = (from: "source" | "dist"): string => {
     }
   return JSON.stringify(members, null, 2).slice(2, -2)
 }
-
-/**
- * The version range of the svc packages this CLI belongs to (`^<its version>`):
- * what a package generated outside the workspace depends on.
- *
- * @category constants
- * @since 0.1.0
- */
-export const PUBLISHED_RANGE: string = `^${
-  (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version
-}`
 
 /**
  * The files of a connector package (pure but for reading the templates).
@@ -130,7 +111,7 @@ export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> =
   }
   const fill = (text: string) =>
     text.replace(/__(?:name|Name|FAMILY|package|core_range|exports)__/g, (key) => values[key]!)
-  return templates(TEMPLATE_DIR)
+  return templateFiles(TEMPLATE_DIR)
     .map((file) => ({
       path: fill(relative(TEMPLATE_DIR, file).replace(/\.tmpl$/, "")).split("\\").join("/"),
       content: fill(readFileSync(file, "utf8"))
@@ -146,25 +127,7 @@ export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> =
  * @since 0.1.0
  */
 export const write = (dir: string, options: ScaffoldOptions) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    if (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false))) {
-      return yield* new BadInput({ message: `${dir} already exists; choose another --dir or name` })
-    }
-    const files = yield* Effect.try({
-      try: () => render(options),
-      catch: (e) => e instanceof BadInput ? e : new BadInput({ message: String(e) })
-    })
-    for (const file of files) {
-      const target = path.join(dir, file.path)
-      yield* fs.makeDirectory(path.dirname(target), { recursive: true }).pipe(
-        Effect.andThen(fs.writeFileString(target, file.content)),
-        Effect.mapError((e) => new BadInput({ message: `cannot write ${target}: ${e.message.split("\n")[0]}` }))
-      )
-    }
-    return files.map((f) => path.join(dir, f.path))
-  })
+  writeGenerated(dir, () => render(options), "choose another --dir or name")
 
 /** The svc workspace root above `from`, if any (a folder with pnpm-workspace.yaml and packages/core). */
 const workspaceRoot = (from: string) =>
@@ -229,7 +192,7 @@ export const newConnector = Command.make("new-connector", {
         packageName,
         () => inWorkspace ? `@svc/connector-${name}` : `svc-connector-${name}`
       ),
-      coreRange: inWorkspace ? "workspace:^" : PUBLISHED_RANGE,
+      coreRange: inWorkspace ? "workspace:^" : caretRange("@svc/core"),
       exportsFrom: inWorkspace ? "source" : "dist"
     })
     yield* writeJson({

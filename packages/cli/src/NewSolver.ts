@@ -7,11 +7,19 @@
  *
  * @since 0.1.0
  */
-import { Effect, FileSystem, Option, Path } from "effect"
+import { Effect, Option, Path } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
-import { dirname, join, relative } from "node:path"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import {
+  caretRange,
+  type GeneratedFile,
+  PACKAGE_DIR,
+  requireInstalled,
+  templateFiles,
+  writeGenerated
+} from "./internal/scaffold.ts"
 import { BadInput, writeJson } from "./Io.ts"
 
 /**
@@ -23,7 +31,6 @@ import { BadInput, writeJson } from "./Io.ts"
 export const TEMPLATE_DIR = fileURLToPath(new URL("../templates/solver/", import.meta.url))
 
 /** The folder of this package (the CLI), from src/ or dist/. */
-const PACKAGE_DIR = fileURLToPath(new URL("../", import.meta.url))
 
 /**
  * The dependencies of a generated project.
@@ -77,20 +84,11 @@ export interface SolverScaffoldOptions {
  * @category models
  * @since 0.1.0
  */
-export interface GeneratedFile {
-  readonly path: string
-  readonly content: string
-}
+export type { GeneratedFile } from "./internal/scaffold.ts"
 
 /** npm's rules for new package names: lowercase, URL-safe, optionally scoped, at most 214 characters. */
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/
 const RANGE = /^[^\s"\\]+$/
-
-const templates = (dir: string): ReadonlyArray<string> =>
-  readdirSync(dir).flatMap((entry) => {
-    const full = join(dir, entry)
-    return statSync(full).isDirectory() ? templates(full) : full.endsWith(".tmpl") ? [full] : []
-  })
 
 /** Template path -> project path: drop `.tmpl`; a leading `_` is a dot (`_gitignore`: npm never packs a `.gitignore`). */
 const outputPath = (template: string): string =>
@@ -125,7 +123,7 @@ export const render = (options: SolverScaffoldOptions): ReadonlyArray<GeneratedF
       if (value === undefined) throw new Error(`template ${where}: unknown placeholder ${key}`)
       return value
     })
-  return templates(TEMPLATE_DIR)
+  return templateFiles(TEMPLATE_DIR)
     .map((file) => ({ path: outputPath(file), content: fill(readFileSync(file, "utf8"), file) }))
     .sort((a, b) => (a.path < b.path ? -1 : 1))
 }
@@ -138,67 +136,16 @@ export const render = (options: SolverScaffoldOptions): ReadonlyArray<GeneratedF
  * @since 0.1.0
  */
 export const write = (dir: string, options: SolverScaffoldOptions) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    if (yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false))) {
-      return yield* new BadInput({ message: `${dir} already exists; choose a new folder` })
-    }
-    const files = yield* Effect.try({
-      try: () => render(options),
-      catch: (e) => e instanceof BadInput ? e : new BadInput({ message: String(e) })
-    })
-    for (const file of files) {
-      const target = path.join(dir, file.path)
-      yield* fs.makeDirectory(path.dirname(target), { recursive: true }).pipe(
-        Effect.andThen(fs.writeFileString(target, file.content)),
-        Effect.mapError((e) => new BadInput({ message: `cannot write ${target}: ${e.message.split("\n")[0]}` }))
-      )
-    }
-    return files.map((f) => path.join(dir, f.path))
-  })
+  writeGenerated(dir, () => render(options), "choose a new folder")
 
 /**
- * An installed package.
- *
- * @category models
- * @since 0.1.0
- */
-export interface InstalledPackage {
-  readonly name: string
-  readonly version: string
-  /** Its folder (symbolic links resolved). */
-  readonly dir: string
-  readonly peerDependencies: Readonly<Record<string, string>>
-}
-
-/**
- * The package `name` as Node finds it from the folder `from`: the first
- * `node_modules/<name>` on the way up (symbolic links resolved, as Node does).
+ * An installed package, and how the generator finds one: the first
+ * `node_modules/<name>` on the way up from a folder (symbolic links resolved).
  *
  * @category running
  * @since 0.1.0
  */
-export const installedPackage = (name: string, from: string): InstalledPackage | undefined => {
-  let dir = realpathSync(from)
-  for (;;) {
-    const manifest = join(dir, "node_modules", name, "package.json")
-    if (existsSync(manifest)) {
-      const json = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>
-      if (json.name === name && typeof json.version === "string") {
-        return {
-          name,
-          version: json.version,
-          dir: realpathSync(dirname(manifest)),
-          peerDependencies: (json.peerDependencies ?? {}) as Record<string, string>
-        }
-      }
-    }
-    const parent = dirname(dir)
-    if (parent === dir) return undefined
-    dir = parent
-  }
-}
+export { type InstalledPackage, installedPackage } from "./internal/scaffold.ts"
 
 /**
  * The version ranges of a generated project, from the packages installed with
@@ -212,16 +159,9 @@ export const installedPackage = (name: string, from: string): InstalledPackage |
  * @since 0.1.0
  */
 export const installedRanges = (from: string = PACKAGE_DIR): SolverScaffoldOptions["ranges"] => {
-  const find = (name: string, where: string) => {
-    const found = installedPackage(name, where)
-    if (found === undefined) {
-      throw new BadInput({ message: `cannot find the installed package ${name} (from ${where}) to read its version` })
-    }
-    return found
-  }
-  const caret = (name: string, where: string = from) => `^${find(name, where).version}`
-  const server = find("@svc/server", from)
-  const core = find("@svc/core", from)
+  const caret = (name: string, where: string = from) => caretRange(name, where)
+  const server = requireInstalled("@svc/server", from)
+  const core = requireInstalled("@svc/core", from)
   const devRange = (name: string) => core.peerDependencies[name] ?? caret(name)
   return {
     "@effect/platform-node": caret("@effect/platform-node"),
