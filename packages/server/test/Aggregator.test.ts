@@ -60,11 +60,11 @@ const movablePricing = (() => {
   })
 })()
 
-const appLayer = (aggregator: App.AppAggregatorOptions) =>
+const appLayer = (aggregator: App.AppAggregatorOptions, parts: App.AppParts = { pricing: movablePricing }) =>
   App.layer({
     catalog: demoCatalog,
     engine: { publisher: { tickMillis: 60_000 } },
-    parts: { pricing: movablePricing },
+    parts,
     aggregator
   }).pipe(
     Layer.provideMerge(Layer.mergeAll(
@@ -809,18 +809,7 @@ describe("a replaced aggregator part", () => {
       })
     })
   ).pipe(Layer.provide(Aggregator.layer({ publicUrl: "http://127.0.0.1" })))
-  const replaced = App.layer({
-    catalog: demoCatalog,
-    engine: { publisher: { tickMillis: 60_000 } },
-    parts: { aggregator: degraded }
-  }).pipe(
-    Layer.provideMerge(Layer.mergeAll(
-      SqliteStore.layer({ filename: ":memory:" }),
-      Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))),
-      NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
-    )),
-    Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
-  )
+  const replaced = appLayer({}, { aggregator: degraded })
   layer(replaced, { excludeTestServices: true })((it) => {
     it.effect("serves /v1 through the replacement", () =>
       Effect.gen(function*() {
