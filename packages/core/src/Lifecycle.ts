@@ -4,6 +4,7 @@
  * ```text
  * ISSUED -> SOURCE_OBSERVED -> SOURCE_CONFIRMED -> PAYOUT_SUBMITTED -> PAID
  * ISSUED -> EXPIRED
+ * SOURCE_OBSERVED -> ISSUED     (the source fill was reorganised away before finality)
  * any non-terminal -> FAILED
  * ```
  *
@@ -53,7 +54,7 @@ export const isTerminal = (state: PermitState): boolean => TERMINAL.has(state)
 
 const NEXT: Record<PermitState, ReadonlyArray<PermitState>> = {
   ISSUED: ["SOURCE_OBSERVED", "EXPIRED", "FAILED"],
-  SOURCE_OBSERVED: ["SOURCE_CONFIRMED", "FAILED"],
+  SOURCE_OBSERVED: ["SOURCE_CONFIRMED", "ISSUED", "FAILED"],
   SOURCE_CONFIRMED: ["PAYOUT_SUBMITTED", "FAILED"],
   PAYOUT_SUBMITTED: ["PAID", "FAILED"],
   PAID: [],

@@ -241,6 +241,50 @@ export interface PermitFilter {
 }
 
 /**
+ * How far a chain watcher has read a network: the last block it scanned, with the
+ * block's hash (a different hash at that height later means a reorganisation).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ChainCursor {
+  /** The networkId (lowercase 0x hex) of the watched network. */
+  readonly networkId: string
+  readonly blockNumber: bigint
+  readonly blockHash: string
+  /** Timestamp of the block, Unix seconds. */
+  readonly blockTimestamp: number
+  /** Unix milliseconds of the last change. */
+  readonly updatedAt: number
+}
+
+/**
+ * A payout the solver has decided to send, written before the transaction is
+ * broadcast: after a crash, settlement finds it and reconciles (the transaction
+ * was mined, is pending, or must be sent again) instead of paying twice.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PayoutIntent {
+  readonly fillId: string
+  /** The destination networkId. */
+  readonly networkId: string
+  /** Hash of the signed transaction. */
+  readonly txHash: string
+  /** The signed transaction, as the network's connector encodes it (EVM: 0x RLP). */
+  readonly rawTransaction: string
+  /** The sender's nonce (or the network's equivalent), -1 when the network has none. */
+  readonly nonce: number
+  /** The paying account, as the connector renders it. */
+  readonly sender: string
+  /** How many transactions were signed for this fill (1 for the first). */
+  readonly attempt: number
+  /** Unix milliseconds. */
+  readonly createdAt: number
+}
+
+/**
  * The operations of a store.
  *
  * @category models
@@ -296,6 +340,30 @@ export interface StoreShape {
   readonly transition: (request: TransitionRequest) => Effect.Effect<TransitionResult, StoreError>
   /** Fill ids of ISSUED permits whose validUntil is at or before `cutoff` (Unix seconds). */
   readonly dueForExpiry: (cutoff: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
+
+  /** Permits in any of the given states, oldest first, at most `limit`. */
+  readonly permitsInStates: (
+    states: ReadonlyArray<PermitState>,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<PermitRecord>, StoreError>
+
+  /**
+   * Sets the physical balance of destination assets as observed (for example a
+   * vault's on-chain balance): afterwards physical = physicalRaw, whatever was paid
+   * out before. Rows that do not exist are left alone.
+   */
+  readonly observeInventory: (
+    assets: ReadonlyArray<{ readonly assetKey: string; readonly physicalRaw: bigint }>
+  ) => Effect.Effect<void, StoreError>
+
+  /** The cursor of a network's chain watcher. */
+  readonly chainCursor: (networkId: string) => Effect.Effect<ChainCursor | undefined, StoreError>
+  /** Saves the cursor of a network's chain watcher. */
+  readonly saveChainCursor: (cursor: ChainCursor) => Effect.Effect<void, StoreError>
+  /** The payout intent of a fill. */
+  readonly payoutIntent: (fillId: string) => Effect.Effect<PayoutIntent | undefined, StoreError>
+  /** Writes (or replaces, for a new attempt) the payout intent of a fill, durably. */
+  readonly savePayoutIntent: (intent: PayoutIntent) => Effect.Effect<void, StoreError>
 
   /** Adds to route counters. */
   readonly addCounters: (

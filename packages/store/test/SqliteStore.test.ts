@@ -85,7 +85,10 @@ describe("SqliteStore", () => {
       try {
         assert.deepStrictEqual({ ...db.prepare("PRAGMA journal_mode").get() }, { journal_mode: "wal" })
         const rows = db.prepare("SELECT version, name FROM svc_schema_migrations ORDER BY version").all()
-        assert.deepStrictEqual(rows.map((r) => ({ ...r })), [{ version: 1, name: "initial" }])
+        assert.deepStrictEqual(rows.map((r) => ({ ...r })), [
+          { version: 1, name: "initial" },
+          { version: 2, name: "chain settlement" }
+        ])
       } finally {
         db.close()
       }

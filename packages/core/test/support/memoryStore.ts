@@ -7,8 +7,10 @@ import { Effect, Layer } from "effect"
 import * as Lifecycle from "../../src/Lifecycle.ts"
 import {
   availableOf,
+  type ChainCursor,
   type InventoryBalance,
   type OperatorState,
+  type PayoutIntent,
   type PermitRecord,
   type PublicationRecord,
   type RouteCounter,
@@ -34,6 +36,8 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
   const byKey = new Map<string, string>()
   const counters = new Map<string, Record<RouteCounter, number> & { updatedAt: number | null }>()
   const quotes = new Map<string, StoredQuote>()
+  const cursors = new Map<string, ChainCursor>()
+  const intents = new Map<string, PayoutIntent>()
   const control: MemoryStoreControl = { failing: false, permits, inventory }
 
   const op = <A>(operation: string, f: () => A) =>
@@ -146,7 +150,7 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
           ...record,
           state: request.to,
           updatedAt: request.at,
-          sourceTxHash: request.sourceTxHash ?? record.sourceTxHash,
+          sourceTxHash: request.to === "ISSUED" ? null : request.sourceTxHash ?? record.sourceTxHash,
           payoutTxHash: request.payoutTxHash ?? record.payoutTxHash,
           reasonCodes: request.reasonCodes ?? record.reasonCodes
         }
@@ -163,6 +167,23 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
             p.fillId
           )
       ),
+    permitsInStates: (states, limit) =>
+      op("permitsInStates", () =>
+        [...permits.values()]
+          .filter((p) => states.includes(p.state))
+          .sort((a, b) => a.createdAt - b.createdAt || (a.fillId < b.fillId ? -1 : 1))
+          .slice(0, limit)),
+    observeInventory: (assets) =>
+      op("observeInventory", () => {
+        for (const a of assets) {
+          const b = inventory.get(a.assetKey)
+          if (b !== undefined) inventory.set(a.assetKey, { ...b, configuredRaw: a.physicalRaw + b.paidOutRaw })
+        }
+      }),
+    chainCursor: (networkId) => op("chainCursor", () => cursors.get(networkId.toLowerCase())),
+    saveChainCursor: (cursor) => op("saveChainCursor", () => void cursors.set(cursor.networkId.toLowerCase(), cursor)),
+    payoutIntent: (fillId) => op("payoutIntent", () => intents.get(fillId.toLowerCase())),
+    savePayoutIntent: (intent) => op("savePayoutIntent", () => void intents.set(intent.fillId.toLowerCase(), intent)),
     addCounters: (deltas) =>
       op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
     routeCounters: (routeId): Effect.Effect<RouteCounters, StoreError> =>

@@ -114,6 +114,30 @@ export const migrations: ReadonlyArray<Migration> = [
       )`,
       `CREATE INDEX quotes_expires_at ON quotes (expires_at)`
     ]
+  },
+  {
+    version: 2,
+    name: "chain settlement",
+    statements: [
+      // block numbers as TEXT decimals like amounts (a chain's height may exceed 2^53 in theory)
+      `CREATE TABLE chain_cursors (
+        network_id TEXT PRIMARY KEY,
+        block_number TEXT NOT NULL,
+        block_hash TEXT NOT NULL,
+        block_timestamp BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      )`,
+      `CREATE TABLE payout_intents (
+        fill_id TEXT PRIMARY KEY REFERENCES permits (fill_id),
+        network_id TEXT NOT NULL,
+        tx_hash TEXT NOT NULL,
+        raw_transaction TEXT NOT NULL,
+        nonce BIGINT NOT NULL,
+        sender TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        created_at BIGINT NOT NULL
+      )`
+    ]
   }
 ]
 

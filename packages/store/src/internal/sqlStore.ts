@@ -14,9 +14,11 @@ import { bucketOf, canTransition, PermitState } from "@svc/core/Lifecycle"
 import type { Bucket } from "@svc/core/Lifecycle"
 import { availableOf, StoreError } from "@svc/core/Store"
 import type {
+  ChainCursor,
   InventoryBalance,
   IssueResult,
   OperatorState,
+  PayoutIntent,
   PermitFilter,
   PermitRecord,
   PublicationRecord,
@@ -526,7 +528,8 @@ export const make = (options: MakeOptions): StoreShape => {
             ...current,
             state: request.to,
             updatedAt: request.at,
-            sourceTxHash: request.sourceTxHash ?? current.sourceTxHash,
+            // back to ISSUED (a reorganised source fill): the fill's transaction is forgotten
+            sourceTxHash: request.to === "ISSUED" ? null : request.sourceTxHash ?? current.sourceTxHash,
             payoutTxHash: request.payoutTxHash ?? current.payoutTxHash,
             reasonCodes: request.reasonCodes ?? current.reasonCodes
           }
@@ -556,6 +559,100 @@ export const make = (options: MakeOptions): StoreShape => {
       return yield* decode(() => rows.map((row) => text(row, "fill_id")))
     },
     storeOp("dueForExpiry")
+  )
+
+  const permitsInStates = Effect.fn(`${spanPrefix}.permitsInStates`)(
+    function*(states: ReadonlyArray<PermitState>, limit: number) {
+      const n = Math.max(0, Math.floor(limit))
+      if (n === 0 || states.length === 0) return []
+      const rows = yield* sql<Row>`SELECT * FROM permits WHERE ${sql.in("state", states)}
+        ORDER BY created_at, fill_id LIMIT ${n}`
+      return yield* decode(() => rows.map(decodePermit))
+    },
+    storeOp("permitsInStates")
+  )
+
+  const observeInventory = Effect.fn(`${spanPrefix}.observeInventory`)(
+    function*(assets: ReadonlyArray<{ readonly assetKey: string; readonly physicalRaw: bigint }>) {
+      if (assets.length === 0) return
+      const now = yield* Clock.currentTimeMillis
+      yield* transaction(Effect.forEach(assets, (a) =>
+        Effect.gen(function*() {
+          const balance = yield* lockInventory(a.assetKey)
+          if (balance === undefined) return
+          // physical = configured - paidOut: keep the paid-out total, move the configured figure
+          const configured = (a.physicalRaw < 0n ? 0n : a.physicalRaw) + balance.paidOutRaw
+          yield* sql`UPDATE inventory SET configured_raw = ${configured.toString()}, updated_at = ${now}
+            WHERE asset_key = ${a.assetKey}`
+        }), { discard: true }))
+    },
+    storeOp("observeInventory")
+  )
+
+  const chainCursor = Effect.fn(`${spanPrefix}.chainCursor`)(
+    function*(networkId: string) {
+      const rows = yield* sql<Row>`SELECT * FROM chain_cursors WHERE network_id = ${networkId.toLowerCase()}`
+      const row = rows[0]
+      if (row === undefined) return undefined
+      return yield* decode((): ChainCursor => ({
+        networkId: text(row, "network_id"),
+        blockNumber: big(row, "block_number"),
+        blockHash: text(row, "block_hash"),
+        blockTimestamp: int(row, "block_timestamp"),
+        updatedAt: int(row, "updated_at")
+      }))
+    },
+    storeOp("chainCursor")
+  )
+
+  const saveChainCursor = Effect.fn(`${spanPrefix}.saveChainCursor`)(
+    function*(c: ChainCursor) {
+      yield* sql`INSERT INTO chain_cursors (network_id, block_number, block_hash, block_timestamp, updated_at)
+        VALUES (${c.networkId.toLowerCase()}, ${c.blockNumber.toString()}, ${c.blockHash}, ${c.blockTimestamp}, ${c.updatedAt})
+        ON CONFLICT (network_id) DO UPDATE SET
+          block_number = excluded.block_number,
+          block_hash = excluded.block_hash,
+          block_timestamp = excluded.block_timestamp,
+          updated_at = excluded.updated_at`
+    },
+    storeOp("saveChainCursor")
+  )
+
+  const payoutIntent = Effect.fn(`${spanPrefix}.payoutIntent`)(
+    function*(fillId: string) {
+      const rows = yield* sql<Row>`SELECT * FROM payout_intents WHERE fill_id = ${fillId.toLowerCase()}`
+      const row = rows[0]
+      if (row === undefined) return undefined
+      return yield* decode((): PayoutIntent => ({
+        fillId: text(row, "fill_id"),
+        networkId: text(row, "network_id"),
+        txHash: text(row, "tx_hash"),
+        rawTransaction: text(row, "raw_transaction"),
+        nonce: int(row, "nonce"),
+        sender: text(row, "sender"),
+        attempt: int(row, "attempt"),
+        createdAt: int(row, "created_at")
+      }))
+    },
+    storeOp("payoutIntent")
+  )
+
+  const savePayoutIntent = Effect.fn(`${spanPrefix}.savePayoutIntent`)(
+    function*(i: PayoutIntent) {
+      yield* sql`INSERT INTO payout_intents
+          (fill_id, network_id, tx_hash, raw_transaction, nonce, sender, attempt, created_at)
+        VALUES (${i.fillId.toLowerCase()}, ${i.networkId.toLowerCase()}, ${i.txHash.toLowerCase()}, ${i.rawTransaction},
+          ${i.nonce}, ${i.sender}, ${i.attempt}, ${i.createdAt})
+        ON CONFLICT (fill_id) DO UPDATE SET
+          network_id = excluded.network_id,
+          tx_hash = excluded.tx_hash,
+          raw_transaction = excluded.raw_transaction,
+          nonce = excluded.nonce,
+          sender = excluded.sender,
+          attempt = excluded.attempt,
+          created_at = excluded.created_at`
+    },
+    storeOp("savePayoutIntent")
   )
 
   const addCounters = Effect.fn(`${spanPrefix}.addCounters`)(
@@ -648,6 +745,12 @@ export const make = (options: MakeOptions): StoreShape => {
     listPermits,
     transition,
     dueForExpiry,
+    permitsInStates,
+    observeInventory,
+    chainCursor,
+    saveChainCursor,
+    payoutIntent,
+    savePayoutIntent,
     addCounters,
     routeCounters,
     saveQuote,

@@ -575,7 +575,8 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
                   ...record,
                   state: to,
                   updatedAt: T0 + 99_000,
-                  reasonCodes: to === "FAILED" ? ["SOME_REASON"] : record.reasonCodes
+                  reasonCodes: to === "FAILED" ? ["SOME_REASON"] : record.reasonCodes,
+                  sourceTxHash: to === "ISSUED" ? null : record.sourceTxHash
                 })
                 assert.deepStrictEqual(yield* store.getPermit(record.fillId), result.record)
                 const after = yield* balanceOf(store, record.assetKey)
@@ -841,6 +842,110 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.deepStrictEqual(yield* store.getQuote(q3.quoteToken), q3)
           assert.strictEqual(yield* store.pruneQuotes(251), 0)
           assert.strictEqual(yield* store.pruneQuotes(1_000), 1)
+        }))
+
+      // ------------------------------------------------------------------ chain settlement
+      it.effect("transition: SOURCE_OBSERVED -> ISSUED (a reorganised fill) forgets the source transaction and moves the liability back to the hold", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const record = yield* permitIn(store, "SOURCE_OBSERVED", 100n)
+          assert.isNotNull(record.sourceTxHash)
+          const back = yield* store.transition({ fillId: record.fillId, to: "ISSUED", at: T0 + 9 })
+          assert.strictEqual(back._tag, "Applied")
+          const read = yield* store.getPermit(record.fillId)
+          assert.strictEqual(read?.state, "ISSUED")
+          assert.isNull(read?.sourceTxHash)
+          assert.isUndefined(yield* store.findBySourceTx(record.sourceTxHash!))
+          const b = yield* balanceOf(store, record.assetKey)
+          assert.strictEqual(b.holdRaw, 100n)
+          assert.strictEqual(b.liabilityRaw, 0n)
+          // observed again, by another transaction
+          const again = yield* store.transition({
+            fillId: record.fillId,
+            to: "SOURCE_OBSERVED",
+            sourceTxHash: hex32(fresh("tx")),
+            at: T0 + 10
+          })
+          assert.strictEqual(again._tag, "Applied")
+          assert.strictEqual((yield* balanceOf(store, record.assetKey)).liabilityRaw, 100n)
+          // a confirmed fill never goes back
+          yield* store.transition({ fillId: record.fillId, to: "SOURCE_CONFIRMED", at: T0 + 11 })
+          const refused = yield* store.transition({ fillId: record.fillId, to: "ISSUED", at: T0 + 12 })
+          assert.strictEqual(refused._tag, "Rejected")
+        }))
+
+      it.effect("permitsInStates lists permits of the given states, oldest first, up to the limit", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const a = yield* permitIn(store, "SOURCE_CONFIRMED")
+          const b = yield* permitIn(store, "PAYOUT_SUBMITTED")
+          const c = yield* permitIn(store, "PAID")
+          const listed = yield* store.permitsInStates(["SOURCE_CONFIRMED", "PAYOUT_SUBMITTED"], 10_000)
+          const ids = listed.map((p) => p.fillId)
+          assert.include(ids, a.fillId)
+          assert.include(ids, b.fillId)
+          assert.notInclude(ids, c.fillId)
+          assert.isTrue(listed.every((p) => p.state === "SOURCE_CONFIRMED" || p.state === "PAYOUT_SUBMITTED"))
+          for (let i = 1; i < listed.length; i++) assert.isAtMost(listed[i - 1]!.createdAt, listed[i]!.createdAt)
+          assert.strictEqual((yield* store.permitsInStates(["SOURCE_CONFIRMED"], 1)).length, 1)
+          assert.deepStrictEqual(yield* store.permitsInStates([], 10), [])
+          assert.deepStrictEqual(yield* store.permitsInStates(["PAID"], 0), [])
+        }))
+
+      it.effect("observeInventory sets the physical balance whatever was paid out; unknown assets are ignored", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const paid = yield* permitIn(store, "PAID", 100n)
+          assert.strictEqual(physicalOf(yield* balanceOf(store, paid.assetKey)), 900n)
+          yield* store.observeInventory([
+            { assetKey: paid.assetKey, physicalRaw: 2n ** 70n },
+            { assetKey: hex32(fresh("no-such-asset")), physicalRaw: 5n }
+          ])
+          const b = yield* balanceOf(store, paid.assetKey)
+          assert.strictEqual(physicalOf(b), 2n ** 70n)
+          assert.strictEqual(b.paidOutRaw, 100n)
+          assert.deepStrictEqual(yield* store.inventory([hex32(fresh("no-such-asset"))]), [])
+        }))
+
+      it.effect("chain cursors: saved per network, replaced, read back exactly", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const networkId = hex32(fresh("network"))
+          assert.isUndefined(yield* store.chainCursor(networkId))
+          const cursor = {
+            networkId,
+            blockNumber: 2n ** 60n,
+            blockHash: hex32(fresh("block")),
+            blockTimestamp: 1_700_000_123,
+            updatedAt: T0
+          }
+          yield* store.saveChainCursor(cursor)
+          assert.deepStrictEqual(yield* store.chainCursor(networkId), cursor)
+          const next = { ...cursor, blockNumber: 2n ** 60n + 1n, blockHash: hex32(fresh("block")), updatedAt: T0 + 1 }
+          yield* store.saveChainCursor(next)
+          assert.deepStrictEqual(yield* store.chainCursor(networkId.toUpperCase().replace("0X", "0x")), next)
+        }))
+
+      it.effect("payout intents: one per fill, replaced by a new attempt, read back exactly", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const record = yield* permitIn(store, "SOURCE_CONFIRMED")
+          assert.isUndefined(yield* store.payoutIntent(record.fillId))
+          const intent = {
+            fillId: record.fillId,
+            networkId: hex32(fresh("network")),
+            txHash: hex32(fresh("tx")),
+            rawTransaction: "0x02f8" + "ab".repeat(100),
+            nonce: 7,
+            sender: "0x" + "3".repeat(40),
+            attempt: 1,
+            createdAt: T0
+          }
+          yield* store.savePayoutIntent(intent)
+          assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), intent)
+          const second = { ...intent, txHash: hex32(fresh("tx")), nonce: 8, attempt: 2, createdAt: T0 + 1 }
+          yield* store.savePayoutIntent(second)
+          assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), second)
         }))
     })
   })
