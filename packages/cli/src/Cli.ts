@@ -10,6 +10,7 @@ import { Server } from "@svc/server"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
+import * as Devnet from "./Devnet.ts"
 import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
 import { newConnector } from "./NewConnector.ts"
 import { newSolver } from "./NewSolver.ts"
@@ -105,6 +106,39 @@ const serve = Command.make(
   Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
 )
 
+const devnet = Command.make(
+  "devnet",
+  {
+    dataDir: Flag.String("data-dir").pipe(
+      Flag.withDescription("where state goes (default SVC_DATA_DIR, else ./.svc-devnet)"),
+      Flag.optional
+    ),
+    port: Flag.Int("port").pipe(Flag.withDescription("the server's port (default: a free one)"), Flag.optional)
+  },
+  ({ dataDir, port }) =>
+    Effect.gen(function*() {
+      const dir = Option.getOrElse(dataDir, () => process.env.SVC_DATA_DIR ?? "./.svc-devnet")
+      const net = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () =>
+            Devnet.start({
+              dataDir: dir,
+              port: Option.getOrUndefined(port),
+              log: (line) => process.stdout.write(`${line}\n`)
+            }),
+          catch: (e) => new BadInput({ message: e instanceof Error ? e.message : String(e) })
+        }),
+        (started) => Effect.promise(() => started.stop())
+      )
+      yield* Effect.sync(() => process.stdout.write(`svc devnet ready ${net.file}\n`))
+      return yield* Effect.never
+    }).pipe(Effect.scoped)
+).pipe(
+  Command.withDescription(
+    "start two local chains (8453, 56) with the reference contracts, funded vaults and a test user, and the server settling on them; see docs/devnet.md"
+  )
+)
+
 const conformance = Conformance.makeCommand({
   failed: (message) => new Invalid({ message }),
   badInput: (message) => new BadInput({ message })
@@ -127,6 +161,7 @@ export const svc = Command.make("svc").pipe(
     encodePermit,
     ids,
     serve,
+    devnet,
     admin,
     newConnector,
     newSolver,

@@ -24,4 +24,11 @@ export interface EvmConfig {
   readonly rpcTimeoutMillis?: number | undefined
   /** Verify smart-contract accounts where an RPC URL is configured. Default true. */
   readonly smartAccounts?: boolean | undefined
+  /**
+   * Settle on the networks with an RPC URL: watch the router's source fills and,
+   * with `payoutKey`, pay out from the vault. Default true.
+   */
+  readonly settlement?: boolean | undefined
+  /** The vaults' operator key (0x + 64 hex) that signs payouts. Without it nothing is paid out. */
+  readonly payoutKey?: Redacted.Redacted<string> | undefined
 }

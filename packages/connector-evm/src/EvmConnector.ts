@@ -8,6 +8,8 @@
  * - Assets: token addresses; `{"chainId", "token"}` locators.
  * - Payers: EIP-191 signatures of EOAs (offline), ERC-1271 / ERC-6492 accounts (RPC).
  * - Recipients and payout: supported.
+ * - Settlement (see `EvmSettlement`): on networks with an RPC URL, the router's
+ *   source fills are watched; with a payout key, confirmed fills are paid out.
  *
  * ```ts
  * import { EvmConnector } from "@svc/connector-evm"
@@ -18,12 +20,13 @@
  *
  * @since 0.1.0
  */
-import { Connector } from "@svc/core"
+import { type Chain, Connector } from "@svc/core"
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { PublicClient } from "viem"
 import type { EvmConfig } from "./EvmConfig.ts"
 import * as EvmLocator from "./EvmLocator.ts"
 import * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
+import * as EvmSettlement from "./EvmSettlement.ts"
 import { clientsOf } from "./internal/client.ts"
 
 /**
@@ -55,7 +58,11 @@ export class EvmConnector
  */
 export const fromClients = (
   clients: ReadonlyMap<string, PublicClient>,
-  options?: { readonly rpcTimeoutMillis?: number | undefined }
+  options?: {
+    readonly rpcTimeoutMillis?: number | undefined
+    /** Settlement on chain (see `EvmSettlement`); none by default. */
+    readonly settlement?: Chain.SettlementSupport | undefined
+  }
 ): EvmConnectorShape => {
   const timeout = Math.max(1, options?.rpcTimeoutMillis ?? 10_000)
   const connector = Connector.make({
@@ -70,6 +77,7 @@ export const fromClients = (
     renderLocator: EvmLocator.render,
     accountReference: EvmLocator.reference,
     evmAddress: EvmLocator.address,
+    settlement: options?.settlement,
     verifyOwnership: (claim) =>
       EvmOwnershipProof.verify(
         {
@@ -92,7 +100,16 @@ export const fromClients = (
  * @since 0.1.0
  */
 export const make = (config?: EvmConfig): EvmConnectorShape =>
-  fromClients(clientsOf(config), { rpcTimeoutMillis: config?.rpcTimeoutMillis })
+  fromClients(clientsOf(config), {
+    rpcTimeoutMillis: config?.rpcTimeoutMillis,
+    settlement: config?.settlement === false || Object.keys(config?.rpcUrls ?? {}).length === 0
+      ? undefined
+      : EvmSettlement.make({
+        rpcUrls: config?.rpcUrls ?? {},
+        payoutKey: config?.payoutKey,
+        rpcTimeoutMillis: config?.rpcTimeoutMillis
+      })
+  })
 
 /**
  * A layer providing the EVM connector as {@link EvmConnector} and as the core `Connector`.

@@ -4,8 +4,13 @@
  *
  * | Key | Default | Meaning |
  * | --- | --- | --- |
- * | SVC_RPC_URLS | (none) | JSON object, catalog network key -> http(s) JSON-RPC URL; EVM smart-contract account proofs (ERC-1271 / ERC-6492) on those networks; never logged |
- * | SVC_RPC_TIMEOUT_MS | 10000 | longest wait for one RPC verification |
+ * | SVC_RPC_URLS | (none) | JSON object, catalog network key -> http(s) JSON-RPC URL: settlement and smart-contract account proofs (ERC-1271 / ERC-6492) on those networks; never logged |
+ * | SVC_RPC_TIMEOUT_MS | 10000 | longest wait for one RPC call |
+ * | SVC_PAYOUT_KEY | (none: nothing is paid out) | the vaults' operator key, 0x + 64 hex; never logged |
+ *
+ * With an RPC URL, a network's source fills are watched (its router's
+ * `SourceFillV6` logs) and its vault's balances are its inventory; with
+ * `SVC_PAYOUT_KEY` too, confirmed fills are paid out there.
  *
  * @since 0.1.0
  */
@@ -60,7 +65,8 @@ export const rpcUrlsByChainId = (
 
 const settings = Config.all({
   rpcUrls: Config.option(Config.Redacted("SVC_RPC_URLS")),
-  rpcTimeoutMillis: Config.Int("SVC_RPC_TIMEOUT_MS").pipe(Config.withDefault(10_000))
+  rpcTimeoutMillis: Config.Int("SVC_RPC_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+  payoutKey: Config.option(Config.Redacted("SVC_PAYOUT_KEY"))
 })
 
 /**
@@ -72,14 +78,19 @@ const settings = Config.all({
 export const plugin: Connector.Plugin = Connector.plugin(
   NAME,
   Effect.fn("EvmPlugin.register")(function*(context: Connector.PluginContext) {
-    const { rpcTimeoutMillis, rpcUrls } = yield* settings.pipe(
+    const { payoutKey, rpcTimeoutMillis, rpcUrls } = yield* settings.pipe(
       Effect.mapError((e) => new Connector.PluginError({ message: e.message.split("\n").join("; ") }))
     )
     if (rpcTimeoutMillis < 1 || rpcTimeoutMillis > 300_000) {
       return yield* new Connector.PluginError({ message: "SVC_RPC_TIMEOUT_MS: 1 to 300000" })
     }
     const urls = Option.isSome(rpcUrls) ? yield* rpcUrlsByChainId(rpcUrls.value, context) : {}
-    return EvmConnector.make({ rpcUrls: urls, rpcTimeoutMillis })
+    if (Option.isSome(payoutKey) && !/^0x[0-9a-fA-F]{64}$/.test(Redacted.value(payoutKey.value))) {
+      return yield* new Connector.PluginError({
+        message: "SVC_PAYOUT_KEY: must be 0x followed by 64 hex digits (value not shown)"
+      })
+    }
+    return EvmConnector.make({ rpcUrls: urls, rpcTimeoutMillis, payoutKey: Option.getOrUndefined(payoutKey) })
   })
 )
 

@@ -14,6 +14,8 @@ export * as EvmLocator from "./EvmLocator.ts"
 export * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
 /** @since 0.1.0 */
 export * as EvmPlugin from "./EvmPlugin.ts"
+/** @since 0.1.0 */
+export * as EvmSettlement from "./EvmSettlement.ts"
 
 /**
  * The plug-in `svc serve` loads when `SVC_CONNECTORS` names this package.

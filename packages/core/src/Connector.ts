@@ -38,6 +38,7 @@ import type { Hex } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import type { Locator } from "@svc/protocol/schema/Primitives"
+import type { SettlementSupport } from "./Chain.ts"
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
 
 // ---------------------------------------------------------------------------
@@ -170,6 +171,12 @@ export interface Connector {
   readonly evmAddress: (locator: Locator) => Hex | null
   /** Verifies an ownership proof. */
   readonly verifyOwnership: (claim: OwnershipClaim) => Effect.Effect<void, ConnectorError | ConnectorUnavailable>
+  /**
+   * Settlement on this family's networks: watching source fills and paying out
+   * (see `Chain`). Without it, states after ISSUED come from an operator
+   * (`svc admin settle`).
+   */
+  readonly settlement?: SettlementSupport | undefined
 }
 
 /**

@@ -9,8 +9,13 @@
  * EXPIRED permit raises an operator alert (an error log and the
  * `svc_expired_permit_source_fills` counter); the state stays EXPIRED.
  *
- * Until chain watchers exist, nothing in svc calls the observer by itself: states
- * past ISSUED come only through this service (embedders call it; tests drive it).
+ * On networks whose connector settles (see `ChainSettlement`), the chain watcher
+ * and the payout loop call the observer; elsewhere an operator does
+ * (`svc admin settle`), or an embedder's own code.
+ *
+ * A permit whose source network is watched expires only once the watcher has read
+ * the chain past its validUntil (the block cursor's timestamp): a watcher that is
+ * behind (an RPC outage) never lets a permit expire whose fill it has not seen yet.
  *
  * @since 0.1.0
  */
@@ -58,6 +63,8 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
     fillId: string,
     sourceTxHash: string
   ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  /** The source fill left the canonical chain before finality: back to ISSUED, its hold restored. */
+  readonly sourceReorged: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly payoutSubmitted: (
     fillId: string,
@@ -71,6 +78,16 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
   /** Expires every ISSUED permit whose validUntil + grace has passed; returns how many. */
   readonly expireDue: Effect.Effect<number, StoreError>
 }>()("@svc/core/SettlementObserver") {}
+
+const sourceNetworkOf = (record: PermitRecord): string | null => {
+  try {
+    const parsed = JSON.parse(record.envelope) as { permit?: { sourceNetworkId?: unknown } }
+    const id = parsed.permit?.sourceNetworkId
+    return typeof id === "string" ? id.toLowerCase() : null
+  } catch {
+    return null
+  }
+}
 
 /**
  * Options of the settlement layer.
@@ -125,11 +142,23 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
           }
         })
 
+      // a watched source network: the watcher must have read past validUntil
+      const watcherIsPast = (fillId: string) =>
+        Effect.gen(function*() {
+          const record = yield* store.getPermit(fillId)
+          if (record === undefined) return false
+          const sourceNetworkId = sourceNetworkOf(record)
+          if (sourceNetworkId === null) return true
+          const cursor = yield* store.chainCursor(sourceNetworkId)
+          return cursor === undefined || cursor.blockTimestamp >= record.validUntil
+        })
+
       const expireDue = Effect.gen(function*() {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         const due = yield* store.dueForExpiry(now - grace, 500)
         let expired = 0
         for (const fillId of due) {
+          if (!(yield* watcherIsPast(fillId))) continue
           const at = yield* Clock.currentTimeMillis
           const result = yield* store.transition({ fillId, to: "EXPIRED", at, reasonCodes: ["EXPIRED_UNFILLED"] })
           if (result._tag === "Applied") expired++
@@ -149,6 +178,7 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
       return SettlementObserver.of({
         sourceObserved: (fillId, sourceTxHash) =>
           move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
+        sourceReorged: (fillId) => move(fillId, "ISSUED", { reasonCodes: [] }),
         sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
         payoutSubmitted: (fillId, payoutTxHash) =>
           move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase() }),

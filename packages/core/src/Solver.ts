@@ -20,6 +20,7 @@
  */
 import { Layer } from "effect"
 import * as Catalog from "./Catalog.ts"
+import * as ChainSettlement from "./ChainSettlement.ts"
 import * as Connector from "./Connector.ts"
 import * as Economics from "./Economics.ts"
 import * as Inventory from "./Inventory.ts"
@@ -44,6 +45,8 @@ export interface SolverOptions {
   readonly publisher: Publisher.PublisherOptions
   readonly permits?: Permits.PermitOptions | undefined
   readonly settlement?: Settlement.SettlementOptions | undefined
+  /** Watchers and payouts on networks whose connectors settle (see {@link ChainSettlement}). */
+  readonly chainSettlement?: ChainSettlement.ChainSettlementOptions | undefined
   readonly pricing?: Pricing.StaticOptions | undefined
   readonly rateLimit?: RateLimit.RateLimitOptions | undefined
   readonly routeMetrics?: { readonly flushMillis?: number | undefined } | undefined
@@ -72,6 +75,7 @@ export type Engine =
   | Publisher.Publisher
   | Permits.Permits
   | Settlement.SettlementObserver
+  | ChainSettlement.ChainSettlement
   | RouteMetrics.RouteMetrics
   | RateLimit.PermitRateLimiter
   | Connector.ConnectorRegistry
@@ -100,6 +104,13 @@ export interface SolverParts<E = never> {
   readonly connectors?: Layer.Layer<Connector.ConnectorRegistry, E> | undefined
   readonly routeMetrics?: Layer.Layer<RouteMetrics.RouteMetrics, E, Store> | undefined
   readonly settlement?: Layer.Layer<Settlement.SettlementObserver, E, Store> | undefined
+  readonly chainSettlement?:
+    | Layer.Layer<
+      ChainSettlement.ChainSettlement,
+      E,
+      Catalog.Catalog | Store | Connector.ConnectorRegistry | Settlement.SettlementObserver
+    >
+    | undefined
   readonly publisher?:
     | Layer.Layer<
       Publisher.Publisher,
@@ -159,7 +170,10 @@ export const layer = <E = never>(
     Layer.provide(Layer.merge(withPublisher, metrics))
   )
   const settlement = part(parts.settlement, () => Settlement.layer(options.settlement))
-  return Layer.mergeAll(withPublisher, permits, settlement, metrics)
+  const chainSettlement = part(parts.chainSettlement, () => ChainSettlement.layer(options.chainSettlement)).pipe(
+    Layer.provide(Layer.merge(catalog, settlement))
+  )
+  return Layer.mergeAll(withPublisher, permits, settlement, chainSettlement, metrics)
 }
 
 /** The given replacement, or the default part, typed with the union of both error channels. */

@@ -85,11 +85,15 @@ export const startAnvil = (options?: {
   readonly chainId?: number | undefined
   /** Milliseconds to wait for "Listening on". Default 20000. */
   readonly timeoutMs?: number | undefined
+  /** Mine a block every this many seconds (`--block-time`); default: a block per transaction. */
+  readonly blockTime?: number | undefined
+  /** The port to listen on; default 0 (a free port). */
+  readonly port?: number | undefined
 }): Promise<AnvilNode> => {
   const chainId = options?.chainId ?? 31337
-  const child = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", "0", "--chain-id", String(chainId)], {
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  const args = ["--host", "127.0.0.1", "--port", String(options?.port ?? 0), "--chain-id", String(chainId)]
+  if (options?.blockTime !== undefined) args.push("--block-time", String(options.blockTime))
+  const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] })
   const killNow = () => {
     child.kill("SIGKILL")
   }

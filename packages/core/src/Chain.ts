@@ -1,0 +1,203 @@
+/**
+ * Settlement on chain, as a connector supplies it: reading a network (its head,
+ * its blocks, the source fills its router emitted, whether a transaction is
+ * included) and paying out from the solver's vault there.
+ *
+ * A connector that can settle sets {@link SettlementSupport} as its
+ * `settlement`; `ChainSettlement` (the runner in the core) drives the permit
+ * lifecycle from what it reads: durable block cursors, confirmations, reorg
+ * handling, payout intents written before a transaction is sent, and
+ * reconciliation after a crash. A connector only answers questions about its
+ * chain and signs and sends what it is asked to; it keeps no state of its own.
+ *
+ * Every method fails with `ConnectorUnavailable` when the chain could not be
+ * asked (an RPC down or timing out): the runner retries on its next poll.
+ *
+ * @since 0.1.0
+ */
+import type { Hex } from "@svc/protocol/Bytes"
+import type { Locator } from "@svc/protocol/schema/Primitives"
+import type { Effect } from "effect"
+import type { ConnectorError, ConnectorUnavailable } from "./Connector.ts"
+
+/**
+ * A block: its height, hash and timestamp.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Block {
+  readonly number: bigint
+  /** Lowercase 0x hex. */
+  readonly hash: string
+  /** Unix seconds. */
+  readonly timestamp: number
+}
+
+/**
+ * A source fill as the router's event reports it (`SourceFillV6` on EVM chains).
+ * Addresses are lowercase; amounts are raw units.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SourceFill {
+  readonly fillId: string
+  readonly routeId: string
+  readonly quoteId: string
+  /** The contract that emitted the event (the router). */
+  readonly router: string
+  readonly payer: string
+  readonly recipient: string
+  readonly sourceAsset: string
+  readonly destinationAsset: string
+  readonly destinationChainId: bigint
+  readonly amountInRaw: bigint
+  readonly amountOutRaw: bigint
+  readonly txHash: string
+  readonly blockNumber: bigint
+  readonly blockHash: string
+}
+
+/**
+ * Where a transaction stands.
+ *
+ * - `Included`: in a block of the canonical chain (`success` false when it reverted);
+ * - `Pending`: known to the node, not yet in a block;
+ * - `Missing`: unknown (never sent, dropped, or its block was reorganised away).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Inclusion =
+  | {
+    readonly _tag: "Included"
+    readonly blockNumber: bigint
+    readonly blockHash: string
+    readonly success: boolean
+  }
+  | { readonly _tag: "Pending" }
+  | { readonly _tag: "Missing" }
+
+/**
+ * Reads a network.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ChainReader {
+  /** The newest block. */
+  readonly head: Effect.Effect<Block, ConnectorUnavailable>
+  /** The block at a height, or null when the chain is not that high (any more). */
+  readonly block: (number: bigint) => Effect.Effect<Block | null, ConnectorUnavailable>
+  /** The source fills of the network's router in blocks `from` to `to` (inclusive), in chain order. */
+  readonly sourceFills: (from: bigint, to: bigint) => Effect.Effect<ReadonlyArray<SourceFill>, ConnectorUnavailable>
+  /** Where a transaction stands. */
+  readonly inclusion: (txHash: string) => Effect.Effect<Inclusion, ConnectorUnavailable>
+}
+
+/**
+ * A payout to make: `amountRaw` of `asset` (the network's asset reference: an
+ * EVM token address, zero for the native coin) to `recipient`, for `fillId`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PayoutOrder {
+  readonly fillId: string
+  readonly asset: string
+  readonly recipient: string
+  readonly amountRaw: bigint
+}
+
+/**
+ * A signed payout transaction, not yet sent.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SignedPayout {
+  readonly txHash: string
+  /** The raw signed transaction (EVM: 0x-prefixed RLP). */
+  readonly rawTransaction: string
+  /** The sender's nonce, -1 for networks without nonces. */
+  readonly nonce: number
+  readonly sender: string
+}
+
+/**
+ * The outcome of signing a payout: a transaction to send, or the fill was paid
+ * out already (the vault refuses a second payout).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PayoutPreparation =
+  | { readonly _tag: "Signed"; readonly payout: SignedPayout }
+  | { readonly _tag: "AlreadyPaid" }
+
+/**
+ * Pays out from the solver's vault on a network.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ChainPayer {
+  /** The paying account (the vault's operator key), rendered by the connector. */
+  readonly sender: string
+  /** Signs the payout transaction (choosing its nonce). Nothing is sent. */
+  readonly sign: (order: PayoutOrder) => Effect.Effect<PayoutPreparation, ConnectorError | ConnectorUnavailable>
+  /**
+   * Sends a signed payout. Sending one the node already knows succeeds. Fails
+   * with `ConnectorError` code `NONCE_USED` when its nonce was taken by another
+   * transaction (sign again).
+   */
+  readonly send: (payout: SignedPayout) => Effect.Effect<void, ConnectorError | ConnectorUnavailable>
+  /** The transaction that paid `fillId` out, from the vault's payout event; null when none did. */
+  readonly findPayout: (fillId: string) => Effect.Effect<{ readonly txHash: string } | null, ConnectorUnavailable>
+  /** The vault's balance of an asset (a token address, zero for the native coin), raw units. */
+  readonly balance: (asset: string) => Effect.Effect<bigint, ConnectorUnavailable>
+}
+
+/**
+ * What a connector can do on one network: read it, and pay out there when it
+ * holds the payout key.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NetworkChain {
+  readonly reader: ChainReader
+  readonly payer: ChainPayer | null
+}
+
+/**
+ * The network settlement is asked for, as the catalog resolved it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SettlementTarget {
+  readonly key: string
+  readonly networkId: Hex
+  /** The native network reference (an EVM chain id). */
+  readonly native: string
+  /** The network's router (source fills), null when it has none. */
+  readonly router: Hex | null
+  /** The solver's vault: it receives fills and pays out. */
+  readonly vault: Locator
+  /** The vault's EVM address, null for other families. */
+  readonly vaultAddress: Hex | null
+}
+
+/**
+ * A connector's settlement: the chain of a network, or null when the connector
+ * is not configured for it (no RPC endpoint). A configuration that cannot work
+ * (a payout key that is not the vault's operator, say) fails with `ConnectorError`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SettlementSupport {
+  readonly network: (target: SettlementTarget) => Effect.Effect<NetworkChain | null, ConnectorError>
+}
