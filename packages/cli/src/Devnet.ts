@@ -124,7 +124,12 @@ export interface Devnet {
 
 /** The chains of the devnet and their test token. */
 const CHAINS = [
-  { chainId: 8453, key: "base", name: "Base (devnet)", token: { symbol: "USDC", name: "USD Coin (devnet)", decimals: 6 } },
+  {
+    chainId: 8453,
+    key: "base",
+    name: "Base (devnet)",
+    token: { symbol: "USDC", name: "USD Coin (devnet)", decimals: 6 }
+  },
   {
     chainId: 56,
     key: "bsc",
@@ -192,7 +197,12 @@ const deployChain = async (
   })
   const unit = 10n ** BigInt(spec.token.decimals)
   const mint = async (to: Hex, amount: bigint) => {
-    const hash = await wallet.writeContract({ address: token, abi: SvcTestToken.abi, functionName: "mint", args: [to, amount] })
+    const hash = await wallet.writeContract({
+      address: token,
+      abi: SvcTestToken.abi,
+      functionName: "mint",
+      args: [to, amount]
+    })
     await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100 })
   }
   await mint(system.addresses.vault, 1_000_000n * unit)
@@ -222,11 +232,34 @@ const catalogOf = (deployed: ReadonlyArray<Deployed>, finalityBlocks: number) =>
     description: "svc devnet catalog: test tokens on two local anvil chains (8453, 56), written by svc devnet",
     profile: "production",
     networks: [
-      { key: "base", name: "Base (devnet)", vm: "EVM", chainId: "8453", router: base.router, vault: base.vault, finalityBlocks },
-      { key: "bsc", name: "BNB Smart Chain (devnet)", vm: "EVM", chainId: "56", router: bsc.router, vault: bsc.vault, finalityBlocks }
+      {
+        key: "base",
+        name: "Base (devnet)",
+        vm: "EVM",
+        chainId: "8453",
+        router: base.router,
+        vault: base.vault,
+        finalityBlocks
+      },
+      {
+        key: "bsc",
+        name: "BNB Smart Chain (devnet)",
+        vm: "EVM",
+        chainId: "56",
+        router: bsc.router,
+        vault: bsc.vault,
+        finalityBlocks
+      }
     ],
     assets: [
-      { key: "usdc.base", network: "base", symbol: "USDC", decimals: 6, address: base.tokens.USDC, inventoryRaw: "500000000000" },
+      {
+        key: "usdc.base",
+        network: "base",
+        symbol: "USDC",
+        decimals: 6,
+        address: base.tokens.USDC,
+        inventoryRaw: "500000000000"
+      },
       {
         key: "usdt.bsc",
         network: "bsc",

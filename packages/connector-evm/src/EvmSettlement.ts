@@ -76,8 +76,7 @@ const unavailable = (what: string, e: unknown) =>
     message: `${what}: ${e instanceof BaseError ? e.shortMessage : e instanceof Error ? e.message : String(e)}`
   })
 
-const rpc = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => unavailable(what, e) })
+const rpc = <A>(what: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => unavailable(what, e) })
 
 const lower = (h: string) => h.toLowerCase()
 
@@ -180,8 +179,10 @@ export const payer = (options: {
   })
   let nextNonce = 0
   const paidOut = (fillId: string) =>
-    rpc("paidOut", () =>
-      client.readContract({ address: vault, abi: SETTLEMENT_ABI, functionName: "paidOut", args: [fillId as Hex] }))
+    rpc(
+      "paidOut",
+      () => client.readContract({ address: vault, abi: SETTLEMENT_ABI, functionName: "paidOut", args: [fillId as Hex] })
+    )
   return {
     sender: lower(account.address),
     sign: (order) =>
@@ -197,7 +198,8 @@ export const payer = (options: {
         })
         const request = yield* rpc("prepare payout", () =>
           wallet.prepareTransactionRequest({ account, chain, to: vault, data, nonce }))
-        const raw = yield* rpc("sign payout", () => wallet.signTransaction(request as never))
+        const raw = yield* rpc("sign payout", () =>
+          wallet.signTransaction(request as never))
         nextNonce = nonce + 1
         return {
           _tag: "Signed" as const,
@@ -284,7 +286,8 @@ export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
         if (operator._tag === "Some" && lower(operator.value) !== lower(account.address)) {
           return yield* new Connector.ConnectorError({
             code: "PAYOUT_KEY_NOT_OPERATOR",
-            message: `the payout key's address ${account.address} is not the operator of the vault ${target.vaultAddress} on ${target.key}`
+            message:
+              `the payout key's address ${account.address} is not the operator of the vault ${target.vaultAddress} on ${target.key}`
           })
         }
         return {

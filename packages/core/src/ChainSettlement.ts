@@ -31,8 +31,8 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Schedule } from "effect"
-import type * as Chain from "./Chain.ts"
 import { Catalog, type Network } from "./Catalog.ts"
+import type * as Chain from "./Chain.ts"
 import { ConnectorError, ConnectorRegistry, type ConnectorUnavailable } from "./Connector.ts"
 import { envelopeOf } from "./PermitEnvelope.ts"
 import { SettlementObserver, type TransitionRefused } from "./Settlement.ts"
@@ -240,7 +240,9 @@ export const layer = (
               txHash: fill.txHash,
               reasonCodes: mismatches
             })
-            if (record.state === "ISSUED") yield* observer.failed(record.fillId, ["SOURCE_FILL_MISMATCH", ...mismatches])
+            if (record.state === "ISSUED") {
+              yield* observer.failed(record.fillId, ["SOURCE_FILL_MISMATCH", ...mismatches])
+            }
             return
           }
           // an EXPIRED permit is refused by the observer, which raises the alert
@@ -444,10 +446,14 @@ export const layer = (
       const refreshInventory = (w: Watched) =>
         Effect.gen(function*() {
           const payer = w.chain.payer
-          if (payer === null) return
+          if (payer === null) {
+            return
+          }
           const observed: Array<{ assetKey: string; physicalRaw: bigint }> = []
           for (const asset of catalog.assets) {
-            if (asset.network.networkId !== w.network.networkId || asset.address === null) continue
+            if (asset.network.networkId !== w.network.networkId || asset.address === null) {
+              continue
+            }
             const balance = yield* payer.balance(asset.address)
             const cap = asset.inventoryRaw
             observed.push({ assetKey: asset.assetId, physicalRaw: cap !== null && cap < balance ? cap : balance })
@@ -467,7 +473,9 @@ export const layer = (
       )
 
       const watchAll = Effect.forEach(
-        [...watched.values()].filter((w) => w.network.router !== null),
+        [...watched.values()].filter((w) =>
+          w.network.router !== null
+        ),
         (w) =>
           watchOnce(w).pipe(
             Effect.catch((e: ChainFailure) =>

@@ -38,8 +38,8 @@ import type { Hex } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import type { Locator } from "@svc/protocol/schema/Primitives"
-import type { SettlementSupport } from "./Chain.ts"
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
+import type { SettlementSupport } from "./Chain.ts"
 
 // ---------------------------------------------------------------------------
 // Errors

@@ -1,0 +1,230 @@
+/**
+ * Execution on real chains, end to end: `svc devnet` (two anvil chains, the
+ * reference contracts, the server settling on them as a child process), the
+ * client and a viem wallet. One fill is watched, confirmed and paid; a source fill
+ * that a reorganisation removes sends the permit back to ISSUED; a server killed
+ * with SIGKILL after its payout intent pays exactly once after a restart.
+ */
+import { createClient } from "@svc/client"
+import { SvcVaultV6 } from "@svc/contracts/artifacts"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  erc20Abi,
+  type Hex,
+  http,
+  parseEventLogs,
+  type PublicClient
+} from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { main as executeOnDevnet } from "../../../examples/client/execute-on-devnet.ts"
+import * as Devnet from "../src/Devnet.ts"
+
+let devnet: Devnet.Devnet
+let dataDir: string
+const payout = privateKeyToAccount(Devnet.DEVNET_KEYS.payout)
+const user = privateKeyToAccount(Devnet.DEVNET_KEYS.user)
+
+const chainOf = (c: Devnet.DevnetChain) =>
+  defineChain({
+    id: c.chainId,
+    name: `devnet ${c.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [c.rpcUrl] } }
+  })
+const publicOf = (c: Devnet.DevnetChain) =>
+  createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 100 }) as PublicClient
+const rpc = (c: Devnet.DevnetChain, method: string, params: ReadonlyArray<unknown> = []) =>
+  publicOf(c).request({ method, params } as never) as Promise<unknown>
+
+const nonceOf = (c: Devnet.DevnetChain, address: Hex) =>
+  publicOf(c).getTransactionCount({ address, blockTag: "pending" })
+
+const waitUntil = async <A>(what: string, f: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await f()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 150, undefined))
+  }
+}
+
+/** The PayoutV6 events of a fillId on the destination vault. */
+const payoutsOf = async (c: Devnet.DevnetChain, fillId: string) => {
+  const logs = await publicOf(c).getLogs({ address: c.vault, fromBlock: 0n, toBlock: "latest" })
+  return parseEventLogs({ abi: SvcVaultV6.abi, logs, eventName: "PayoutV6" }).filter((l) =>
+    l.args.fillId.toLowerCase() === fillId.toLowerCase()
+  )
+}
+
+/** A permit for the test user on the route source -> destination, approved; returns the fill transaction. */
+const permitFor = async (amountUnits: bigint) => {
+  const svc = createClient({ baseUrl: devnet.info.server })
+  const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
+  const feed = await svc.feed({ sourceChainId: source.chainId })
+  const route = feed.openRoutes.find((r) => r.destinationChainId === String(destination.chainId))!
+  const request = await svc.permits.message({
+    quoteId: route.quoteId,
+    requestedAmountInRaw: (BigInt(route.minimumFillInRaw) * amountUnits).toString(),
+    payer: user.address,
+    recipient: user.address
+  })
+  const issued = await svc.permits.create({ request, signer: user, route })
+  const wallet = createWalletClient({ account: user, chain: chainOf(source), transport: http(source.rpcUrl) })
+  const tx = issued.transaction
+  const approval = await wallet.writeContract({
+    address: tx.approval!.token as Hex,
+    abi: erc20Abi,
+    functionName: "approve",
+    args: [tx.approval!.spender as Hex, tx.approval!.amount]
+  })
+  await publicOf(source).waitForTransactionReceipt({ hash: approval })
+  return {
+    svc,
+    issued,
+    fill: () => wallet.sendTransaction({ to: tx.to as Hex, data: tx.data as Hex, value: tx.value, gas: 400_000n })
+  }
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "svc-devnet-"))
+  devnet = await Devnet.start({ dataDir, finalityBlocks: 2, serverEnv: { SVC_LOG_LEVEL: "warning" } })
+}, 120_000)
+
+afterAll(async () => {
+  await devnet?.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("svc devnet", () => {
+  it("writes devnet.json: the server, both chains with code at router, vault and facade, a funded user", async () => {
+    const file = JSON.parse(readFileSync(devnet.file, "utf8")) as Devnet.DevnetFile
+    expect(file).toEqual(devnet.info)
+    expect(file.chains.map((c) => c.chainId)).toEqual([8453, 56])
+    // the same CREATE2 addresses on both chains
+    expect(file.chains[0]!.router).toBe(file.chains[1]!.router)
+    expect(file.chains[0]!.discovery).toBe(file.chains[1]!.discovery)
+    for (const c of file.chains) {
+      for (const address of [c.router, c.vault, c.discovery, ...Object.values(c.tokens)]) {
+        expect((await publicOf(c).getCode({ address }))?.length ?? 0).toBeGreaterThan(2)
+      }
+      const token = Object.values(c.tokens)[0]!
+      const balance = await publicOf(c).readContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [file.user.address]
+      })
+      expect(balance).toBeGreaterThan(0n)
+      expect(await publicOf(c).getBalance({ address: file.user.address })).toBeGreaterThan(0n)
+    }
+    // the discovery document names the deployed facade
+    const onchain = (await (await fetch(`${file.server}/.well-known/svc-onchain-discovery.json`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(JSON.stringify(onchain).toLowerCase()).toContain(file.chains[0]!.discovery.toLowerCase())
+  })
+
+  it(
+    "one fill end to end: fillDirect observed, confirmed, paid on the destination chain; exactly one fill and one payout",
+    async () => {
+      const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
+      const userNonce = await nonceOf(source, user.address)
+      const payoutNonce = await nonceOf(destination, payout.address)
+      const result = await executeOnDevnet(devnet.info, { timeoutMs: 60_000 })
+      expect(result.state).toBe("PAID")
+      expect(result.sourceTxHash).toBe(result.fillDirectTxHash.toLowerCase())
+      expect(result.payoutTxHash).toMatch(/^0x[0-9a-f]{64}$/)
+      expect(BigInt(result.recipientBalanceAfter) - BigInt(result.recipientBalanceBefore)).toBe(
+        BigInt(result.amountOutRaw)
+      )
+      // the user sent the approval and one fillDirect; the payout key sent one payout
+      expect(await nonceOf(source, user.address)).toBe(userNonce + 2)
+      expect(await nonceOf(destination, payout.address)).toBe(payoutNonce + 1)
+      const events = await payoutsOf(destination, result.fillId)
+      expect(events).toHaveLength(1)
+      expect(events[0]!.transactionHash).toBe(result.payoutTxHash)
+      expect(events[0]!.args.amount).toBe(BigInt(result.amountOutRaw))
+    },
+    90_000
+  )
+
+  it(
+    "a source fill removed by a reorganisation sends the permit back to ISSUED; filled again, it is paid once",
+    async () => {
+      const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
+      const { fill, issued, svc } = await permitFor(3n)
+      // stop the source chain's clock: the fill stays below its confirmations until we reorganise it away
+      await rpc(source, "evm_setIntervalMining", [0])
+      try {
+        const hash = await fill()
+        await rpc(source, "evm_mine")
+        const receipt = await publicOf(source).waitForTransactionReceipt({ hash })
+        expect(receipt.status).toBe("success")
+        await waitUntil("SOURCE_OBSERVED", async () => {
+          const p = await svc.permits.get(issued.fillId)
+          return p.state === "SOURCE_OBSERVED" ? p : undefined
+        })
+        await rpc(source, "anvil_reorg", [1, []])
+        await expect(publicOf(source).getTransactionReceipt({ hash })).rejects.toThrow()
+        const back = await waitUntil("ISSUED again", async () => {
+          const p = await svc.permits.get(issued.fillId)
+          return p.state === "ISSUED" ? p : undefined
+        })
+        expect(back.sourceTxHash).toBeNull()
+      } finally {
+        await rpc(source, "evm_setIntervalMining", [1])
+      }
+      // the permit is still valid and its fillId unused on the canonical chain: fill it again
+      const again = await fill()
+      const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: 60_000 })
+      expect(paid.state).toBe("PAID")
+      expect(paid.sourceTxHash).toBe(again.toLowerCase())
+      expect(await payoutsOf(destination, issued.fillId)).toHaveLength(1)
+    },
+    120_000
+  )
+
+  it("kill -9 after the payout intent: once restarted, the fill is paid exactly once", async () => {
+    const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
+    const { fill, issued, svc } = await permitFor(2n)
+    const payoutNonce = await nonceOf(destination, payout.address)
+    let submitted: Awaited<ReturnType<typeof svc.permits.get>> | undefined
+    // the destination chain mines nothing: the payout is sent but never confirmed
+    await rpc(destination, "evm_setIntervalMining", [0])
+    try {
+      await fill()
+      submitted = await waitUntil("PAYOUT_SUBMITTED", async () => {
+        const p = await svc.permits.get(issued.fillId)
+        return p.state === "PAYOUT_SUBMITTED" ? p : undefined
+      }, 60_000)
+      devnet.server().kill("SIGKILL")
+      await new Promise((r) => devnet.server().once("exit", r))
+      // and the node forgets the pending payout: only the intent in the store remembers it
+      const pending = (await rpc(destination, "eth_getBlockByNumber", ["pending", false])) as {
+        transactions: ReadonlyArray<Hex>
+      } | null
+      for (const tx of pending?.transactions ?? []) await rpc(destination, "anvil_dropTransaction", [tx])
+      await expect(publicOf(destination).getTransaction({ hash: submitted.payoutTxHash as Hex })).rejects.toThrow()
+    } finally {
+      await rpc(destination, "evm_setIntervalMining", [1])
+    }
+    await devnet.restartServer()
+    const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: 60_000 })
+    expect(paid.state).toBe("PAID")
+    // the transaction of the intent, sent again: the same hash
+    expect(paid.payoutTxHash).toBe(submitted!.payoutTxHash)
+    expect(await payoutsOf(destination, issued.fillId)).toHaveLength(1)
+    expect(await nonceOf(destination, payout.address)).toBe(payoutNonce + 1)
+    // the source side saw exactly one fill of this permit
+    const fills = await publicOf(source).getLogs({ address: source.router, fromBlock: 0n, toBlock: "latest" })
+    expect(fills.filter((l) => l.topics[1]?.toLowerCase() === issued.fillId.toLowerCase())).toHaveLength(1)
+  }, 150_000)
+})
