@@ -4,6 +4,7 @@
  *
  *   npm run bench -- core [--quick]     engine: publication, permits (issue #3)
  *   npm run bench -- server [--quick]   HTTP feed, 304, compression, SSE fan-out (issue #4)
+ *   npm run bench -- settlement [--quick]   devnet: fill's block -> PAID, watcher RPC calls per block
  *
  * Options: --quick (a ~30 s smoke run), --routes N (size of the large catalog,
  * default 2000), --no-pin (do not pin processes to CPUs with taskset).
@@ -15,8 +16,9 @@
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { runCore } from "./bench/core.ts"
 import { runServer } from "./bench/server.ts"
+import { runSettlement } from "./bench/settlement.ts"
 
-const usage = "usage: node scripts/bench.ts core|server [--quick] [--routes N] [--no-pin]"
+const usage = "usage: node scripts/bench.ts core|server|settlement [--quick] [--routes N] [--no-pin]"
 
 const main = async (): Promise<number> => {
   const args = process.argv.slice(2).filter((a) => a !== "--")
@@ -25,7 +27,10 @@ const main = async (): Promise<number> => {
   const pin = !args.includes("--no-pin")
   const routesAt = args.indexOf("--routes")
   const routes = routesAt === -1 ? 2000 : Number(args[routesAt + 1])
-  if ((which !== "core" && which !== "server") || !Number.isInteger(routes) || routes < 10 || routes > 2250) {
+  if (
+    (which !== "core" && which !== "server" && which !== "settlement") || !Number.isInteger(routes) || routes < 10 ||
+    routes > 2250
+  ) {
     process.stderr.write(`${usage}\n`)
     return 2
   }
@@ -41,6 +46,8 @@ const main = async (): Promise<number> => {
   const started = Date.now()
   const { text, results } = which === "core"
     ? await runCore({ quick, routes })
+    : which === "settlement"
+    ? await runSettlement({ quick })
     : await runServer({ quick, routes, pin })
   const seconds = Math.round((Date.now() - started) / 100) / 10
   const loadAtEnd = Math.round(loadavg()[0]! * 100) / 100

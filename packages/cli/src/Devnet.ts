@@ -101,6 +101,11 @@ export interface DevnetOptions {
   readonly serverEnv?: Readonly<Record<string, string>> | undefined
   /** Progress lines (default: none). */
   readonly log?: ((line: string) => void) | undefined
+  /**
+   * The RPC URLs the server uses, given the chains' (default: the same). A
+   * benchmark puts a counting proxy there.
+   */
+  readonly serverRpcUrl?: ((chain: { readonly chainId: number; readonly url: string }) => Promise<string>) | undefined
 }
 
 /**
@@ -392,7 +397,14 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
       SVC_ONCHAIN: onchainPath,
       SVC_SIGNER_KEY: DEVNET_KEYS.authority,
       SVC_PAYOUT_KEY: DEVNET_KEYS.payout,
-      SVC_RPC_URLS: JSON.stringify({ base: nodes[0]!.url, bsc: nodes[1]!.url }),
+      SVC_RPC_URLS: JSON.stringify({
+        base: options.serverRpcUrl === undefined
+          ? nodes[0]!.url
+          : await options.serverRpcUrl({ chainId: 8453, url: nodes[0]!.url }),
+        bsc: options.serverRpcUrl === undefined
+          ? nodes[1]!.url
+          : await options.serverRpcUrl({ chainId: 56, url: nodes[1]!.url })
+      }),
       ...options.serverEnv
     }
     delete env.DATABASE_URL
