@@ -10,8 +10,8 @@
  * derived from its destination's available amount.
  *
  * The default layer takes physical balances from the catalog (`inventoryRaw` of
- * each asset). An operator who observes real balances replaces it with a layer
- * that writes them with `Store.configureInventory`.
+ * each asset). On networks where svc pays out, `ChainSettlement` then writes the
+ * vault's on-chain balance, capped by that figure (`Store.observeInventory`).
  *
  * @since 0.1.0
  */
