@@ -212,7 +212,17 @@ export const layer = (
         watched.set(network.networkId.toLowerCase(), w)
       }
 
-      const permitOf = (record: PermitRecord) => envelopeOf(record).permit
+      // a permit's terms never change after issuance: decode each stored envelope once
+      const decoded = new Map<string, ReturnType<typeof envelopeOf>["permit"]>()
+      const permitOf = (record: PermitRecord) => {
+        let permit = decoded.get(record.fillId)
+        if (permit === undefined) {
+          permit = envelopeOf(record).permit
+          if (decoded.size >= 10_000) decoded.clear()
+          decoded.set(record.fillId, permit)
+        }
+        return permit
+      }
 
       // ---------------------------------------------------------------- watcher
       const onFill = (w: Watched, fill: Chain.SourceFill) =>
@@ -353,17 +363,23 @@ export const layer = (
           yield* payer.send(signed)
         })
 
-      /** The vault's payout event decides: PAID with its transaction, or nothing yet. */
+      /** PAID once the payout transaction has the destination network's confirmations. */
+      const paidWhenFinal = (record: PermitRecord, w: Watched, txHash: string, inclusion: Chain.Inclusion) =>
+        Effect.gen(function*() {
+          if (inclusion._tag !== "Included" || !inclusion.success) return
+          const head = yield* w.chain.reader.head
+          if (head.number - inclusion.blockNumber + 1n < BigInt(w.network.finalityBlocks)) return
+          yield* observer.paid(record.fillId, txHash)
+          yield* refreshInventory(w)
+        })
+
+      /** The vault's payout event decides: PAID with its transaction (once final), or nothing yet. */
       const reconcile = (record: PermitRecord, w: Watched, payer: Chain.ChainPayer) =>
         Effect.gen(function*() {
           const found = yield* payer.findPayout(record.fillId)
           if (found === null) return false
           if (record.state === "SOURCE_CONFIRMED") yield* observer.payoutSubmitted(record.fillId, found.txHash)
-          const inclusion = yield* w.chain.reader.inclusion(found.txHash)
-          if (inclusion._tag === "Included" && inclusion.success) {
-            yield* observer.paid(record.fillId, found.txHash)
-            yield* refreshInventory(w)
-          }
+          yield* paidWhenFinal(record, w, found.txHash, yield* w.chain.reader.inclusion(found.txHash))
           return true
         })
 
@@ -395,12 +411,7 @@ export const layer = (
                 yield* observer.failed(record.fillId, ["PAYOUT_REVERTED"])
                 return
               }
-              const head = yield* w.chain.reader.head
-              if (head.number - inclusion.blockNumber + 1n >= BigInt(w.network.finalityBlocks)) {
-                yield* observer.paid(record.fillId, intent.txHash)
-                yield* refreshInventory(w)
-              }
-              return
+              return yield* paidWhenFinal(record, w, intent.txHash, inclusion)
             }
             case "Missing": {
               if (yield* reconcile(record, w, payer)) return

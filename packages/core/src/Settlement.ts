@@ -21,6 +21,7 @@
  */
 import { Clock, Context, Data, Effect, Layer, Metric, Schedule } from "effect"
 import type { PermitState } from "./Lifecycle.ts"
+import { envelopeOf } from "./PermitEnvelope.ts"
 import { type PermitRecord, Store, type StoreError } from "./Store.ts"
 
 /**
@@ -81,10 +82,9 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
 
 const sourceNetworkOf = (record: PermitRecord): string | null => {
   try {
-    const parsed = JSON.parse(record.envelope) as { permit?: { sourceNetworkId?: unknown } }
-    const id = parsed.permit?.sourceNetworkId
-    return typeof id === "string" ? id.toLowerCase() : null
+    return envelopeOf(record).permit.sourceNetworkId.toLowerCase()
   } catch {
+    // a stored envelope that fails its schema: expiry does not wait for a watcher
     return null
   }
 }
