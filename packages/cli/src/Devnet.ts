@@ -66,7 +66,10 @@ export interface DevnetChain {
   /** The discovery facade. */
   readonly discovery: Hex
   readonly tokens: Readonly<Record<string, Hex>>
-  /** Chainlink-style USD price feeds by token symbol (8 decimals, settable by the deployer). */
+  /**
+   * Chainlink-style USD price feeds by symbol, of the test token and of the
+   * native coin (8 decimals; `setAnswer` by the deployer).
+   */
   readonly priceFeeds: Readonly<Record<string, Hex>>
 }
 
@@ -127,19 +130,21 @@ export interface Devnet {
   readonly stop: () => Promise<void>
 }
 
-/** The chains of the devnet and their test token. */
+/** The chains of the devnet, their test token and the USD price of their native coin. */
 const CHAINS = [
   {
     chainId: 8453,
     key: "base",
     name: "Base (devnet)",
-    token: { symbol: "USDC", name: "USD Coin (devnet)", decimals: 6 }
+    token: { symbol: "USDC", name: "USD Coin (devnet)", decimals: 6 },
+    native: { symbol: "ETH", usd: 3000n }
   },
   {
     chainId: 56,
     key: "bsc",
     name: "BNB Smart Chain (devnet)",
-    token: { symbol: "USDT", name: "Tether USD (devnet)", decimals: 18 }
+    token: { symbol: "USDT", name: "Tether USD (devnet)", decimals: 18 },
+    native: { symbol: "BNB", usd: 600n }
   }
 ] as const
 
@@ -200,6 +205,12 @@ const deployChain = async (
     initialAnswer: 100_000_000n,
     pollingInterval: 100
   })
+  const nativeFeed = await Deploy.deployPriceFeed(clients, {
+    decimals: 8,
+    description: `${spec.native.symbol} / USD`,
+    initialAnswer: spec.native.usd * 100_000_000n,
+    pollingInterval: 100
+  })
   const unit = 10n ** BigInt(spec.token.decimals)
   const mint = async (to: Hex, amount: bigint) => {
     const hash = await wallet.writeContract({
@@ -223,7 +234,7 @@ const deployChain = async (
       vault: system.addresses.vault,
       discovery: system.addresses.facade,
       tokens: { [spec.token.symbol]: token },
-      priceFeeds: { [spec.token.symbol]: feed }
+      priceFeeds: { [spec.token.symbol]: feed, [spec.native.symbol]: nativeFeed }
     },
     facadeBlock: Number(receipt.blockNumber),
     facadeTx
@@ -244,7 +255,8 @@ const catalogOf = (deployed: ReadonlyArray<Deployed>, finalityBlocks: number) =>
         chainId: "8453",
         router: base.router,
         vault: base.vault,
-        finalityBlocks
+        finalityBlocks,
+        nativeUsdPriceFeed: base.priceFeeds.ETH
       },
       {
         key: "bsc",
@@ -253,7 +265,8 @@ const catalogOf = (deployed: ReadonlyArray<Deployed>, finalityBlocks: number) =>
         chainId: "56",
         router: bsc.router,
         vault: bsc.vault,
-        finalityBlocks
+        finalityBlocks,
+        nativeUsdPriceFeed: bsc.priceFeeds.BNB
       }
     ],
     assets: [
@@ -263,7 +276,8 @@ const catalogOf = (deployed: ReadonlyArray<Deployed>, finalityBlocks: number) =>
         symbol: "USDC",
         decimals: 6,
         address: base.tokens.USDC,
-        inventoryRaw: "500000000000"
+        inventoryRaw: "500000000000",
+        usdPriceFeed: base.priceFeeds.USDC
       },
       {
         key: "usdt.bsc",
@@ -271,7 +285,8 @@ const catalogOf = (deployed: ReadonlyArray<Deployed>, finalityBlocks: number) =>
         symbol: "USDT",
         decimals: 18,
         address: bsc.tokens.USDT,
-        inventoryRaw: "500000000000000000000000"
+        inventoryRaw: "500000000000000000000000",
+        usdPriceFeed: bsc.priceFeeds.USDT
       }
     ],
     routes: [
@@ -397,6 +412,10 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
       SVC_ONCHAIN: onchainPath,
       SVC_SIGNER_KEY: DEVNET_KEYS.authority,
       SVC_PAYOUT_KEY: DEVNET_KEYS.payout,
+      // prices from the devnet's feeds; they change only when set, so they are never stale here
+      SVC_PRICING: "oracle",
+      SVC_ORACLE_MAX_AGE_SECONDS: "31536000",
+      SVC_MARKET_POLL_MS: "1000",
       SVC_RPC_URLS: JSON.stringify({
         base: options.serverRpcUrl === undefined
           ? nodes[0]!.url

@@ -6,7 +6,8 @@
  * with SIGKILL after its payout intent pays exactly once after a restart.
  */
 import { createClient } from "@svc/client"
-import { SvcVaultV6 } from "@svc/contracts/artifacts"
+import { EvmMarket } from "@svc/connector-evm"
+import { SvcPriceFeed, SvcVaultV6 } from "@svc/contracts/artifacts"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -24,6 +25,8 @@ import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { main as executeOnDevnet } from "../../../examples/client/execute-on-devnet.ts"
 import * as Devnet from "../src/Devnet.ts"
+
+const deployer = privateKeyToAccount(Devnet.DEVNET_KEYS.deployer)
 
 let devnet: Devnet.Devnet
 let dataDir: string
@@ -152,6 +155,15 @@ describe("svc devnet", () => {
       expect(events).toHaveLength(1)
       expect(events[0]!.transactionHash).toBe(result.payoutTxHash)
       expect(events[0]!.args.amount).toBe(BigInt(result.amountOutRaw))
+      // the gas route economics count for a source fill is what a devnet fill uses, rounded up
+      const receipt = await publicOf(source).getTransactionReceipt({ hash: result.fillDirectTxHash as Hex })
+      expect(receipt.gasUsed).toBeLessThanOrEqual(EvmMarket.FILL_DIRECT_GAS_UNITS)
+      expect(receipt.gasUsed * 10n).toBeGreaterThan(EvmMarket.FILL_DIRECT_GAS_UNITS * 9n)
+      // the permit was priced from the devnet's price feeds
+      const permit = await createClient({ baseUrl: devnet.info.server }).permits.get(result.fillId)
+      const evidence = permit.execution.pricing.evidence as { model: string; sourceUsd: { feed: string } }
+      expect(evidence.model).toBe("ORACLE")
+      expect(evidence.sourceUsd.feed.toLowerCase()).toBe(source.priceFeeds.USDC!.toLowerCase())
     },
     90_000
   )
@@ -227,4 +239,43 @@ describe("svc devnet", () => {
     const fills = await publicOf(source).getLogs({ address: source.router, fromBlock: 0n, toBlock: "latest" })
     expect(fills.filter((l) => l.topics[1]?.toLowerCase() === issued.fillId.toLowerCase())).toHaveLength(1)
   }, 150_000)
+
+  it("the feed follows the oracle: a USDT price move on chain 56 reprices the route from chain 8453", async () => {
+    const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
+    const svc = createClient({ baseUrl: devnet.info.server })
+    const routeNow = async () =>
+      (await svc.feed({ sourceChainId: source.chainId })).routes.find((r) =>
+        r.destinationChainId === String(destination.chainId)
+      )!
+    const before = await routeNow()
+    const setUsdt = async (answer: bigint) => {
+      const wallet = createWalletClient({
+        account: deployer,
+        chain: chainOf(destination),
+        transport: http(destination.rpcUrl)
+      })
+      const hash = await wallet.writeContract({
+        address: destination.priceFeeds.USDT!,
+        abi: SvcPriceFeed.abi,
+        functionName: "setAnswer",
+        args: [answer]
+      })
+      await publicOf(destination).waitForTransactionReceipt({ hash })
+    }
+    try {
+      await setUsdt(102_000_000n) // USDT at 1.02
+      const after = await waitUntil("a repriced route", async () => {
+        const r = await routeNow()
+        return r.pricingReferenceId !== before.pricingReferenceId ? r : undefined
+      })
+      expect(after.quoteId).not.toBe(before.quoteId)
+      // destination raw per source raw = 10^12 / 1.02 = 10^14 / 102 = 5·10^13 / 51 (reduced)
+      expect([after.indicativePriceNumeratorRaw, after.indicativePriceDenominatorRaw]).toEqual([
+        "50000000000000",
+        "51"
+      ])
+    } finally {
+      await setUsdt(100_000_000n)
+    }
+  }, 60_000)
 })

@@ -25,6 +25,7 @@ import { Context, Effect, Layer, type Scope } from "effect"
 import type { PublicClient } from "viem"
 import type { EvmConfig } from "./EvmConfig.ts"
 import * as EvmLocator from "./EvmLocator.ts"
+import * as EvmMarket from "./EvmMarket.ts"
 import * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
 import * as EvmSettlement from "./EvmSettlement.ts"
 import { clientsOf } from "./internal/client.ts"
@@ -62,6 +63,8 @@ export const fromClients = (
     readonly rpcTimeoutMillis?: number | undefined
     /** Settlement on chain (see `EvmSettlement`); none by default. */
     readonly settlement?: Chain.SettlementSupport | undefined
+    /** Market data: price feeds and gas prices (see `EvmMarket`); none by default. */
+    readonly market?: Chain.MarketSupport | undefined
   }
 ): EvmConnectorShape => {
   const timeout = Math.max(1, options?.rpcTimeoutMillis ?? 10_000)
@@ -78,6 +81,7 @@ export const fromClients = (
     accountReference: EvmLocator.reference,
     evmAddress: EvmLocator.address,
     settlement: options?.settlement,
+    market: options?.market,
     verifyOwnership: (claim) =>
       EvmOwnershipProof.verify(
         {
@@ -108,7 +112,10 @@ export const make = (config?: EvmConfig): EvmConnectorShape =>
         rpcUrls: config?.rpcUrls ?? {},
         payoutKey: config?.payoutKey,
         rpcTimeoutMillis: config?.rpcTimeoutMillis
-      })
+      }),
+    market: Object.keys(config?.rpcUrls ?? {}).length === 0
+      ? undefined
+      : EvmMarket.make({ rpcUrls: config?.rpcUrls ?? {}, rpcTimeoutMillis: config?.rpcTimeoutMillis })
   })
 
 /**

@@ -11,6 +11,8 @@ export * as EvmConnector from "./EvmConnector.ts"
 /** @since 0.1.0 */
 export * as EvmLocator from "./EvmLocator.ts"
 /** @since 0.1.0 */
+export * as EvmMarket from "./EvmMarket.ts"
+/** @since 0.1.0 */
 export * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
 /** @since 0.1.0 */
 export * as EvmPlugin from "./EvmPlugin.ts"

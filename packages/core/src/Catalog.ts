@@ -76,7 +76,13 @@ export const NetworkConfig = Schema.Struct({
   /** The 32-byte native account reference of the vault (only needed without a connector). */
   vaultReference: Schema.optionalKey(Bytes32),
   /** Default finality blocks of routes from this network. */
-  finalityBlocks: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+  finalityBlocks: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  /**
+   * A USD price feed of the network's native coin, on this network (EVM: a
+   * Chainlink-style AggregatorV3Interface address): prices the source gas of
+   * route economics.
+   */
+  nativeUsdPriceFeed: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1)))
 })
 /** @since 0.1.0 */
 export type NetworkConfig = typeof NetworkConfig.Type
@@ -98,7 +104,12 @@ export const AssetConfig = Schema.Struct({
   /** The 32-byte native asset reference (families other than EVM). */
   reference: Schema.optionalKey(Bytes32),
   /** Physical inventory of the solver in this asset (raw units), when it is a destination. */
-  inventoryRaw: Schema.optionalKey(UintStr)
+  inventoryRaw: Schema.optionalKey(UintStr),
+  /**
+   * A USD price feed of the asset, on the asset's network (EVM: a Chainlink-style
+   * AggregatorV3Interface address): read by oracle pricing and route economics.
+   */
+  usdPriceFeed: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1)))
 })
 /** @since 0.1.0 */
 export type AssetConfig = typeof AssetConfig.Type
@@ -184,6 +195,8 @@ export interface Network {
   readonly vaultLocator: Locator
   readonly vaultAccountId: Hex
   readonly finalityBlocks: number
+  /** The USD price feed of the native coin (see `NetworkConfig.nativeUsdPriceFeed`), or null. */
+  readonly nativeUsdPriceFeed: string | null
   /** What the family's registered connector supports; null when none is registered. */
   readonly capabilities: Capabilities | null
 }
@@ -204,6 +217,8 @@ export interface Asset {
   readonly address: Hex | null
   readonly locator: Locator
   readonly inventoryRaw: bigint | null
+  /** The asset's USD price feed on its network (see `AssetConfig.usdPriceFeed`), or null. */
+  readonly usdPriceFeed: string | null
 }
 
 /**
@@ -433,6 +448,7 @@ export const resolve = (
           vaultLocator,
           vaultAccountId,
           finalityBlocks: n.finalityBlocks ?? 1,
+          nativeUsdPriceFeed: n.nativeUsdPriceFeed ?? null,
           capabilities: connector?.capabilities ?? null
         })
       }
@@ -481,7 +497,8 @@ export const resolve = (
           decimals: a.decimals,
           address,
           locator,
-          inventoryRaw: a.inventoryRaw === undefined ? null : BigInt(a.inventoryRaw)
+          inventoryRaw: a.inventoryRaw === undefined ? null : BigInt(a.inventoryRaw),
+          usdPriceFeed: a.usdPriceFeed ?? null
         })
       }
       const routes: Array<CatalogRoute> = []

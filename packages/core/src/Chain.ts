@@ -201,3 +201,55 @@ export interface SettlementTarget {
 export interface SettlementSupport {
   readonly network: (target: SettlementTarget) => Effect.Effect<NetworkChain | null, ConnectorError>
 }
+
+// ---------------------------------------------------------------------------
+// Market data
+// ---------------------------------------------------------------------------
+
+/**
+ * The latest round of a price feed (the AggregatorV3Interface's
+ * `latestRoundData` and `decimals`): price = answer / 10^decimals.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PriceRound {
+  readonly roundId: bigint
+  readonly answer: bigint
+  readonly decimals: number
+  /** Unix seconds of the round's last update. */
+  readonly updatedAt: number
+}
+
+/**
+ * What a connector reads of one network's market: its price feeds, its gas
+ * price, and what a source fill costs there.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MarketReader {
+  /** The latest round of the price feed at `feed` (a contract address on EVM). */
+  readonly priceFeed: (feed: string) => Effect.Effect<PriceRound, ConnectorUnavailable>
+  /** The gas price now, in the native coin's smallest unit per gas unit (wei on EVM). */
+  readonly gasPrice: Effect.Effect<bigint, ConnectorUnavailable>
+  /** Decimals of the native coin (18 on EVM). */
+  readonly nativeDecimals: number
+  /** Gas units one source fill (`fillDirect`) uses, as measured for the reference router. */
+  readonly fillGasUnits: bigint
+}
+
+/**
+ * A connector's market data: the reader of a network, or null when the
+ * connector has no endpoint for it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MarketSupport {
+  readonly network: (target: {
+    readonly key: string
+    /** The native network reference (an EVM chain id). */
+    readonly native: string
+  }) => Effect.Effect<MarketReader | null, ConnectorError>
+}

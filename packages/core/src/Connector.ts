@@ -39,7 +39,7 @@ import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import type { Locator } from "@svc/protocol/schema/Primitives"
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
-import type { SettlementSupport } from "./Chain.ts"
+import type { MarketSupport, SettlementSupport } from "./Chain.ts"
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -177,6 +177,8 @@ export interface Connector {
    * (`svc admin settle`).
    */
   readonly settlement?: SettlementSupport | undefined
+  /** Market data on this family's networks (price feeds, gas prices): see `Market`. */
+  readonly market?: MarketSupport | undefined
 }
 
 /**

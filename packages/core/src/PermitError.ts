@@ -212,7 +212,10 @@ export const REASON_CODES = {
     INVENTORY_SHORT: CAPACITY_CODES.INVENTORY_SHORT,
     NO_INVENTORY: CAPACITY_CODES.NO_INVENTORY
   },
-  QuoteChanged: { PRICE_MOVED: "the fresh price no longer covers the bound amountOut (aggregator builds)" },
+  QuoteChanged: {
+    PRICE_MOVED:
+      "the fresh price no longer covers the bound amountOut (aggregator builds), or fell past the pricing tolerance below the route's indicative terms (`diagnostics`: boundAmountOutRaw, freshAmountOutRaw)"
+  },
   QuoteNotOpen: QUOTE_CLOSED_CODES,
   RateLimited: { PERMIT_RATE_LIMITED: "with `Retry-After`, `RateLimit` and `RateLimit-Policy`" },
   PublicationClosed: { PUBLICATION_CLOSED: "the operator paused publication" },

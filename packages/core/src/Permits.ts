@@ -60,7 +60,7 @@ import {
 } from "./PermitError.ts"
 import * as Idempotency from "./PermitIdempotency.ts"
 import * as Identities from "./PermitIdentities.ts"
-import { Pricing } from "./Pricing.ts"
+import { linearAmountOut, Pricing } from "./Pricing.ts"
 import { Publisher } from "./Publisher.ts"
 import { PermitRateLimiter } from "./RateLimit.ts"
 import { RouteMetrics } from "./RouteMetrics.ts"
@@ -294,6 +294,23 @@ export const layer = (
           (e) => fail(new Unavailable({ dependency: "PRICING", retryAfterSeconds: 5, detail: e.message }))
         )
         let amountOut = fresh.amountOutRaw
+        if (opts?.boundAmountOutRaw === undefined && pricing.quoteToleranceBps !== undefined) {
+          // the price moved past tolerance since the feed's indicative terms: the client refreshes
+          const promised = linearAmountOut(
+            checked.amount,
+            BigInt(route.indicativePriceNumeratorRaw),
+            BigInt(route.indicativePriceDenominatorRaw),
+            route.serviceFeeBps
+          )
+          if (fresh.amountOutRaw * 10_000n < promised * BigInt(10_000 - pricing.quoteToleranceBps)) {
+            return yield* fail(
+              new QuoteChanged({
+                boundAmountOutRaw: promised.toString(),
+                freshAmountOutRaw: fresh.amountOutRaw.toString()
+              })
+            )
+          }
+        }
         if (opts?.boundAmountOutRaw !== undefined) {
           if (fresh.amountOutRaw < opts.boundAmountOutRaw) {
             return yield* fail(

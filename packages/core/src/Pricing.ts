@@ -20,6 +20,7 @@ import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import type { JsonObject } from "@svc/protocol/schema/Primitives"
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import type { CatalogRoute } from "./Catalog.ts"
+import { Market, type UsdPrice } from "./Market.ts"
 
 /**
  * Pricing cannot answer now (no fresh price source). Permits answer 503.
@@ -87,6 +88,13 @@ export interface PricingShape {
    * down), or 0 when none does.
    */
   readonly capacity: (route: CatalogRoute, availableOutRaw: bigint) => Effect.Effect<bigint, PricingUnavailable>
+  /**
+   * When set, a permit is refused with QUOTE_CHANGED (PRICE_MOVED) when its fresh
+   * amountOut is more than this many basis points below what the route's
+   * published indicative terms promise for the same amount: the client refreshes
+   * the feed, which follows the price. Unset: prices that cannot move (static).
+   */
+  readonly quoteToleranceBps?: number | undefined
 }
 
 /**
@@ -277,3 +285,240 @@ export const makeStatic = (options?: StaticOptions): PricingShape => {
  */
 export const layerStatic = (options?: StaticOptions): Layer.Layer<Pricing> =>
   Layer.succeed(Pricing, makeStatic(options))
+
+/**
+ * Options of oracle pricing.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OracleOptions {
+  /** Longest validity of a fresh price, seconds (also bounded by the feeds' staleness limit). Default 60. */
+  readonly cycleSeconds?: number | undefined
+  /**
+   * Deviation guard: a route whose oracle rate differs from the catalog's
+   * configured price by more than this many basis points is not priced (its
+   * feed entry closes, permits answer 503) until the two agree again. null
+   * disables the guard. Default 1000 (10%).
+   */
+  readonly maxDeviationBps?: number | null | undefined
+  /** See {@link PricingShape.quoteToleranceBps}. Default 50. */
+  readonly quoteToleranceBps?: number | undefined
+  /**
+   * The feed's indicative terms follow the oracle once it has moved more than
+   * this many basis points from them (a new pricingReferenceId, so a new
+   * quoteId). Default half the quote tolerance.
+   */
+  readonly republishBps?: number | undefined
+  /** Model version reported in evidence. Default "svc-oracle-1". */
+  readonly modelVersion?: string | undefined
+}
+
+const gcd = (a: bigint, b: bigint): bigint => {
+  while (b !== 0n) [a, b] = [b, a % b]
+  return a
+}
+
+/**
+ * The exchange rate two USD prices imply, in raw units: destination raw per
+ * source raw = numeratorRaw / denominatorRaw (reduced).
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const usdRate = (
+  source: { readonly price: PriceRoundLike; readonly decimals: number },
+  destination: { readonly price: PriceRoundLike; readonly decimals: number }
+): { readonly numeratorRaw: bigint; readonly denominatorRaw: bigint } => {
+  const n = source.price.answer * 10n ** BigInt(destination.price.decimals + destination.decimals)
+  const d = destination.price.answer * 10n ** BigInt(source.price.decimals + source.decimals)
+  const g = gcd(n, d)
+  return { numeratorRaw: n / g, denominatorRaw: d / g }
+}
+
+/**
+ * A price answer with its decimals.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PriceRoundLike {
+  readonly answer: bigint
+  readonly decimals: number
+}
+
+/**
+ * |a/b − c/d| in basis points of c/d, rounded up (exact).
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const deviationBps = (a: bigint, b: bigint, c: bigint, d: bigint): bigint => {
+  const diff = a * d > c * b ? a * d - c * b : c * b - a * d
+  const base = c * b
+  return (diff * BPS + base - 1n) / base
+}
+
+interface OracleRate {
+  readonly numeratorRaw: bigint
+  readonly denominatorRaw: bigint
+  readonly source: UsdPrice
+  readonly destination: UsdPrice
+}
+
+/**
+ * Oracle pricing: the rate of a route is the ratio of its two assets' USD
+ * prices (see `Market`), less the service fee. Routes whose assets do not both
+ * have a USD price feed are priced statically from the catalog.
+ *
+ * Guards: a feed that is stale, unread or not positive, or a rate that deviates
+ * from the catalog's price by more than `maxDeviationBps`, leaves the route
+ * unpriced (closed in the feed; permits answer 503). The feed's indicative terms
+ * move with the oracle only past `republishBps`; a permit whose fresh amountOut
+ * is more than `quoteToleranceBps` worse than the indicative terms answer 409
+ * QUOTE_CHANGED.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeOracle = (market: Market["Service"], options?: OracleOptions): PricingShape => {
+  const cycleMs = Math.max(1, options?.cycleSeconds ?? 60) * 1000
+  const modelVersion = options?.modelVersion ?? "svc-oracle-1"
+  const maxDeviationBps = options?.maxDeviationBps === undefined ? 1000 : options.maxDeviationBps
+  const quoteToleranceBps = Math.max(0, options?.quoteToleranceBps ?? 50)
+  const republishBps = BigInt(Math.max(0, Math.floor(options?.republishBps ?? quoteToleranceBps / 2)))
+  const fallback = makeStatic()
+  const oracleRoute = (route: CatalogRoute) =>
+    route.source.usdPriceFeed !== null && route.destination.usdPriceFeed !== null
+
+  const rate = (route: CatalogRoute): Effect.Effect<OracleRate, PricingUnavailable> =>
+    Effect.gen(function*() {
+      const source = yield* market.usdPrice(route.source)
+      const destination = yield* market.usdPrice(route.destination)
+      const r = usdRate(
+        { price: source, decimals: route.source.decimals },
+        { price: destination, decimals: route.destination.decimals }
+      )
+      if (maxDeviationBps !== null) {
+        const dev = deviationBps(r.numeratorRaw, r.denominatorRaw, route.priceNumeratorRaw, route.priceDenominatorRaw)
+        if (dev > BigInt(maxDeviationBps)) {
+          return yield* new PricingUnavailable({
+            message:
+              `PRICE_DEVIATION: the oracle rate of route ${route.routeId} is ${dev} bps from the catalog's price (limit ${maxDeviationBps})`
+          })
+        }
+      }
+      return { ...r, source, destination }
+    }).pipe(Effect.mapError((e) =>
+      e._tag === "PricingUnavailable" ? e : new PricingUnavailable({ message: `${e.code}: ${e.message}` })
+    ))
+
+  // the feed's terms per route: they follow the oracle only past republishBps
+  const published = new Map<string, IndicativeTerms>()
+  const termsOf = (route: CatalogRoute, r: OracleRate): IndicativeTerms => {
+    const last = published.get(route.routeId)
+    if (
+      last !== undefined &&
+      deviationBps(r.numeratorRaw, r.denominatorRaw, last.numeratorRaw, last.denominatorRaw) <= republishBps
+    ) return last
+    const terms: IndicativeTerms = {
+      numeratorRaw: r.numeratorRaw,
+      denominatorRaw: r.denominatorRaw,
+      serviceFeeBps: route.serviceFeeBps,
+      feeMode: route.feeMode,
+      modelVersion,
+      pricingReferenceId: pricingReferenceIdOf({
+        routeId: route.routeId,
+        model: "ORACLE",
+        modelVersion,
+        numeratorRaw: r.numeratorRaw,
+        denominatorRaw: r.denominatorRaw,
+        serviceFeeBps: route.serviceFeeBps,
+        feeMode: route.feeMode
+      })
+    }
+    published.set(route.routeId, terms)
+    return terms
+  }
+
+  return {
+    quoteToleranceBps,
+    indicative: (route) =>
+      oracleRoute(route) ? Effect.map(rate(route), (r) => termsOf(route, r)) : fallback.indicative(route),
+    quote: (route, amountInRaw) => {
+      if (!oracleRoute(route)) return fallback.quote(route, amountInRaw)
+      return Effect.gen(function*() {
+        const r = yield* rate(route)
+        const terms = termsOf(route, r)
+        const now = yield* Clock.currentTimeMillis
+        const amountOutRaw = linearAmountOut(amountInRaw, r.numeratorRaw, r.denominatorRaw, route.serviceFeeBps)
+        const observed = Math.min(r.source.updatedAt, r.destination.updatedAt)
+        const feed = (p: UsdPrice) => ({
+          network: p.network,
+          feed: p.feed,
+          roundId: p.roundId.toString(),
+          answer: p.answer.toString(),
+          decimals: p.decimals,
+          updatedAt: p.updatedAt
+        })
+        const evidence = {
+          model: "ORACLE",
+          modelVersion,
+          sourceUsd: feed(r.source),
+          destinationUsd: feed(r.destination),
+          numeratorRaw: r.numeratorRaw.toString(),
+          denominatorRaw: r.denominatorRaw.toString(),
+          serviceFeeBps: route.serviceFeeBps,
+          amountInRaw: amountInRaw.toString(),
+          amountOutRaw: amountOutRaw.toString(),
+          rounding: "DOWN"
+        }
+        return {
+          amountOutRaw,
+          modelVersion,
+          pricingReferenceId: terms.pricingReferenceId,
+          snapshotId: keccak(utf8(CanonicalJson.stringify(evidence))),
+          routeSnapshotId: `${route.routeId}:${r.source.roundId}:${r.destination.roundId}`,
+          quoteObservedAt: now,
+          pricingCycleId: `oracle-${r.source.roundId}-${r.destination.roundId}`,
+          pricingCycleObservedAt: observed * 1000,
+          pricingCycleValidUntil: Math.min(now + cycleMs, (observed + market.maxAgeSeconds) * 1000),
+          payoutEconomicCeilingRequired: false,
+          payoutEconomicCeiling: null,
+          evidence,
+          executionCapacity: {
+            minimumFillInRaw: route.minimumFillInRaw.toString(),
+            maximumFillInRaw: route.maximumFillInRaw === null ? null : route.maximumFillInRaw.toString()
+          }
+        }
+      })
+    },
+    capacity: (route, availableOutRaw) => {
+      if (!oracleRoute(route)) return fallback.capacity(route, availableOutRaw)
+      return Effect.map(rate(route), (r) => {
+        const terms = termsOf(route, r)
+        return linearCapacity(
+          availableOutRaw,
+          terms.numeratorRaw,
+          terms.denominatorRaw,
+          route.serviceFeeBps,
+          route.maximumFillInRaw ?? MAX_AMOUNT
+        )
+      })
+    }
+  }
+}
+
+/**
+ * The oracle pricing layer (see {@link makeOracle}).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerOracle = (options?: OracleOptions): Layer.Layer<Pricing, never, Market> =>
+  Layer.effect(
+    Pricing,
+    Effect.gen(function*() {
+      return makeOracle(yield* Market, options)
+    })
+  )

@@ -47,7 +47,7 @@ import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
 import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
-import { Pricing } from "./Pricing.ts"
+import { type IndicativeTerms, Pricing, pricingReferenceIdOf } from "./Pricing.ts"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, Store } from "./Store.ts"
 
@@ -351,12 +351,15 @@ const PUBLICATION_CHUNK = 100
 interface Memo {
   readonly sortKeysDeep: (value: Route["sourceLocator"]) => Route["sourceLocator"]
   readonly quoteIdOf: (input: Ids.QuoteIdInput) => Hex
+  /** Why each route cannot be priced now (to log a reason once, when it changes). */
+  readonly unpriced: Map<string, string>
 }
 
 const makeMemo = (): Memo => {
   const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
   const quoteIds = new Map<string, Hex>()
   return {
+    unpriced: new Map(),
     sortKeysDeep: (value) => {
       let sorted = sortedLocators.get(value)
       if (sorted === undefined) {
@@ -379,6 +382,33 @@ const makeMemo = (): Memo => {
   }
 }
 
+const unpricedCache = new WeakMap<CatalogRoute, IndicativeTerms>()
+
+/** The terms a route is published with while it cannot be priced: the catalog's price, model UNPRICED. */
+const unpricedTerms = (route: CatalogRoute): IndicativeTerms => {
+  let terms = unpricedCache.get(route)
+  if (terms === undefined) {
+    terms = {
+      numeratorRaw: route.priceNumeratorRaw,
+      denominatorRaw: route.priceDenominatorRaw,
+      serviceFeeBps: route.serviceFeeBps,
+      feeMode: route.feeMode,
+      modelVersion: null,
+      pricingReferenceId: pricingReferenceIdOf({
+        routeId: route.routeId,
+        model: "UNPRICED",
+        modelVersion: null,
+        numeratorRaw: route.priceNumeratorRaw,
+        denominatorRaw: route.priceDenominatorRaw,
+        serviceFeeBps: route.serviceFeeBps,
+        feeMode: route.feeMode
+      })
+    }
+    unpricedCache.set(route, terms)
+  }
+  return terms
+}
+
 /**
  * Builds the terms of every catalog route at time `now` (seconds).
  */
@@ -395,13 +425,28 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
     const override = operator.routes[route.routeId] ?? {}
     const executionStatus = override.executionStatus ?? route.executionStatus
     const dailyStatus = override.dailyStatus ?? route.dailyStatus
-    const indicative = yield* pricing.indicative(route)
     const balance = balances.get(route.destination.assetId)
     const available = balance === undefined ? 0n : availableOf(balance)
-    const maxAvailableInRaw = yield* pricing.capacity(route, available)
+    // a route pricing cannot answer for now is published closed, with the catalog's terms
+    const priced = yield* Effect.result(Effect.flatMap(
+      pricing.indicative(route),
+      (indicative) => Effect.map(pricing.capacity(route, available), (capacity) => ({ indicative, capacity }))
+    ))
+    const reason = Result.isFailure(priced) ? priced.failure.message : undefined
+    if (reason !== memo.unpriced.get(route.routeId)) {
+      if (reason === undefined) {
+        memo.unpriced.delete(route.routeId)
+        yield* Effect.logInfo("route priced again", { routeId: route.routeId })
+      } else {
+        memo.unpriced.set(route.routeId, reason)
+        yield* Effect.logWarning("route cannot be priced: published closed", { routeId: route.routeId, reason })
+      }
+    }
+    const indicative = Result.isSuccess(priced) ? priced.success.indicative : unpricedTerms(route)
+    const maxAvailableInRaw = Result.isSuccess(priced) ? priced.success.capacity : 0n
     const permitAvailable = route.permitAvailable
     const open = executionStatus === "OPEN" && dailyStatus === "OPEN" && permitAvailable &&
-      validAfter <= now && now < validUntil && maxAvailableInRaw >= route.minimumFillInRaw
+      Result.isSuccess(priced) && validAfter <= now && now < validUntil && maxAvailableInRaw >= route.minimumFillInRaw
     const src = route.source
     const dst = route.destination
     const terms: RouteTerms = {

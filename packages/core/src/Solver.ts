@@ -24,6 +24,7 @@ import * as ChainSettlement from "./ChainSettlement.ts"
 import * as Connector from "./Connector.ts"
 import * as Economics from "./Economics.ts"
 import * as Inventory from "./Inventory.ts"
+import * as Market from "./Market.ts"
 import * as Permits from "./Permits.ts"
 import * as Pricing from "./Pricing.ts"
 import * as Publisher from "./Publisher.ts"
@@ -47,7 +48,12 @@ export interface SolverOptions {
   readonly settlement?: Settlement.SettlementOptions | undefined
   /** Watchers and payouts on networks whose connectors settle (see {@link ChainSettlement}). */
   readonly chainSettlement?: ChainSettlement.ChainSettlementOptions | undefined
+  /** Options of static pricing (the default pricing part unless `oracle` is given). */
   readonly pricing?: Pricing.StaticOptions | undefined
+  /** When given, the default pricing part is oracle pricing (see `Pricing.layerOracle`). */
+  readonly oracle?: Pricing.OracleOptions | undefined
+  /** Market data: the catalog's price feeds and source gas prices (see {@link Market}). */
+  readonly market?: Market.MarketOptions | undefined
   readonly rateLimit?: RateLimit.RateLimitOptions | undefined
   readonly routeMetrics?: { readonly flushMillis?: number | undefined } | undefined
   /**
@@ -70,6 +76,7 @@ export interface SolverOptions {
 export type Engine =
   | Catalog.Catalog
   | Pricing.Pricing
+  | Market.Market
   | Inventory.Inventory
   | Economics.Economics
   | Publisher.Publisher
@@ -97,9 +104,12 @@ export type PartContext = Engine | Store | Signer
  */
 export interface SolverParts<E = never> {
   readonly catalog?: Layer.Layer<Catalog.Catalog, E, Connector.ConnectorRegistry> | undefined
-  readonly pricing?: Layer.Layer<Pricing.Pricing, E, Catalog.Catalog | Store | Signer> | undefined
+  readonly market?: Layer.Layer<Market.Market, E, Catalog.Catalog | Connector.ConnectorRegistry> | undefined
+  readonly pricing?: Layer.Layer<Pricing.Pricing, E, Catalog.Catalog | Market.Market | Store | Signer> | undefined
   readonly inventory?: Layer.Layer<Inventory.Inventory, E, Store | Catalog.Catalog> | undefined
-  readonly economics?: Layer.Layer<Economics.Economics, E, Catalog.Catalog | Store> | undefined
+  readonly economics?:
+    | Layer.Layer<Economics.Economics, E, Catalog.Catalog | Market.Market | Pricing.Pricing | Store>
+    | undefined
   readonly rateLimiter?: Layer.Layer<RateLimit.PermitRateLimiter, E> | undefined
   readonly connectors?: Layer.Layer<Connector.ConnectorRegistry, E> | undefined
   readonly routeMetrics?: Layer.Layer<RouteMetrics.RouteMetrics, E, Store> | undefined
@@ -158,11 +168,15 @@ export const layer = <E = never>(
   const catalog = part(parts.catalog, () => Catalog.layer(options.catalog, { profile: options.profile })).pipe(
     Layer.provideMerge(connectors)
   )
-  const pricing = part(parts.pricing, () => Pricing.layerStatic(options.pricing)).pipe(Layer.provide(catalog))
-  const economics = part(parts.economics, () => Economics.layerNone).pipe(Layer.provide(catalog))
+  const market = part(parts.market, () => Market.layer(options.market)).pipe(Layer.provideMerge(catalog))
+  const pricing = part(
+    parts.pricing,
+    () => options.oracle === undefined ? Pricing.layerStatic(options.pricing) : Pricing.layerOracle(options.oracle)
+  ).pipe(Layer.provideMerge(market))
+  const economics = part(parts.economics, () => Economics.layerMarket).pipe(Layer.provide(pricing))
   const rateLimiter = part(parts.rateLimiter, () => RateLimit.layerMemory(options.rateLimit))
   const inventory = part(parts.inventory, () => Inventory.layerFromCatalog).pipe(Layer.provide(catalog))
-  const base = Layer.mergeAll(catalog, pricing, economics, rateLimiter, inventory)
+  const base = Layer.mergeAll(pricing, economics, rateLimiter, inventory)
   const publisher = part(parts.publisher, () => Publisher.layer(options.publisher)).pipe(Layer.provide(base))
   const withPublisher = Layer.merge(base, publisher)
   const metrics = part(parts.routeMetrics, () => RouteMetrics.layer(options.routeMetrics))

@@ -23,6 +23,8 @@ export * as Inventory from "./Inventory.ts"
 /** @since 0.1.0 */
 export * as Lifecycle from "./Lifecycle.ts"
 /** @since 0.1.0 */
+export * as Market from "./Market.ts"
+/** @since 0.1.0 */
 export * as PermitChecks from "./PermitChecks.ts"
 /** @since 0.1.0 */
 export * as PermitEnvelope from "./PermitEnvelope.ts"

@@ -179,7 +179,11 @@ const layerWith = (
       profile: config.profile,
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
       permits: { permitTtlSeconds: config.permitTtlSeconds },
-      rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds }
+      rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
+      market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },
+      oracle: config.pricing === "oracle"
+        ? { maxDeviationBps: config.oracleMaxDeviationBps, quoteToleranceBps: config.quoteToleranceBps }
+        : undefined
     },
     events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs },
     aggregator: {

@@ -27,6 +27,11 @@
  * | SVC_AGGREGATOR_RATE_WINDOW_SECONDS | 60 | window of the aggregator rate limits |
  * | SVC_AGGREGATOR_ORIGINS | (none: all allowed) | comma-separated browser Origins allowed on `/v1` (others 403) |
  * | SVC_QUOTE_TTL_SECONDS | (none) | caps an aggregator quote's validity (it is always capped by route, feed and pricing) |
+ * | SVC_PRICING | static | `static` (the catalog's prices) or `oracle` (the catalog's USD price feeds; see docs/pricing.md) |
+ * | SVC_ORACLE_MAX_AGE_SECONDS | 3600 | a price feed round older than this is stale (its routes close) |
+ * | SVC_ORACLE_MAX_DEVIATION_BPS | 1000 | oracle pricing refuses a rate this far from the catalog's price; `off` disables |
+ * | SVC_QUOTE_TOLERANCE_BPS | 50 | oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED |
+ * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
  *
  * @since 0.1.0
  */
@@ -78,6 +83,16 @@ export interface ServerConfig {
   readonly aggregatorOrigins?: ReadonlyArray<string> | undefined
   /** Cap of a quote's validity, seconds (default none). */
   readonly quoteTtlSeconds?: number | undefined
+  /** Pricing model (SVC_PRICING; default static). */
+  readonly pricing?: "static" | "oracle" | undefined
+  /** Staleness limit of price feed rounds, seconds (default 3600). */
+  readonly oracleMaxAgeSeconds?: number | undefined
+  /** Deviation guard of oracle pricing, basis points; null: off (default 1000). */
+  readonly oracleMaxDeviationBps?: number | null | undefined
+  /** Quote tolerance of oracle pricing, basis points (default 50). */
+  readonly quoteToleranceBps?: number | undefined
+  /** Market data poll period, milliseconds (default 5000). */
+  readonly marketPollMs?: number | undefined
 }
 
 const optionalString = (name: string) => Config.option(Config.String(name))
@@ -118,7 +133,15 @@ const serverConfig = Config.all({
     Config.withDefault(""),
     Config.map((list) => list.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
   ),
-  quoteTtlSeconds: Config.option(Config.Int("SVC_QUOTE_TTL_SECONDS")).pipe(Config.map(Option.getOrUndefined))
+  quoteTtlSeconds: Config.option(Config.Int("SVC_QUOTE_TTL_SECONDS")).pipe(Config.map(Option.getOrUndefined)),
+  pricing: Config.Literals(["static", "oracle"], "SVC_PRICING").pipe(Config.withDefault("static" as const)),
+  oracleMaxAgeSeconds: Config.Int("SVC_ORACLE_MAX_AGE_SECONDS").pipe(Config.withDefault(3600)),
+  oracleMaxDeviationBps: Config.String("SVC_ORACLE_MAX_DEVIATION_BPS").pipe(
+    Config.withDefault("1000"),
+    Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,5}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
+  ),
+  quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
+  marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000))
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
@@ -158,6 +181,20 @@ const validate = (config: ServerConfig) =>
     yield* positive(config.aggregatorQuoteBuildRateLimit, "SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT")
     yield* positive(config.aggregatorRateWindowSeconds, "SVC_AGGREGATOR_RATE_WINDOW_SECONDS")
     yield* positive(config.quoteTtlSeconds, "SVC_QUOTE_TTL_SECONDS")
+    yield* positive(config.oracleMaxAgeSeconds, "SVC_ORACLE_MAX_AGE_SECONDS")
+    yield* check(
+      config.oracleMaxDeviationBps === undefined || config.oracleMaxDeviationBps === null ||
+        (Number.isInteger(config.oracleMaxDeviationBps) && config.oracleMaxDeviationBps <= 10_000),
+      "SVC_ORACLE_MAX_DEVIATION_BPS: 0 to 10000 basis points, or off"
+    )
+    yield* check(
+      config.quoteToleranceBps === undefined || (config.quoteToleranceBps >= 0 && config.quoteToleranceBps <= 10_000),
+      "SVC_QUOTE_TOLERANCE_BPS: 0 to 10000"
+    )
+    yield* check(
+      config.marketPollMs === undefined || (config.marketPollMs >= 100 && config.marketPollMs <= 3_600_000),
+      "SVC_MARKET_POLL_MS: 100 to 3600000"
+    )
     if (config.connectors !== undefined) {
       const problem = validateNames(config.connectors)
       yield* check(problem === undefined, `SVC_CONNECTORS: ${problem}`)

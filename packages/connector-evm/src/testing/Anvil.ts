@@ -5,7 +5,9 @@
  * contracts (a minimal ERC-1271 wallet and its CREATE2 factory, compiled from
  * `SvcTestWallet.sol` with the `solc` npm package's bundled compiler).
  *
- * Node only; needs the dev dependencies `@foundry-rs/anvil` and `solc`.
+ * The chain process is started by `@svc/contracts/testing/Anvil` (one harness
+ * for the whole workspace). Node only; needs the dev dependencies
+ * `@foundry-rs/anvil`, `@svc/contracts` and `solc`.
  *
  * ```ts
  * import * as Anvil from "@svc/connector-evm/testing/Anvil"
@@ -20,8 +22,8 @@
  *
  * @since 0.1.0
  */
+import { anvilBinary, startAnvil } from "@svc/contracts/testing/Anvil"
 import { Context, Data, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import {
@@ -109,19 +111,12 @@ export const compileTestContracts = (): { readonly wallet: Compiled; readonly fa
 }
 
 /**
- * The anvil binary of this platform, from the `@foundry-rs/anvil-<platform>-<arch>` package that
- * `@foundry-rs/anvil` depends on.
+ * The anvil binary of this platform (see `@svc/contracts/testing/Anvil`).
  *
  * @category testing
  * @since 0.1.0
  */
-export const binaryPath = (): string => {
-  const require = createRequire(import.meta.url)
-  const main = createRequire(require.resolve("@foundry-rs/anvil/package.json"))
-  const os = process.platform === "win32" ? "win32" : process.platform
-  const arch = process.arch === "x64" ? "amd64" : process.arch
-  return main.resolve(`@foundry-rs/anvil-${os}-${arch}/bin/anvil${process.platform === "win32" ? ".exe" : ""}`)
-}
+export const binaryPath = (): string => anvilBinary()
 
 /**
  * A running local chain.
@@ -144,55 +139,9 @@ export class Anvil extends Context.Service<Anvil, {
 }>()("@svc/connector-evm/testing/Anvil") {}
 
 const start = (chainId: number) =>
-  Effect.callback<{ readonly url: string; readonly stop: () => Promise<void> }, AnvilError>((resume) => {
-    const child = spawn(binaryPath(), [
-      "--port",
-      "0",
-      "--host",
-      "127.0.0.1",
-      "--chain-id",
-      String(chainId),
-      "--accounts",
-      "2"
-    ], {
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const kill = () => child.kill("SIGKILL")
-    process.once("exit", kill)
-    let output = ""
-    const stop = () =>
-      new Promise<void>((resolve) => {
-        process.removeListener("exit", kill)
-        if (child.exitCode !== null || child.signalCode !== null) return resolve()
-        child.once("exit", () => resolve())
-        child.kill("SIGTERM")
-        setTimeout(kill, 2000).unref()
-      })
-    const timer = setTimeout(() => {
-      void stop()
-      resume(Effect.fail(new AnvilError({ message: `anvil did not start within 20 s: ${output.slice(-500)}` })))
-    }, 20_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8")
-      const match = /Listening on ([0-9.]+):([0-9]+)/.exec(output)
-      if (match !== null) {
-        clearTimeout(timer)
-        child.stdout.removeAllListeners("data")
-        child.stdout.resume()
-        resume(Effect.succeed({ url: `http://${match[1]}:${match[2]}`, stop }))
-      }
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8")
-    })
-    child.once("error", (e) => {
-      clearTimeout(timer)
-      resume(Effect.fail(new AnvilError({ message: `anvil could not start: ${e.message}` })))
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resume(Effect.fail(new AnvilError({ message: `anvil exited with ${code}: ${output.slice(-500)}` })))
-    })
+  Effect.tryPromise({
+    try: () => startAnvil({ chainId }),
+    catch: (e) => new AnvilError({ message: e instanceof Error ? e.message : String(e) })
   })
 
 /**
