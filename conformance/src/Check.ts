@@ -15,7 +15,8 @@
  * @since 0.1.0
  */
 import { describeSchemaError, strictParseOptions } from "@svc/protocol"
-import { Data, Effect, Result, Schema } from "effect"
+import { Context, Data, Effect, Result, Schema } from "effect"
+import type { Chains } from "./Chain.ts"
 import type { Exchange } from "./Exchange.ts"
 import type { Observer } from "./Observer.ts"
 import type { Options } from "./RunOptions.ts"
@@ -23,13 +24,13 @@ import type { Shared } from "./Shared.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
- * What a check may use: the transport, the run's options, the shared values and the
- * publication observer.
+ * What a check may use: the transport, the run's options, the shared values, the
+ * publication observer and the chains of `--rpc`.
  *
  * @category models
  * @since 0.1.0
  */
-export type Requirements = Transport | Options | Shared | Observer
+export type Requirements = Transport | Options | Shared | Observer | Chains
 
 /**
  * The groups, in run order.
@@ -46,6 +47,7 @@ export const GROUPS = [
   "route",
   "sse",
   "permits",
+  "chain",
   "negative",
   "aggregator",
   "timing",
@@ -75,6 +77,8 @@ export const GROUP_TITLES: Readonly<Record<Group, string>> = {
   route: "route detail equals the signed route",
   sse: "the event stream, read incrementally: names, ids, Last-Event-ID rules, verification, no replay",
   permits: "permit requests: message bytes, create, idempotency, conflicts, limits, digest, payload, status",
+  chain:
+    "on chain, with --rpc: contract code, the facade against the on-chain discovery document, the router verifying a permit; --execute: one real fill",
   negative: "generated malformed inputs per operation: documented 4xx with the error body, never 5xx",
   aggregator: "aggregator operations (/v1), when deployed",
   timing: "behaviour that needs time: a new publication, quote expiry",
@@ -133,6 +137,16 @@ export class Inconclusive extends Data.TaggedError("Inconclusive")<{ readonly re
 export class Skip extends Data.TaggedError("Skip")<{ readonly reason: string }> {}
 
 /**
+ * What a check needs from the invocation beyond `--url`: `rpc`, at least one
+ * `--rpc <chainId>=<url>`; `execute`, `--execute` (a real fill). A check whose
+ * need is not met is planned as skipped, with the flag it needs as the reason.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Need = "rpc" | "execute"
+
+/**
  * The requirement of a check.
  *
  * @category models
@@ -148,6 +162,8 @@ export interface CheckDefinition<R> {
   readonly reference: string
   /** True when the check sends a request that can create a permit (skipped by --read-only). */
   readonly createsPermit?: boolean | undefined
+  /** What the check needs from the invocation (default: nothing but --url). */
+  readonly needs?: ReadonlyArray<Need> | undefined
   readonly run: Effect.Effect<void, CheckFailed | Inconclusive | Skip, R>
 }
 
@@ -159,6 +175,7 @@ export interface CheckDefinition<R> {
  */
 export interface Check<R = Requirements> extends CheckDefinition<R> {
   readonly createsPermit: boolean
+  readonly needs: ReadonlyArray<Need>
 }
 
 /**
@@ -169,8 +186,38 @@ export interface Check<R = Requirements> extends CheckDefinition<R> {
  */
 export const make = <R>(definition: CheckDefinition<R>): Check<R> => {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) throw new Error(`check name ${definition.name} is not snake_case`)
-  return { ...definition, createsPermit: definition.createsPermit ?? false }
+  return { ...definition, createsPermit: definition.createsPermit ?? false, needs: definition.needs ?? [] }
 }
+
+// ---------------------------------------------------------------------------
+// Details
+// ---------------------------------------------------------------------------
+
+/**
+ * Where a check records what it did besides its verdict (the transactions it
+ * sent, the route it used): key/value pairs that the reports carry in the
+ * result's `details`, whatever the verdict. The runner provides a fresh
+ * recorder per check; outside a run recording does nothing.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export const Details = Context.Reference<{ readonly record: (key: string, value: string) => void }>(
+  "@svc/conformance/Details",
+  { defaultValue: () => ({ record: () => undefined }) }
+)
+
+/**
+ * Records one detail of the current check (a later value of the same key replaces it).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const detail = (key: string, value: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const details = yield* Details
+    details.record(key, value)
+  })
 
 // ---------------------------------------------------------------------------
 // Failing

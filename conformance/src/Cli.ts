@@ -109,6 +109,9 @@ interface Shared {
   readonly rate: Option.Option<number>
   readonly walletKey: Option.Option<string>
   readonly report: Option.Option<string>
+  readonly rpc: ReadonlyArray<string>
+  readonly execute: boolean
+  readonly executeTimeout: Option.Option<number>
 }
 
 const validateShared = (shared: Shared): string | undefined => {
@@ -121,7 +124,28 @@ const validateShared = (shared: Shared): string | undefined => {
   if (Option.isSome(shared.walletKey) && !KEY.test(shared.walletKey.value)) {
     return "--wallet-key must be 0x followed by 64 hex digits"
   }
+  const rpc = RunOptions.parseRpc(shared.rpc)
+  if ("error" in rpc) return rpc.error
+  if (Option.isSome(shared.executeTimeout) && !(shared.executeTimeout.value > 0)) {
+    return "--execute-timeout must be a positive number of seconds"
+  }
+  if (shared.execute && Option.isNone(shared.walletKey)) {
+    return "--execute needs --wallet-key: the key of a wallet funded on the source chain (it sends a real fill)"
+  }
+  if (shared.execute && shared.rpc.length === 0) {
+    return "--execute needs --rpc <chainId>=<url> for the source and the destination chain of the fill"
+  }
   return undefined
+}
+
+/** The chain options of the shared flags (validated by validateShared). */
+const chainOptions = (shared: Shared) => {
+  const rpc = RunOptions.parseRpc(shared.rpc)
+  return {
+    rpc: "endpoints" in rpc ? rpc.endpoints : [],
+    execute: shared.execute,
+    ...(Option.isSome(shared.executeTimeout) ? { executeTimeoutSeconds: shared.executeTimeout.value } : {})
+  }
 }
 
 const validateUrl = (url: string): string | undefined =>
@@ -147,6 +171,24 @@ const sharedFlags = {
   report: Flag.String("report").pipe(
     Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH"),
     Flag.optional
+  ),
+  rpc: Flag.String("rpc").pipe(
+    Flag.withDescription(
+      "a chain's JSON-RPC URL, <chainId>=<url>, repeatable: runs the chain group (code, facade, router) on it"
+    ),
+    Flag.atLeast(0)
+  ),
+  execute: Flag.Boolean("execute").pipe(
+    Flag.withDescription(
+      "perform one real fill (permit, approval, fillDirect) with --wallet-key, funded on a source chain of --rpc, and wait until PAID"
+    ),
+    Flag.withDefault(false)
+  ),
+  executeTimeout: Flag.Finite("execute-timeout").pipe(
+    Flag.withDescription(
+      `how long --execute waits for its transactions and for PAID, seconds (default ${RunOptions.DEFAULTS.executeTimeoutSeconds})`
+    ),
+    Flag.optional
   )
 }
 
@@ -160,7 +202,11 @@ export const listText = (checks: ReadonlyArray<Check> = Registry.all): string =>
   GROUPS.map((g) => {
     const inGroup = checks.filter((c) => c.group === g)
     return `${g}: ${GROUP_TITLES[g]}\n${
-      inGroup.map((c) => `  ${c.name}${c.createsPermit ? " [creates a permit]" : ""}\n      ${c.title}`).join("\n")
+      inGroup.map((c) =>
+        `  ${c.name}${c.createsPermit ? " [creates a permit]" : ""}${
+          c.needs.map((n) => ` [needs --${n}]`).join("")
+        }\n      ${c.title}`
+      ).join("\n")
     }`
   }).join("\n\n") + "\n"
 
@@ -225,7 +271,8 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
           ? {}
           : { rate: previous.options.rate }),
         ...(previous.options.signer === undefined ? {} : { signer: previous.options.signer }),
-        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {})
+        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {}),
+        ...chainOptions(input)
       })
       out.write(`replaying ${failed.length} failed check(s) of ${input.file} (seed ${options.seed})\n\n`)
       const report = yield* execute(options, { output: out })
@@ -308,7 +355,8 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         ...(Option.isSome(input.timeout) ? { timeoutSeconds: input.timeout.value } : {}),
         ...(Option.isSome(input.rate) ? { rate: input.rate.value } : {}),
         ...(Option.isSome(input.signer) ? { signer: input.signer.value } : {}),
-        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {})
+        ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {}),
+        ...chainOptions(input)
       })
       const report = yield* execute(options, { output: output() })
       yield* verdict(report)

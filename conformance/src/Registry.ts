@@ -7,6 +7,7 @@
  */
 import type { Check } from "./Check.ts"
 import * as Aggregator from "./checks/aggregator.ts"
+import * as Chain from "./checks/chain.ts"
 import * as Discovery from "./checks/discovery.ts"
 import * as Etag from "./checks/etag.ts"
 import * as Feed from "./checks/feed.ts"
@@ -49,6 +50,7 @@ export const all: ReadonlyArray<Check> = make([
   ...Route.checks,
   ...Sse.checks,
   ...Permits.checks,
+  ...Chain.checks,
   ...Negative.checks,
   ...Aggregator.checks,
   ...Timing.checks,

@@ -51,6 +51,8 @@ export interface CheckResult {
   readonly failures: ReadonlyArray<FailureRecord>
   /** Transport notes (429 waited out, ...). */
   readonly notes: ReadonlyArray<string>
+  /** What the check recorded besides its verdict (the transactions it sent, the route it used). */
+  readonly details?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -83,6 +85,10 @@ export interface ReportedOptions {
   readonly readOnly: boolean
   /** The test wallet's address (the key is never written). */
   readonly wallet: string
+  /** The chain ids of `--rpc` (the URLs are never written: they may carry a provider's key). */
+  readonly rpcChainIds?: ReadonlyArray<number> | undefined
+  /** Whether `--execute` was given (a real fill). */
+  readonly execute?: boolean | undefined
 }
 
 /**

@@ -93,6 +93,18 @@ export const failureText = (results: ReadonlyArray<CheckResult>, color = false):
 }
 
 /**
+ * The details a check recorded (transactions, the route it used), one per line.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const detailsText = (result: CheckResult): string =>
+  [
+    `  ${result.name} (${result.status}):`,
+    ...Object.entries(result.details ?? {}).map(([k, v]) => `      ${k}: ${v}`)
+  ].join("\n")
+
+/**
  * The console reporter.
  *
  * @category running
@@ -128,7 +140,9 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
                   event.groups.length === 1 ? "" : "s"
                 }; seed ${o.seed}; max examples ${o.maxExamples}; timeout ${o.timeoutSeconds} s${
                   o.rate === undefined ? "" : `; ${o.rate} req/s`
-                }${o.readOnly ? "; read-only" : ""}; wallet ${o.wallet}`
+                }${o.readOnly ? "; read-only" : ""}${
+                  o.rpcChainIds === undefined ? "" : `; chains ${o.rpcChainIds.join(", ")}`
+                }${o.execute === true ? "; execute" : ""}; wallet ${o.wallet}`
               ) +
               "\n\n"
           )
@@ -181,6 +195,12 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
             }
             options.write("\n")
           }
+          const detailed = r.results.filter((x) => x.details !== undefined)
+          if (detailed.length > 0) {
+            options.write(`${bold("Details")}\n`)
+            for (const x of detailed) options.write(`${detailsText(x)}\n`)
+            options.write("\n")
+          }
           const notes = [...new Set(r.results.flatMap((x) => x.notes))]
           if (notes.length > 0) options.write(`${dim(`Transport notes: ${notes.slice(0, 5).join("; ")}`)}\n\n`)
           options.write(
@@ -225,14 +245,15 @@ export const junit = (report: Report): string => {
       const open = `    <testcase classname="svc.conformance.${g}" name="${xml(r.name)}" time="${
         seconds(r.durationMs)
       }"`
-      if (r.status === "passed") return `${open}/>`
+      const out = r.details === undefined ? "" : `\n      <system-out>${xml(detailsText(r))}</system-out>`
+      if (r.status === "passed") return out === "" ? `${open}/>` : `${open}>${out}\n    </testcase>`
       if (r.status === "failed") {
         const text = failureText([r])
         return `${open}>\n      <failure message="${xml(r.failures[0]?.title ?? r.title)}" type="CheckFailed">${
           xml(text)
-        }</failure>\n    </testcase>`
+        }</failure>${out}\n    </testcase>`
       }
-      return `${open}>\n      <skipped message="${xml(`${r.status}: ${r.reason ?? ""}`)}"/>\n    </testcase>`
+      return `${open}>\n      <skipped message="${xml(`${r.status}: ${r.reason ?? ""}`)}"/>${out}\n    </testcase>`
     })
     return `  <testsuite name="${g}" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${
       seconds(time)

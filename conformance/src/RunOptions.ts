@@ -19,6 +19,18 @@ export interface ReportTargets {
 }
 
 /**
+ * A JSON-RPC endpoint of one chain (`--rpc <chainId>=<url>`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RpcEndpoint {
+  readonly chainId: number
+  /** An http(s) URL; it may carry a provider's key, so it is never written to a report. */
+  readonly url: string
+}
+
+/**
  * The options of a run.
  *
  * @category models
@@ -52,6 +64,12 @@ export interface RunOptions {
   /** How long "sent immediately" may take (the initial feed event), ms. Default: the timeout, at most 5 s. */
   readonly immediateMillis?: number | undefined
   readonly reports: ReportTargets
+  /** The chains the chain checks reach (`--rpc`, repeatable; empty: the chain group is skipped). */
+  readonly rpc: ReadonlyArray<RpcEndpoint>
+  /** Perform one real fill with the wallet key (`--execute`). */
+  readonly execute: boolean
+  /** How long `--execute` waits for its transactions and for the permit to be PAID, seconds. */
+  readonly executeTimeoutSeconds: number
 }
 
 /**
@@ -90,7 +108,8 @@ export const Triggers = Context.Reference<{
 export const DEFAULTS = {
   maxExamples: 20,
   timeoutSeconds: 10,
-  quietMillis: 1500
+  quietMillis: 1500,
+  executeTimeoutSeconds: 120
 } as const
 
 /**
@@ -110,6 +129,38 @@ export const randomKey = (): `0x${string}` => {
 }
 
 /**
+ * Parses the values of `--rpc` (`<chainId>=<url>`: a decimal chain id and an
+ * http(s) URL, each chain at most once), or says what is wrong with one.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const parseRpc = (
+  values: ReadonlyArray<string>
+): { readonly endpoints: ReadonlyArray<RpcEndpoint> } | { readonly error: string } => {
+  const endpoints: Array<RpcEndpoint> = []
+  for (const value of values) {
+    const i = value.indexOf("=")
+    const id = i === -1 ? "" : value.slice(0, i).trim()
+    const url = i === -1 ? "" : value.slice(i + 1).trim()
+    if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(Number(id)) || url.length === 0) {
+      return {
+        error:
+          `--rpc ${value}: expected <chainId>=<url> with a decimal chain id, e.g. --rpc 8453=https://mainnet.base.org`
+      }
+    }
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      return { error: `--rpc ${value}: ${url} is not an http(s) URL` }
+    }
+    if (endpoints.some((e) => e.chainId === Number(id))) {
+      return { error: `--rpc: chain ${id} is given more than once` }
+    }
+    endpoints.push({ chainId: Number(id), url })
+  }
+  return { endpoints }
+}
+
+/**
  * Fills the defaults of a partial option set.
  *
  * @category constructors
@@ -126,6 +177,9 @@ export const make = (
   readOnly: false,
   quietMillis: DEFAULTS.quietMillis,
   reports: {},
+  rpc: [],
+  execute: false,
+  executeTimeoutSeconds: DEFAULTS.executeTimeoutSeconds,
   walletKeyGenerated: input.walletKey === undefined,
   walletKey: input.walletKey ?? randomKey(),
   ...input,

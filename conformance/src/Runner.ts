@@ -9,7 +9,8 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
-import { type Check, type Group, GROUPS, type Status } from "./Check.ts"
+import * as Chain from "./Chain.ts"
+import { type Check, Details, type Group, GROUPS, type Need, type Status } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Observer from "./Observer.ts"
 import {
@@ -65,21 +66,36 @@ export const unknownSelectors = (
 ): ReadonlyArray<string> =>
   selectors.filter((s) => !(GROUPS as ReadonlyArray<string>).includes(s) && !checks.some((c) => c.name === s))
 
+/** Why a check is skipped for lack of a flag it needs. */
+const NEEDS: Readonly<Record<Need, string>> = {
+  rpc: "needs --rpc <chainId>=<url> (the chains to read)",
+  execute: "needs --execute (one real fill, with a funded --wallet-key)"
+}
+
 /**
  * Selects the checks of a run, in run order (group order, then registry order).
+ * A check is planned as skipped, with the reason, under `--read-only` when it
+ * can create a permit, and when it needs `--rpc` or `--execute` and the run
+ * has neither.
  *
  * @category running
  * @since 0.1.0
  */
 export const plan = (
   checks: ReadonlyArray<Check>,
-  options: Pick<RunOptions, "only" | "skip" | "readOnly">
+  options: Pick<RunOptions, "only" | "skip" | "readOnly"> & Partial<Pick<RunOptions, "rpc" | "execute">>
 ): ReadonlyArray<PlanEntry> => {
   const hit = (c: Check, list: ReadonlyArray<string>) => list.includes(c.group) || list.includes(c.name)
   const selected = checks.filter((c) => (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip))
-  return GROUPS.flatMap((g) => selected.filter((c) => c.group === g)).map((check) =>
-    options.readOnly && check.createsPermit ? { check, skip: "--read-only: this check can create a permit" } : { check }
-  )
+  const met: Readonly<Record<Need, boolean>> = {
+    rpc: (options.rpc?.length ?? 0) > 0,
+    execute: options.execute === true
+  }
+  return GROUPS.flatMap((g) => selected.filter((c) => c.group === g)).map((check) => {
+    if (options.readOnly && check.createsPermit) return { check, skip: "--read-only: this check can create a permit" }
+    const missing = check.needs.find((n) => !met[n])
+    return missing === undefined ? { check } : { check, skip: NEEDS[missing] }
+  })
 }
 
 const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s)
@@ -111,9 +127,10 @@ const failureRecord = (
   })
 })
 
-/** Longest time one check may take before it is cut and reported inconclusive. */
-const checkBudgetMs = (options: RunOptions) =>
-  Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000)
+/** Longest time one check may take before it is cut and reported inconclusive (--execute adds its own wait). */
+const checkBudgetMs = (check: Check, options: RunOptions) =>
+  Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000) +
+  (check.needs.includes("execute") ? options.executeTimeoutSeconds * 3000 : 0)
 
 const runOne = (entry: PlanEntry, options: RunOptions) =>
   Effect.gen(function*() {
@@ -132,7 +149,14 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
     const transport = yield* Transport
     const before = (yield* transport.exchanges).length
     const started = yield* Clock.currentTimeMillis
-    const exit = yield* Effect.exit(check.run.pipe(Effect.timeoutOption(checkBudgetMs(options))))
+    const budget = checkBudgetMs(check, options)
+    const details: Record<string, string> = {}
+    const exit = yield* Effect.exit(
+      check.run.pipe(
+        Effect.timeoutOption(budget),
+        Effect.provideService(Details, { record: (key, value) => void (details[key] = value) })
+      )
+    )
     const durationMs = (yield* Clock.currentTimeMillis) - started
     const notes = (yield* transport.exchanges).slice(before).flatMap((e) => e.notes).filter((n) => n !== "no response")
     const result = (
@@ -144,12 +168,13 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
       durationMs,
       failures: extra.failures ?? [],
       notes: [...new Set(notes)].filter((n) => !n.startsWith("rate limited (429)")),
-      ...(extra.reason === undefined ? {} : { reason: extra.reason })
+      ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+      ...(Object.keys(details).length === 0 ? {} : { details: { ...details } })
     })
     if (Exit.isSuccess(exit)) {
       return Option.isNone(exit.value)
         ? result("inconclusive", {
-          reason: `the check did not finish within ${Math.round(checkBudgetMs(options) / 1000)} s`
+          reason: `the check did not finish within ${Math.round(budget / 1000)} s`
         })
         : result("passed", {})
     }
@@ -186,7 +211,9 @@ export const reportedOptions = (options: RunOptions, wallet: string): ReportedOp
   ...(options.rate === undefined ? {} : { rate: options.rate }),
   ...(options.signer === undefined ? {} : { signer: options.signer }),
   readOnly: options.readOnly,
-  wallet
+  wallet,
+  ...(options.rpc.length === 0 ? {} : { rpcChainIds: options.rpc.map((e) => e.chainId) }),
+  ...(options.execute ? { execute: true } : {})
 })
 
 /**
@@ -256,10 +283,8 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
  * @category layers
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Shared.Shared | Observer.Observer, never, Transport | Options> = Layer.merge(
-  Shared.layer,
-  Observer.layer
-)
+export const layer: Layer.Layer<Shared.Shared | Observer.Observer | Chain.Chains, never, Transport | Options> = Layer
+  .mergeAll(Shared.layer, Observer.layer, Chain.layer)
 
 /**
  * Runs checks with fresh shared values (the transport and options in context).

@@ -7,6 +7,8 @@
  * @since 0.1.0
  */
 /** @since 0.1.0 */
+export * as Chain from "./Chain.ts"
+/** @since 0.1.0 */
 export * as Check from "./Check.ts"
 /** @since 0.1.0 */
 export * as Cli from "./Cli.ts"

@@ -5,6 +5,7 @@ import * as Registry from "../src/Registry.ts"
 import type { Report } from "../src/Report.ts"
 import * as Reporters from "../src/Reporters.ts"
 import * as Runner from "../src/Runner.ts"
+import * as RunOptions from "../src/RunOptions.ts"
 import { cli } from "./support/cli.ts"
 
 const errorOf = (exit: { _tag: string; cause?: unknown }) => JSON.stringify(exit)
@@ -19,7 +20,24 @@ describe("the command line", () => {
           [["--url", "http://127.0.0.1:1", "--only", "feeds"], "unknown group or check: feeds"],
           [["--url", "http://127.0.0.1:1", "--wallet-key", "0x12"], "--wallet-key must be"],
           [["--url", "http://127.0.0.1:1", "--signer", "nobody"], "--signer must be an address"],
-          [["--url", "http://127.0.0.1:1", "--report", "xml=out.xml"], "is not junit=PATH"]
+          [["--url", "http://127.0.0.1:1", "--report", "xml=out.xml"], "is not junit=PATH"],
+          [["--url", "http://127.0.0.1:1", "--rpc", "http://127.0.0.1:8545"], "expected <chainId>=<url>"],
+          [["--url", "http://127.0.0.1:1", "--rpc", "base=http://127.0.0.1:8545"], "expected <chainId>=<url>"],
+          [["--url", "http://127.0.0.1:1", "--rpc", "0=http://127.0.0.1:8545"], "expected <chainId>=<url>"],
+          [["--url", "http://127.0.0.1:1", "--rpc", "8453=ws://127.0.0.1:8545"], "is not an http(s) URL"],
+          [
+            ["--url", "http://127.0.0.1:1", "--rpc", "8453=http://127.0.0.1:1", "--rpc", "8453=http://127.0.0.1:2"],
+            "chain 8453 is given more than once"
+          ],
+          [
+            ["--url", "http://127.0.0.1:1", "--rpc", "8453=http://127.0.0.1:1", "--execute"],
+            "--execute needs --wallet-key"
+          ],
+          [
+            ["--url", "http://127.0.0.1:1", "--execute", "--wallet-key", `0x${"11".repeat(32)}`],
+            "--execute needs --rpc"
+          ],
+          [["--url", "http://127.0.0.1:1", "--execute-timeout", "0"], "--execute-timeout must be"]
         ] as const
       ) {
         const { exit } = yield* cli(args)
@@ -35,6 +53,7 @@ describe("the command line", () => {
       assert.strictEqual(exit._tag, "Success")
       for (const check of Registry.all) assert.include(text, check.name)
       for (const group of GROUPS) assert.include(text, `${group}: `)
+      assert.include(text, "chain_execute_fill [creates a permit] [needs --rpc] [needs --execute]")
     }))
 
   it.effect("an unreachable deployment fails (exit 1), with a failure per check, not a crash", () =>
@@ -116,6 +135,46 @@ describe("registry and reports", () => {
     assert.notInclude(names, "feed_signature")
     for (const e of plan) assert.strictEqual(e.skip !== undefined, e.check.createsPermit)
     assert.deepStrictEqual(Runner.unknownSelectors(Registry.all, ["feed", "feed_hash", "nope"]), ["nope"])
+  })
+
+  it("the chain group needs --rpc, and the fill --execute: without them they are planned as skipped, saying so", () => {
+    const chain = Registry.all.filter((c) => c.group === "chain")
+    assert.isAbove(chain.length, 0)
+    const base = { only: ["chain"], skip: [], readOnly: false }
+    for (const e of Runner.plan(Registry.all, base)) assert.match(e.skip ?? "", /^needs --rpc/, e.check.name)
+    const rpc = [{ chainId: 8453, url: "http://127.0.0.1:8545" }]
+    const withRpc = Runner.plan(Registry.all, { ...base, rpc })
+    assert.deepStrictEqual(
+      withRpc.filter((e) => e.skip !== undefined).map((e) => [e.check.name, e.skip]),
+      [["chain_execute_fill", "needs --execute (one real fill, with a funded --wallet-key)"]]
+    )
+    assert.isTrue(Runner.plan(Registry.all, { ...base, rpc, execute: true }).every((e) => e.skip === undefined))
+    // --read-only wins: nothing that creates a permit runs
+    const readOnly = Runner.plan(Registry.all, { ...base, readOnly: true, rpc, execute: true })
+    for (const e of readOnly) assert.strictEqual(e.skip !== undefined, e.check.createsPermit, e.check.name)
+  })
+
+  it("--rpc values parse into chain ids and URLs", () => {
+    assert.deepStrictEqual(RunOptions.parseRpc(["8453=http://127.0.0.1:8545", " 56 = https://rpc.example/k?x=1 "]), {
+      endpoints: [{ chainId: 8453, url: "http://127.0.0.1:8545" }, {
+        chainId: 56,
+        url: "https://rpc.example/k?x=1"
+      }]
+    })
+    assert.deepStrictEqual(RunOptions.parseRpc([]), { endpoints: [] })
+    for (
+      const bad of [
+        "8453",
+        "=http://x",
+        "8453=",
+        "-1=http://x",
+        "08453=http://x",
+        "1e3=http://x",
+        "9007199254740993=http://x"
+      ]
+    ) {
+      assert.isTrue("error" in RunOptions.parseRpc([bad]), bad)
+    }
   })
 
   it("--report targets parse; JUnit escapes and counts", () => {
