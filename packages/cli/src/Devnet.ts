@@ -11,9 +11,11 @@
  *
  * @since 0.1.0
  */
-import { COMPILER, STANDARD_JSON_INPUT_HASH, SvcTestToken } from "@svc/contracts/artifacts"
+import { COMPILER, STANDARD_JSON_INPUT_HASH, SvcMainnetRegistryV6, SvcTestToken } from "@svc/contracts/artifacts"
 import * as Deploy from "@svc/contracts/Deploy"
 import { ANVIL_DEPLOYER_KEY, type AnvilNode, ensureCreate2Factory, rpc, startAnvil } from "@svc/contracts/testing/Anvil"
+import { Catalog, Connector } from "@svc/core"
+import { Result } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -168,6 +170,8 @@ interface Deployed {
   readonly chain: DevnetChain
   readonly facadeBlock: number
   readonly facadeTx: Hex
+  readonly registry: Hex
+  readonly rpcUrl: string
 }
 
 const deployChain = async (
@@ -237,8 +241,57 @@ const deployChain = async (
       priceFeeds: { [spec.token.symbol]: feed, [spec.native.symbol]: nativeFeed }
     },
     facadeBlock: Number(receipt.blockNumber),
-    facadeTx
+    facadeTx,
+    registry: system.addresses.registry,
+    rpcUrl: node.url
   }
+}
+
+/**
+ * Registers every route of the catalog on a chain's registry and activates it,
+ * so that the facade's route count and the scanners' route steps resolve. The
+ * transactions are sent back to back and awaited once.
+ */
+const registerRoutes = async (deployed: Deployed, catalog: ReturnType<typeof catalogOf>) => {
+  const resolved = Catalog.fromUnknown(catalog, { registry: Connector.makeRegistry([]) })
+  if (Result.isFailure(resolved)) throw new Error(`devnet catalog: ${resolved.failure.message}`)
+  const chain = defineChain({
+    id: deployed.chain.chainId,
+    name: `devnet ${deployed.chain.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [deployed.rpcUrl] } }
+  })
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(DEVNET_KEYS.deployer),
+    chain,
+    transport: http(deployed.rpcUrl)
+  })
+  let last: Hex | undefined
+  for (const route of resolved.success.routes) {
+    await wallet.writeContract({
+      address: deployed.registry,
+      abi: SvcMainnetRegistryV6.abi,
+      functionName: "registerRoute",
+      args: [
+        route.routeId,
+        route.source.network.networkId,
+        route.source.assetId,
+        route.destination.network.networkId,
+        route.destination.assetId,
+        route.executionGeneration
+      ]
+    })
+    last = await wallet.writeContract({
+      address: deployed.registry,
+      abi: SvcMainnetRegistryV6.abi,
+      functionName: "setRouteStatus",
+      args: [route.routeId, 2]
+    })
+  }
+  if (last === undefined) return
+  const receipt = await createPublicClient({ chain, transport: http(deployed.rpcUrl), pollingInterval: 100 })
+    .waitForTransactionReceipt({ hash: last, pollingInterval: 100 })
+  if (receipt.status !== "success") throw new Error(`chain ${deployed.chain.chainId}: route registration reverted`)
 }
 
 /** The catalog of the devnet: the two test tokens, a route each way. */
@@ -376,7 +429,8 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
   mkdirSync(serverDir, { recursive: true, mode: 0o700 })
   const port = options.port === undefined || options.port === 0 ? await freePort() : options.port
   const serverUrl = `http://127.0.0.1:${port}`
-  const discoveryURI = `${serverUrl}/.well-known/svc-onchain-discovery.json`
+  // what the facades return: the solver manifest (docs/protocol.md, on-chain discovery)
+  const discoveryURI = `${serverUrl}/.well-known/svc-solver.json`
   const nodes: Array<AnvilNode> = []
   let child: ChildProcess | undefined
   const stopChains = async () => {
@@ -400,7 +454,10 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     }
     const catalogPath = join(dataDir, "catalog.json")
     const onchainPath = join(dataDir, "onchain.json")
-    writeFileSync(catalogPath, JSON.stringify(catalogOf(deployed, options.finalityBlocks ?? 2), null, 2) + "\n")
+    const catalog = catalogOf(deployed, options.finalityBlocks ?? 2)
+    writeFileSync(catalogPath, JSON.stringify(catalog, null, 2) + "\n")
+    await Promise.all(deployed.map((d) => registerRoutes(d, catalog)))
+    log("svc devnet: routes registered and active on both registries")
     writeFileSync(onchainPath, JSON.stringify(onchainOf(deployed, system), null, 2) + "\n")
     const env: Record<string, string> = {
       ...process.env as Record<string, string>,
