@@ -19,6 +19,9 @@ import * as Devnet from "../../packages/cli/src/Devnet.ts"
 interface Counter {
   calls: number
   readonly byMethod: Map<string, number>
+  /** Market reads (eth_gasPrice, eth_call to a price feed), once the feeds are known. */
+  market: number
+  feeds: ReadonlySet<string>
 }
 
 /** A JSON-RPC proxy that counts calls (batch entries one by one). */
@@ -29,11 +32,16 @@ const countingProxy = async (target: string, counter: Counter): Promise<{ url: s
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8")
       try {
-        const parsed = JSON.parse(body) as { method?: string } | Array<{ method?: string }>
+        type Call = { method?: string; params?: ReadonlyArray<{ to?: string } | unknown> }
+        const parsed = JSON.parse(body) as Call | Array<Call>
         for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
           counter.calls++
           const method = call.method ?? "?"
           counter.byMethod.set(method, (counter.byMethod.get(method) ?? 0) + 1)
+          const to = (call.params?.[0] as { to?: string } | undefined)?.to?.toLowerCase()
+          if (method === "eth_gasPrice" || (method === "eth_call" && to !== undefined && counter.feeds.has(to))) {
+            counter.market++
+          }
         }
       } catch {
         // not JSON: forwarded as is
@@ -82,7 +90,7 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
     serverEnv: { SVC_LOG_LEVEL: "error" },
     log,
     serverRpcUrl: async ({ chainId, url }) => {
-      const counter: Counter = { calls: 0, byMethod: new Map() }
+      const counter: Counter = { calls: 0, byMethod: new Map(), market: 0, feeds: new Set() }
       counters.set(chainId, counter)
       const proxy = await countingProxy(url, counter)
       proxies.push(proxy)
@@ -94,24 +102,32 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
     const destination = devnet.info.chains[1]!
     const blockOf = async (url: string) => Number(BigInt((await rpc(url, "eth_blockNumber")) as string))
 
+    for (const chain of devnet.info.chains) {
+      counters.get(chain.chainId)!.feeds = new Set(Object.values(chain.priceFeeds).map((f) => f.toLowerCase()))
+    }
     // idle: no permits in flight; count the watcher's calls per new block on each chain
     await new Promise((r) => setTimeout(r, 3000))
     const idleSeconds = options.quick ? 10 : 30
     const idle = []
     for (const chain of [source, destination]) {
-      idle.push({ chain, from: await blockOf(chain.rpcUrl), calls: counters.get(chain.chainId)!.calls })
+      const counter = counters.get(chain.chainId)!
+      idle.push({ chain, from: await blockOf(chain.rpcUrl), calls: counter.calls, market: counter.market })
     }
     log(`svc bench settlement: idle for ${idleSeconds} s`)
     await new Promise((r) => setTimeout(r, idleSeconds * 1000))
     const idleResults = []
     for (const i of idle) {
       const blocks = (await blockOf(i.chain.rpcUrl)) - i.from
-      const calls = counters.get(i.chain.chainId)!.calls - i.calls
+      const counter = counters.get(i.chain.chainId)!
+      const market = counter.market - i.market
+      const calls = counter.calls - i.calls - market
       idleResults.push({
         chainId: i.chain.chainId,
         blocks,
         calls,
-        callsPerBlock: Math.round((calls / blocks) * 100) / 100
+        callsPerBlock: Math.round((calls / blocks) * 100) / 100,
+        marketCalls: market,
+        marketCallsPerSecond: Math.round((market / idleSeconds) * 100) / 100
       })
     }
 
@@ -147,6 +163,10 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
       "idle watcher, RPC calls per new block (counted by a proxy, both the watcher and inventory reads):",
       ...idleResults.map((r) =>
         `  chain ${r.chainId}: ${r.calls} calls over ${r.blocks} blocks = ${r.callsPerBlock} per block`
+      ),
+      "market data (price feeds and gas price, polled every SVC_MARKET_POLL_MS = 1000 ms on the devnet, not per block):",
+      ...idleResults.map((r) =>
+        `  chain ${r.chainId}: ${r.marketCalls} calls in ${idleSeconds} s = ${r.marketCallsPerSecond} per second`
       ),
       "",
       `fill's block -> PAID seen by the client (block timestamps have 1 s resolution): median ${results.fillBlockToPaidMs.median} ms, min ${results.fillBlockToPaidMs.min} ms, max ${results.fillBlockToPaidMs.max} ms over ${fills} fills`
