@@ -14,6 +14,9 @@
  *   records a lifecycle observation through the SettlementObserver (until chain
  *   watchers exist, this is how states past ISSUED are reached).
  * - `svc admin expire`: expires due permits now.
+ * - `svc admin permit <fillId>`: what the store holds of a permit: its state and
+ *   reasonCodes (why it FAILED: the public status carries the state only), its
+ *   transaction hashes, amounts, times and its payout intent.
  *
  * Output is one JSON value on stdout; errors exit 2.
  *
@@ -149,6 +152,41 @@ const expire = Command.make("expire", {}, () =>
     Effect.flatMap((expired) => writeJson({ expired }))
   )).pipe(Command.withDescription("expire every permit past validUntil + grace now"))
 
+const permit = Command.make("permit", {
+  fillId: Argument.String("fillId").pipe(Argument.withDescription("the permit's fillId"))
+}, ({ fillId }) =>
+  withStore((store) =>
+    Effect.gen(function*() {
+      const id = fillId.toLowerCase()
+      const record = yield* store.getPermit(id)
+      if (record === undefined) return yield* new BadInput({ message: `no permit with fillId ${fillId}` })
+      const intent = yield* store.payoutIntent(id)
+      return {
+        fillId: record.fillId,
+        state: record.state,
+        reasonCodes: record.reasonCodes,
+        routeId: record.routeId,
+        quoteId: record.quoteId,
+        payer: record.payerAddress ?? record.scope,
+        amountInRaw: record.amountInRaw,
+        amountOutRaw: record.amountOutRaw,
+        sourceTxHash: record.sourceTxHash,
+        payoutTxHash: record.payoutTxHash,
+        validUntil: new Date(record.validUntil * 1000).toISOString(),
+        createdAt: new Date(record.createdAt).toISOString(),
+        updatedAt: new Date(record.updatedAt).toISOString(),
+        payoutIntent: intent === undefined ? null : {
+          txHash: intent.txHash,
+          sender: intent.sender,
+          nonce: intent.nonce,
+          attempt: intent.attempt
+        }
+      }
+    })
+  ).pipe(Effect.flatMap(writeJson))).pipe(
+    Command.withDescription("print what the store holds of a permit: state, reasonCodes, transactions, payout intent")
+  )
+
 /**
  * `svc admin`.
  *
@@ -157,5 +195,5 @@ const expire = Command.make("expire", {}, () =>
  */
 export const admin = Command.make("admin").pipe(
   Command.withDescription("operator control of a deployment through its store"),
-  Command.withSubcommands([status, pause, resume, route, settle, expire])
+  Command.withSubcommands([status, pause, resume, route, settle, expire, permit])
 )

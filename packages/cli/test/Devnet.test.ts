@@ -8,9 +8,11 @@
 import { createClient } from "@svc/client"
 import { EvmMarket } from "@svc/connector-evm"
 import { SvcPriceFeed, SvcVaultV6 } from "@svc/contracts/artifacts"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import {
   createPublicClient,
   createWalletClient,
@@ -29,6 +31,8 @@ import * as Devnet from "../src/Devnet.ts"
 const deployer = privateKeyToAccount(Devnet.DEVNET_KEYS.deployer)
 
 let devnet: Devnet.Devnet
+/** The fillId the end-to-end test paid. */
+let paidFillId: string | undefined
 let dataDir: string
 const payout = privateKeyToAccount(Devnet.DEVNET_KEYS.payout)
 const user = privateKeyToAccount(Devnet.DEVNET_KEYS.user)
@@ -143,6 +147,7 @@ describe("svc devnet", () => {
       const payoutNonce = await nonceOf(destination, payout.address)
       const result = await executeOnDevnet(devnet.info, { timeoutMs: 60_000 })
       expect(result.state).toBe("PAID")
+      paidFillId = result.fillId
       expect(result.sourceTxHash).toBe(result.fillDirectTxHash.toLowerCase())
       expect(result.payoutTxHash).toMatch(/^0x[0-9a-f]{64}$/)
       expect(BigInt(result.recipientBalanceAfter) - BigInt(result.recipientBalanceBefore)).toBe(
@@ -278,4 +283,33 @@ describe("svc devnet", () => {
       await setUsdt(100_000_000n)
     }
   }, 60_000)
+
+  it(
+    "svc admin permit shows what the status hides: a FAILED permit's reasonCodes; a paid one's payout intent",
+    async () => {
+      const admin = (...args: Array<string>) =>
+        JSON.parse(
+          execFileSync(process.execPath, [fileURLToPath(new URL("../src/bin.ts", import.meta.url)), "admin", ...args], {
+            env: { ...process.env, SVC_DATA_DIR: join(dataDir, "server"), SVC_LOG_LEVEL: "none" },
+            encoding: "utf8"
+          })
+        )
+      const { issued } = await permitFor(1n)
+      expect(admin("settle", issued.fillId, "failed", "OPERATOR_TEST").state).toBe("FAILED")
+      const failed = admin("permit", issued.fillId)
+      expect(failed).toMatchObject({ state: "FAILED", reasonCodes: ["OPERATOR_TEST"], payoutIntent: null })
+
+      // the first test's fill, paid: its intent is the payout transaction that landed
+      expect(paidFillId).toBeDefined()
+      const paid = admin("permit", paidFillId!)
+      expect(paid.state).toBe("PAID")
+      expect(paid.reasonCodes).toEqual([])
+      expect(paid.payoutIntent).toMatchObject({
+        txHash: paid.payoutTxHash,
+        attempt: 1,
+        sender: payout.address.toLowerCase()
+      })
+    },
+    60_000
+  )
 })
