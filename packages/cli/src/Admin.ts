@@ -37,6 +37,16 @@ const storeLayer = Layer.unwrap(
   )
 )
 
+/** Tells every replica (PostgreSQL: NOTIFY) that the operator state changed; best effort, they poll too. */
+const announceChange = Effect.flatMap(ServerConfig.load, (config) =>
+  StoreConfig.announceFromUrl(
+    { databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir },
+    "operator",
+    "changed"
+  )).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("could not notify the replicas; they notice within a tick", cause))
+  )
+
 const withStore = <A, E>(f: (store: Store.StoreShape) => Effect.Effect<A, E>) =>
   Effect.flatMap(Effect.service(Store.Store), f).pipe(
     Effect.provide(storeLayer),
@@ -58,6 +68,7 @@ const pause = Command.make(
   },
   ({ reason }) =>
     withStore((store) => store.setPaused(true, Option.getOrElse(reason, () => "paused by the operator"))).pipe(
+      Effect.tap(() => announceChange),
       Effect.flatMap(writeJson)
     )
 ).pipe(Command.withDescription("pause publication: feed, stream and permit creation answer 503"))
@@ -65,7 +76,8 @@ const pause = Command.make(
 const resume = Command.make(
   "resume",
   {},
-  () => withStore((store) => store.setPaused(false, null)).pipe(Effect.flatMap(writeJson))
+  () =>
+    withStore((store) => store.setPaused(false, null)).pipe(Effect.tap(() => announceChange), Effect.flatMap(writeJson))
 ).pipe(
   Command.withDescription("resume publication")
 )
@@ -95,7 +107,7 @@ const route = Command.make("route", {
           : { ...current, executionStatus: status }
         return yield* store.setRouteOverride(id, next)
       })
-    ).pipe(Effect.flatMap(writeJson))
+    ).pipe(Effect.tap(() => announceChange), Effect.flatMap(writeJson))
   })).pipe(Command.withDescription("set a route's status at run time"))
 
 const EVENTS = ["source-observed", "source-confirmed", "payout-submitted", "paid", "failed"] as const

@@ -34,6 +34,7 @@ import { Clock, Context, Effect, Layer, Schedule } from "effect"
 import { Catalog, type Network } from "./Catalog.ts"
 import type * as Chain from "./Chain.ts"
 import { ConnectorError, ConnectorRegistry, type ConnectorUnavailable } from "./Connector.ts"
+import { Coordination, whileLeader } from "./Coordination.ts"
 import { envelopeOf } from "./PermitEnvelope.ts"
 import { SettlementObserver, type TransitionRefused } from "./Settlement.ts"
 import { type PermitRecord, Store, type StoreError } from "./Store.ts"
@@ -176,7 +177,7 @@ export const fillMismatches = (
  */
 export const layer = (
   options?: ChainSettlementOptions
-): Layer.Layer<ChainSettlement, never, Catalog | Store | ConnectorRegistry | SettlementObserver> =>
+): Layer.Layer<ChainSettlement, never, Catalog | Store | ConnectorRegistry | SettlementObserver | Coordination> =>
   Layer.effect(
     ChainSettlement,
     Effect.gen(function*() {
@@ -184,6 +185,7 @@ export const layer = (
       const store = yield* Store
       const registry = yield* ConnectorRegistry
       const observer = yield* SettlementObserver
+      const coordination = yield* Coordination
       const pollMillis = options?.pollMillis ?? 1000
       const reorgDepth = BigInt(Math.max(1, options?.reorgDepth ?? 64))
       const lookback = BigInt(Math.max(0, options?.initialLookbackBlocks ?? 1000))
@@ -444,12 +446,14 @@ export const layer = (
           ...pending.filter((p) => p.state === "SOURCE_CONFIRMED")
         ]
         for (const record of ordered) {
-          yield* payoutOne(record).pipe(Effect.catch((e: ChainFailure) =>
-            Effect.logWarning("payout step failed; retried on the next pass", {
-              fillId: record.fillId,
-              error: e.message
-            })
-          ))
+          yield* payoutOne(record).pipe(
+            Effect.catch((e: ChainFailure) =>
+              Effect.logWarning("payout step failed; retried on the next pass", {
+                fillId: record.fillId,
+                error: e.message
+              })
+            )
+          )
         }
       })
 
@@ -484,9 +488,7 @@ export const layer = (
       )
 
       const watchAll = Effect.forEach(
-        [...watched.values()].filter((w) =>
-          w.network.router !== null
-        ),
+        [...watched.values()].filter((w) => w.network.router !== null),
         (w) =>
           watchOnce(w).pipe(
             Effect.catch((e: ChainFailure) =>
@@ -510,13 +512,20 @@ export const layer = (
             `${w.network.key}${w.network.router !== null ? " watch" : ""}${w.chain.payer !== null ? " pay" : ""}`
           )
         })
-        yield* refreshAll
-        if (pollMillis > 0) {
-          yield* Effect.forkScoped(Effect.repeat(step, Schedule.spaced(pollMillis)))
-          if (inventoryRefreshMillis > 0) {
-            yield* Effect.forkScoped(Effect.repeat(refreshAll, Schedule.spaced(inventoryRefreshMillis)))
+        // only the leading replica watches and pays (one payout key in use at a time)
+        const leading = Effect.gen(function*() {
+          yield* refreshAll
+          if (pollMillis > 0) {
+            yield* Effect.forkChild(Effect.repeat(step, Schedule.spaced(pollMillis)))
+            if (inventoryRefreshMillis > 0) {
+              yield* Effect.forkChild(Effect.repeat(refreshAll, Schedule.spaced(inventoryRefreshMillis)))
+            }
           }
-        }
+          return yield* Effect.never
+        })
+        // a process that leads from the start has its balances before it serves
+        if (yield* coordination.isLeader) yield* refreshAll
+        yield* Effect.forkScoped(whileLeader(coordination, leading))
       }
 
       return ChainSettlement.of({

@@ -31,6 +31,7 @@ import {
   Clock,
   Context,
   Data,
+  Duration,
   Effect,
   Layer,
   Option,
@@ -40,16 +41,18 @@ import {
   Schedule,
   Schema,
   type Scope,
-  Semaphore
+  Semaphore,
+  Stream
 } from "effect"
 import { Catalog, type CatalogRoute } from "./Catalog.ts"
+import { Coordination, whileLeader } from "./Coordination.ts"
 import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
 import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
 import { type IndicativeTerms, Pricing, pricingReferenceIdOf } from "./Pricing.ts"
 import { Signer } from "./Signer.ts"
-import { availableOf, type OperatorState, Store } from "./Store.ts"
+import { availableOf, type OperatorState, type PublicationDocument, Store } from "./Store.ts"
 
 // ---------------------------------------------------------------------------
 // Models
@@ -191,6 +194,11 @@ export interface PublisherOptions {
   readonly refreshBeforeSeconds?: number | undefined
   /** How often the publisher looks for changes, milliseconds. Default 1000. */
   readonly tickMillis?: number | undefined
+  /**
+   * A replica that does not lead reads the leader's newest publication when told
+   * (an announcement) and at least this often, milliseconds. Default 5000.
+   */
+  readonly followMillis?: number | undefined
   /** Bytes of filtered views kept per publication. Default 64 MiB. */
   readonly viewCacheBytes?: number | undefined
 }
@@ -382,6 +390,18 @@ const makeMemo = (): Memo => {
   }
 }
 
+/**
+ * What the leader stores of each publication for the other replicas: the signed
+ * canonical payload and what is served beside it.
+ */
+interface SignedDocument {
+  readonly canonicalPayload: string
+  readonly feedHash: Hex
+  readonly feedSignature: Hex
+  readonly feedSigner: Hex
+  readonly actionableRoutes: ReadonlyArray<ActionableRoute>
+}
+
 const unpricedCache = new WeakMap<CatalogRoute, IndicativeTerms>()
 
 /** The terms a route is published with while it cannot be priced: the catalog's price, model UNPRICED. */
@@ -527,7 +547,7 @@ const termsFingerprint = (terms: ReadonlyArray<{ terms: RouteTerms }>): string =
  */
 export const layer = (
   options: PublisherOptions
-): Layer.Layer<Publisher, never, Catalog | Pricing | Inventory | Store | Signer | Economics> =>
+): Layer.Layer<Publisher, never, Catalog | Pricing | Inventory | Store | Signer | Economics | Coordination> =>
   Layer.effect(
     Publisher,
     Effect.gen(function*() {
@@ -535,6 +555,7 @@ export const layer = (
       const store = yield* Store
       const signer = yield* Signer
       const economics = yield* Economics
+      const coordination = yield* Coordination
       const services = yield* Effect.context<Catalog | Pricing | Inventory>()
       const ttl = Math.max(2, Math.floor(options.feedTtlSeconds ?? 300))
       const refreshBefore = Math.min(ttl - 1, Math.max(1, Math.floor(options.refreshBeforeSeconds ?? ttl / 2)))
@@ -560,15 +581,15 @@ export const layer = (
         s._tag === "Open" ? Option.some(s.publication) : s.last
 
       const setState = (next: PublisherState, event?: PublicationEvent) =>
-        Effect.flatMap(Ref.set(stateRef, next), () =>
-          event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid))
+        Effect.flatMap(
+          Ref.set(stateRef, next),
+          () => event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid)
+        )
 
       const build = Effect.fnUntraced(
         function*(now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) {
           const dataVersion = yield* store.nextDataVersion.pipe(
-            Effect.mapError((e) =>
-              new PublishFailed({ reason: e.message, cause: e })
-            )
+            Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
           )
           const dv = dataVersion.toString()
           const generatedAt = now
@@ -613,58 +634,131 @@ export const layer = (
           )
           const evidence = yield* economics.evidence(routes)
           const actionableRoutes = Economy.shortlist(routes, evidence)
-          const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
-          const head =
-            `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${catalog.releaseId}","dataVersion":"${dv}","generatedAt":${generatedAt},"validUntil":${validUntil},"signedPayload":${canonicalPayload},"routeDetailTemplate":${
-              JSON.stringify(template)
-            },"actionableRoutes":${JSON.stringify(actionableRoutes)},`
-          const tailStart =
-            `"feedHash":"${feedHash}","feedSigner":"${signer.address}","feedSignature":"${feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
-          const parts: Parts = {
-            head,
-            tail: (returned, returnedOpen) =>
-              `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
-          }
-          const base = {
-            dataVersion,
-            generatedAt,
-            validUntil,
-            releaseId: catalog.releaseId,
-            payload: payload as SignedFeedPayload,
+          const document: SignedDocument = {
             canonicalPayload,
             feedHash,
             feedSignature,
             feedSigner: signer.address,
-            routes,
-            routeTexts,
-            openRouteCount,
-            actionableRoutes,
-            routeIndexById: new Map(routes.map((r, i) => [r.routeId.toLowerCase(), i])),
-            routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
-            catalogRoutes: built.map((b) => b.route)
-          }
-          const fullView = renderView(base, parts, {})
-          const publication: Publication = {
-            ...base,
-            fullView,
-            view: makeViewCache(cacheBytes, (filter) =>
-              filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter))
+            actionableRoutes
           }
           yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length })
-            .pipe(
-              Effect.mapError((e) =>
-                new PublishFailed({ reason: e.message, cause: e })
-              )
-            )
-          return publication
+            .pipe(Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e })))
+          // the other replicas serve these very bytes (written before anyone is told)
+          yield* store.savePublicationDocument({ dataVersion, document: JSON.stringify(document) }).pipe(
+            Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
+          )
+          return materialize({
+            dataVersion,
+            payload: payload as SignedFeedPayload,
+            document,
+            routeTexts,
+            catalogRoutes: built.map((b) => b.route)
+          })
         }
       )
+
+      /** A publication ready to serve, from a signed document and its parsed payload. */
+      const materialize = (input: {
+        readonly dataVersion: bigint
+        readonly payload: SignedFeedPayload
+        readonly document: SignedDocument
+        readonly routeTexts: ReadonlyArray<string>
+        readonly catalogRoutes: ReadonlyArray<CatalogRoute>
+      }): Publication => {
+        const { document, payload } = input
+        const routes = payload.routes
+        const dv = input.dataVersion.toString()
+        const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
+        const head =
+          `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${payload.releaseId}","dataVersion":"${dv}","generatedAt":${payload.generatedAt},"validUntil":${payload.validUntil},"signedPayload":${document.canonicalPayload},"routeDetailTemplate":${
+            JSON.stringify(template)
+          },"actionableRoutes":${JSON.stringify(document.actionableRoutes)},`
+        const tailStart =
+          `"feedHash":"${document.feedHash}","feedSigner":"${document.feedSigner}","feedSignature":"${document.feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
+        const parts: Parts = {
+          head,
+          tail: (returned, returnedOpen) =>
+            `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
+        }
+        const base = {
+          dataVersion: input.dataVersion,
+          generatedAt: payload.generatedAt,
+          validUntil: payload.validUntil,
+          releaseId: payload.releaseId as Hex,
+          payload,
+          canonicalPayload: document.canonicalPayload,
+          feedHash: document.feedHash,
+          feedSignature: document.feedSignature,
+          feedSigner: document.feedSigner,
+          routes,
+          routeTexts: input.routeTexts,
+          openRouteCount,
+          actionableRoutes: document.actionableRoutes,
+          routeIndexById: new Map(routes.map((r, i) => [r.routeId.toLowerCase(), i])),
+          routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
+          catalogRoutes: input.catalogRoutes
+        }
+        const fullView = renderView(base, parts, {})
+        return {
+          ...base,
+          fullView,
+          view: makeViewCache(
+            cacheBytes,
+            (filter) => filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter)
+          )
+        }
+      }
+
+      /** The publication of a document another replica (the leader) stored; checked before it is served. */
+      const adopt = Effect.fnUntraced(function*(stored: PublicationDocument) {
+        const invalid = (reason: string) =>
+          new PublishFailed({ reason: `stored publication ${stored.dataVersion}: ${reason}` })
+        const parsed = Result.try(() => JSON.parse(stored.document) as SignedDocument)
+        if (Result.isFailure(parsed)) return yield* invalid("not JSON")
+        const document = parsed.success
+        const hash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${document.canonicalPayload}`))
+        if (hash !== document.feedHash) return yield* invalid("its feedHash does not match its payload")
+        if (document.feedSigner.toLowerCase() !== signer.address.toLowerCase()) {
+          return yield* invalid(`signed by ${document.feedSigner}, not by this replica's key ${signer.address}`)
+        }
+        const payload = decodePayload(JSON.parse(document.canonicalPayload), strictParseOptions)
+        if (Result.isFailure(payload)) return yield* invalid("its payload fails its schema")
+        if (payload.success.dataVersion !== stored.dataVersion.toString()) return yield* invalid("dataVersion differs")
+        if (payload.success.releaseId.toLowerCase() !== catalog.releaseId.toLowerCase()) {
+          return yield* invalid("another releaseId than this replica's catalog")
+        }
+        const routeTexts: Array<string> = []
+        const catalogRoutes: Array<CatalogRoute> = []
+        const routes = payload.success.routes
+        for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
+          for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
+            const route = routes[i]!
+            const catalogRoute = catalog.route(route.routeId)
+            if (catalogRoute === undefined) {
+              return yield* invalid(
+                `route ${route.routeId} is not in this replica's catalog (replicas need the same catalog)`
+              )
+            }
+            catalogRoutes.push(catalogRoute)
+            routeTexts.push(CanonicalJson.stringify(route))
+          }
+          yield* Effect.yieldNow
+        }
+        return materialize({
+          dataVersion: stored.dataVersion,
+          payload: payload.success,
+          document,
+          routeTexts,
+          catalogRoutes
+        })
+      })
 
       const publishWith = (now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) =>
         Effect.gen(function*() {
           const publication = yield* build(now, built)
           yield* Ref.set(fingerprintRef, termsFingerprint(built))
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
+          yield* coordination.announce("publication", publication.dataVersion.toString())
           return publication
         })
 
@@ -680,6 +774,7 @@ export const layer = (
             const reason = operator.success.pauseReason ?? "publication paused by the operator"
             if (state._tag !== "Closed") {
               yield* setState({ _tag: "Closed", reason, last: lastOf(state) }, { _tag: "Closed", reason })
+              yield* coordination.announce("operator", "paused")
             }
             return yield* Effect.fail(new PublicationUnavailable({ closed: true, reason }))
           }
@@ -731,8 +826,55 @@ export const layer = (
         )
       })
 
-      yield* refresh
-      yield* Effect.forkScoped(Effect.repeat(refresh, Schedule.spaced(tickMillis)))
+      // ------------------------------------------------------------ replicas
+      // A replica that does not lead serves what the leader stored: it looks again when told
+      // (an announcement), and every followMillis in case it was not told.
+      const follow = lock.withPermit(Effect.gen(function*() {
+        const state = yield* Ref.get(stateRef)
+        const operator = yield* store.operatorState
+        if (operator.paused) {
+          const reason = operator.pauseReason ?? "publication paused by the operator"
+          if (state._tag !== "Closed") {
+            yield* setState({ _tag: "Closed", reason, last: lastOf(state) }, { _tag: "Closed", reason })
+          }
+          return
+        }
+        const stored = yield* store.latestPublicationDocument
+        if (stored === undefined) return
+        const last = lastOf(state)
+        if (state._tag === "Open" && Option.isSome(last) && last.value.dataVersion >= stored.dataVersion) return
+        if (state._tag !== "Open" && Option.isSome(last) && last.value.dataVersion === stored.dataVersion) {
+          // resumed, the leader has not republished yet: serve the last one again
+          yield* setState({ _tag: "Open", publication: last.value }, { _tag: "Published", publication: last.value })
+          return
+        }
+        if (Option.isSome(last) && last.value.dataVersion > stored.dataVersion) return
+        const publication = yield* adopt(stored)
+        yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
+      })).pipe(
+        Effect.catchCause((cause) => Effect.logWarning("following the leader's publication failed", cause))
+      )
+      const followMillis = Math.max(tickMillis, options.followMillis ?? 5000)
+      const announcements = yield* coordination.announcements
+      yield* Effect.forkScoped(
+        Stream.merge(announcements, Stream.tick(Duration.millis(followMillis))).pipe(
+          Stream.runForEach((tick) =>
+            Effect.flatMap(coordination.isLeader, (leads) =>
+              !leads
+                ? follow
+                // an operator change announced by `svc admin`: the leader acts now, not at its next tick
+                : typeof tick === "object" && tick.topic === "operator" && tick.payload !== "paused"
+                ? Effect.asVoid(refresh)
+                : Effect.void)
+          )
+        )
+      )
+
+      if (yield* coordination.isLeader) yield* refresh
+      else yield* follow
+      yield* Effect.forkScoped(
+        whileLeader(coordination, Effect.repeat(refresh, Schedule.spaced(tickMillis)))
+      )
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
           const state = yield* Ref.get(stateRef)
@@ -754,8 +896,16 @@ export const layer = (
           const state = yield* Ref.get(stateRef)
           return { state, events: subscription }
         }),
-        refresh,
-        publishNow: tick(true)
+        refresh: Effect.flatMap(
+          coordination.isLeader,
+          (leads) => leads ? refresh : Effect.flatMap(follow, () => Ref.get(stateRef))
+        ),
+        publishNow: Effect.flatMap(coordination.isLeader, (leads) =>
+          leads
+            ? tick(true)
+            : Effect.fail(
+              new PublishFailed({ reason: "this replica does not lead: the leader publishes (see Coordination)" })
+            ))
       })
     })
   )

@@ -22,6 +22,7 @@ import { Layer } from "effect"
 import * as Catalog from "./Catalog.ts"
 import * as ChainSettlement from "./ChainSettlement.ts"
 import * as Connector from "./Connector.ts"
+import * as Coordination from "./Coordination.ts"
 import * as Economics from "./Economics.ts"
 import * as Inventory from "./Inventory.ts"
 import * as Market from "./Market.ts"
@@ -86,6 +87,7 @@ export type Engine =
   | RouteMetrics.RouteMetrics
   | RateLimit.PermitRateLimiter
   | Connector.ConnectorRegistry
+  | Coordination.Coordination
 
 /**
  * What a replacement part may use: the other parts of the engine, the store and
@@ -103,6 +105,12 @@ export type PartContext = Engine | Store | Signer
  * @since 0.1.0
  */
 export interface SolverParts<E = never> {
+  /**
+   * Coordination of replicas (which one publishes and settles); default: one
+   * process (`Coordination.layerSingle`). Replicas on PostgreSQL use
+   * `@svc/store`'s `PgCoordination`.
+   */
+  readonly coordination?: Layer.Layer<Coordination.Coordination, E> | undefined
   readonly catalog?: Layer.Layer<Catalog.Catalog, E, Connector.ConnectorRegistry> | undefined
   readonly market?: Layer.Layer<Market.Market, E, Catalog.Catalog | Connector.ConnectorRegistry> | undefined
   readonly pricing?: Layer.Layer<Pricing.Pricing, E, Catalog.Catalog | Market.Market | Store | Signer> | undefined
@@ -118,14 +126,20 @@ export interface SolverParts<E = never> {
     | Layer.Layer<
       ChainSettlement.ChainSettlement,
       E,
-      Catalog.Catalog | Store | Connector.ConnectorRegistry | Settlement.SettlementObserver
+      Catalog.Catalog | Store | Connector.ConnectorRegistry | Settlement.SettlementObserver | Coordination.Coordination
     >
     | undefined
   readonly publisher?:
     | Layer.Layer<
       Publisher.Publisher,
       E,
-      Catalog.Catalog | Pricing.Pricing | Inventory.Inventory | Store | Signer | Economics.Economics
+      | Catalog.Catalog
+      | Pricing.Pricing
+      | Inventory.Inventory
+      | Store
+      | Signer
+      | Economics.Economics
+      | Coordination.Coordination
     >
     | undefined
   readonly permits?:
@@ -176,7 +190,8 @@ export const layer = <E = never>(
   const economics = part(parts.economics, () => Economics.layerMarket).pipe(Layer.provide(pricing))
   const rateLimiter = part(parts.rateLimiter, () => RateLimit.layerMemory(options.rateLimit))
   const inventory = part(parts.inventory, () => Inventory.layerFromCatalog).pipe(Layer.provide(catalog))
-  const base = Layer.mergeAll(pricing, economics, rateLimiter, inventory)
+  const coordination = part(parts.coordination, () => Coordination.layerSingle)
+  const base = Layer.mergeAll(pricing, economics, rateLimiter, inventory, coordination)
   const publisher = part(parts.publisher, () => Publisher.layer(options.publisher)).pipe(Layer.provide(base))
   const withPublisher = Layer.merge(base, publisher)
   const metrics = part(parts.routeMetrics, () => RouteMetrics.layer(options.routeMetrics))
@@ -185,7 +200,7 @@ export const layer = <E = never>(
   )
   const settlement = part(parts.settlement, () => Settlement.layer(options.settlement))
   const chainSettlement = part(parts.chainSettlement, () => ChainSettlement.layer(options.chainSettlement)).pipe(
-    Layer.provide(Layer.merge(catalog, settlement))
+    Layer.provide(Layer.mergeAll(catalog, settlement, coordination))
   )
   return Layer.mergeAll(withPublisher, permits, settlement, chainSettlement, metrics)
 }

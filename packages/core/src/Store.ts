@@ -210,6 +210,26 @@ export interface PublicationRecord {
 }
 
 /**
+ * The signed document of a publication, as the publisher stores it for the
+ * other replicas (opaque JSON text to the store).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PublicationDocument {
+  readonly dataVersion: bigint
+  readonly document: string
+}
+
+/**
+ * How many publication documents a store keeps (the newest ones).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PUBLICATION_DOCUMENTS_KEPT = 16
+
+/**
  * An aggregator quote, kept until expiresAt + 24 h so that build and status find it.
  *
  * @category models
@@ -300,6 +320,13 @@ export interface StoreShape {
   readonly recordPublication: (publication: PublicationRecord) => Effect.Effect<void, StoreError>
   /** The latest recorded publication. */
   readonly latestPublication: Effect.Effect<PublicationRecord | undefined, StoreError>
+  /**
+   * Keeps the signed document of a publication (the publisher's JSON text) so
+   * that every replica serves the same bytes; only the newest few are kept.
+   */
+  readonly savePublicationDocument: (document: PublicationDocument) => Effect.Effect<void, StoreError>
+  /** The newest publication document, or undefined. */
+  readonly latestPublicationDocument: Effect.Effect<PublicationDocument | undefined, StoreError>
 
   /** The operator state. */
   readonly operatorState: Effect.Effect<OperatorState, StoreError>

@@ -17,6 +17,8 @@ export * as ChainSettlement from "./ChainSettlement.ts"
 /** @since 0.1.0 */
 export * as Connector from "./Connector.ts"
 /** @since 0.1.0 */
+export * as Coordination from "./Coordination.ts"
+/** @since 0.1.0 */
 export * as Economics from "./Economics.ts"
 /** @since 0.1.0 */
 export * as Inventory from "./Inventory.ts"

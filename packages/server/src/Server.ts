@@ -174,6 +174,13 @@ const layerWith = (
     publicUrl: Option.getOrUndefined(config.publicUrl),
     catalog,
     onchain,
+    // on PostgreSQL the replicas elect the one that publishes and settles; on SQLite this process does
+    parts: {
+      coordination: StoreConfig.coordinationFromUrl({
+        databaseUrl: Option.getOrUndefined(config.databaseUrl),
+        dataDir: config.dataDir
+      })
+    },
     engine: {
       connectors: registrations,
       profile: config.profile,

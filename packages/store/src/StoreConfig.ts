@@ -3,9 +3,11 @@
  *
  * @since 0.1.0
  */
+import * as Coordination from "@svc/core/Coordination"
 import type { Store, StoreError } from "@svc/core/Store"
-import { type Layer, Redacted } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import { join } from "node:path"
+import * as PgCoordination from "./PgCoordination.ts"
 import * as PgStore from "./PgStore.ts"
 import * as SqliteStore from "./SqliteStore.ts"
 
@@ -48,3 +50,37 @@ export const layerFromUrl = (options: StoreConfigOptions): Layer.Layer<Store, St
   options.databaseUrl !== undefined && isPostgresUrl(Redacted.value(options.databaseUrl))
     ? PgStore.layer({ url: options.databaseUrl })
     : SqliteStore.layer({ filename: sqliteFilename(options.dataDir) })
+
+/**
+ * How the replicas of a deployment coordinate: on PostgreSQL, an advisory lock
+ * elects the leader and LISTEN/NOTIFY carries announcements (any number of
+ * replicas, one of them leads); on SQLite, one process leads alone.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const coordinationFromUrl = (
+  options: StoreConfigOptions & {
+    /** How often a follower tries to lead and the leader checks its session, milliseconds. Default 1000. */
+    readonly checkMillis?: number | undefined
+  }
+): Layer.Layer<Coordination.Coordination, StoreError> =>
+  options.databaseUrl !== undefined && isPostgresUrl(Redacted.value(options.databaseUrl))
+    ? PgCoordination.layer({ url: options.databaseUrl, checkMillis: options.checkMillis })
+    : Coordination.layerSingle
+
+/**
+ * Tells every replica of a deployment that something changed (PostgreSQL:
+ * NOTIFY; SQLite: nothing to tell, one process polls its store).
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const announceFromUrl = (
+  options: StoreConfigOptions,
+  topic: Coordination.Topic,
+  payload: string
+): Effect.Effect<void, StoreError> =>
+  options.databaseUrl !== undefined && isPostgresUrl(Redacted.value(options.databaseUrl))
+    ? PgCoordination.announceOnce({ url: options.databaseUrl }, topic, payload)
+    : Effect.void

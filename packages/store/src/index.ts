@@ -6,6 +6,8 @@
  */
 
 /** @since 0.1.0 */
+export * as PgCoordination from "./PgCoordination.ts"
+/** @since 0.1.0 */
 export * as PgStore from "./PgStore.ts"
 /** @since 0.1.0 */
 export * as SqliteStore from "./SqliteStore.ts"

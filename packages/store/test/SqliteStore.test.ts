@@ -87,7 +87,8 @@ describe("SqliteStore", () => {
         const rows = db.prepare("SELECT version, name FROM svc_schema_migrations ORDER BY version").all()
         assert.deepStrictEqual(rows.map((r) => ({ ...r })), [
           { version: 1, name: "initial" },
-          { version: 2, name: "chain settlement" }
+          { version: 2, name: "chain settlement" },
+          { version: 3, name: "replicas" }
         ])
       } finally {
         db.close()

@@ -12,6 +12,7 @@ import {
   type OperatorState,
   type PayoutIntent,
   type PermitRecord,
+  type PublicationDocument,
   type PublicationRecord,
   type RouteCounter,
   type RouteCounters,
@@ -31,6 +32,7 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
   let dataVersion = 0n
   let operator: OperatorState = { version: 0, paused: false, pauseReason: null, routes: {} }
   const publications: Array<PublicationRecord> = []
+  const documents = new Map<bigint, PublicationDocument>()
   const inventory = new Map<string, InventoryBalance>()
   const permits = new Map<string, PermitRecord>()
   const byKey = new Map<string, string>()
@@ -68,6 +70,16 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
     nextDataVersion: op("nextDataVersion", () => ++dataVersion),
     recordPublication: (p) => op("recordPublication", () => void publications.push(p)),
     latestPublication: op("latestPublication", () => publications[publications.length - 1]),
+    savePublicationDocument: (d) =>
+      op("savePublicationDocument", () => {
+        documents.set(d.dataVersion, d)
+        for (const v of documents.keys()) if (v <= d.dataVersion - 16n) documents.delete(v)
+      }),
+    latestPublicationDocument: op("latestPublicationDocument", () => {
+      let latest: PublicationDocument | undefined
+      for (const d of documents.values()) if (latest === undefined || d.dataVersion > latest.dataVersion) latest = d
+      return latest
+    }),
     operatorState: op("operatorState", () => operator),
     setPaused: (paused, reason) =>
       op(

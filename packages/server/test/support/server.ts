@@ -51,6 +51,7 @@ export const sseReader = (response: Response) => {
   const decoder = new TextDecoder()
   let buffer = ""
   const events: Array<{ event?: string; id?: string; data?: string; retry?: string; comment?: string }> = []
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
   /** Next parsed block (an event, a retry or a comment), or undefined after `ms`. */
   const next = async (ms = 5000): Promise<(typeof events)[number] | undefined> => {
     const deadline = Date.now() + ms
@@ -76,11 +77,16 @@ export const sseReader = (response: Response) => {
       }
       const left = deadline - Date.now()
       if (left <= 0) return undefined
+      // a read that loses the race stays pending for the next call: its chunk is never dropped
+      pending ??= reader.read()
+      let timer: ReturnType<typeof setTimeout> | undefined
       const chunk = await Promise.race([
-        reader.read(),
-        new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), left))
+        pending,
+        new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left)))
       ])
+      clearTimeout(timer)
       if (chunk === "timeout") return undefined
+      pending = undefined
       if (chunk.done) return undefined
       buffer += decoder.decode(chunk.value, { stream: true })
     }

@@ -138,6 +138,17 @@ export const migrations: ReadonlyArray<Migration> = [
         created_at BIGINT NOT NULL
       )`
     ]
+  },
+  {
+    version: 3,
+    name: "replicas",
+    statements: [
+      // the signed documents of the newest publications: every replica serves the leader's bytes
+      `CREATE TABLE publication_documents (
+        data_version BIGINT PRIMARY KEY,
+        document TEXT NOT NULL
+      )`
+    ]
   }
 ]
 

@@ -12,7 +12,7 @@
  */
 import { bucketOf, canTransition, PermitState } from "@svc/core/Lifecycle"
 import type { Bucket } from "@svc/core/Lifecycle"
-import { availableOf, StoreError } from "@svc/core/Store"
+import { availableOf, PUBLICATION_DOCUMENTS_KEPT, StoreError } from "@svc/core/Store"
 import type {
   ChainCursor,
   InventoryBalance,
@@ -21,6 +21,7 @@ import type {
   PayoutIntent,
   PermitFilter,
   PermitRecord,
+  PublicationDocument,
   PublicationRecord,
   RouteCounter,
   RouteCounters,
@@ -323,6 +324,35 @@ export const make = (options: MakeOptions): StoreShape => {
       FROM publications ORDER BY publications.data_version DESC LIMIT 1`.pipe(
       Effect.flatMap((rows) =>
         rows.length === 0 ? Effect.succeed(undefined) : decode(() => decodePublication(rows[0]!))
+      )
+    )
+  )
+
+  const savePublicationDocument = Effect.fn(`${spanPrefix}.savePublicationDocument`)(
+    function*(p: PublicationDocument) {
+      const dv = p.dataVersion.toString()
+      yield* transaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO publication_documents (data_version, document) VALUES (${dv}, ${p.document})
+          ON CONFLICT (data_version) DO UPDATE SET document = excluded.document`
+        yield* sql`DELETE FROM publication_documents WHERE data_version <= ${
+          (p.dataVersion - BigInt(PUBLICATION_DOCUMENTS_KEPT)).toString()
+        }`
+      }))
+    },
+    storeOp("savePublicationDocument")
+  )
+
+  const latestPublicationDocument = plain(
+    "latestPublicationDocument",
+    sql<Row>`SELECT CAST(data_version AS TEXT) AS data_version, document
+      FROM publication_documents ORDER BY publication_documents.data_version DESC LIMIT 1`.pipe(
+      Effect.flatMap((rows) =>
+        rows.length === 0
+          ? Effect.succeed(undefined)
+          : decode((): PublicationDocument => ({
+            dataVersion: big(rows[0]!, "data_version"),
+            document: text(rows[0]!, "document")
+          }))
       )
     )
   )
@@ -732,6 +762,8 @@ export const make = (options: MakeOptions): StoreShape => {
     kind: options.kind,
     nextDataVersion,
     recordPublication,
+    savePublicationDocument,
+    latestPublicationDocument,
     latestPublication,
     operatorState,
     setPaused,

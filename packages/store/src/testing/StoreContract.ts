@@ -212,6 +212,26 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.isTrue(next > high, `${next} > ${high}`)
         }))
 
+      it.effect("publication documents: the newest one is read back, a version saved again is replaced, an older one never wins", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const base = (yield* store.nextDataVersion) + 100n
+          for (let i = 0n; i < 20n; i++) {
+            yield* store.savePublicationDocument({ dataVersion: base + i, document: `{"v":${base + i}}` })
+          }
+          assert.deepStrictEqual(yield* store.latestPublicationDocument, {
+            dataVersion: base + 19n,
+            document: `{"v":${base + 19n}}`
+          })
+          // saving the same version again replaces its document; an older one never becomes the newest
+          yield* store.savePublicationDocument({ dataVersion: base + 19n, document: "{\"replaced\":true}" })
+          yield* store.savePublicationDocument({ dataVersion: base + 10n, document: "{}" })
+          assert.deepStrictEqual(yield* store.latestPublicationDocument, {
+            dataVersion: base + 19n,
+            document: "{\"replaced\":true}"
+          })
+        }))
+
       // ------------------------------------------------------------------ operator state
       it.effect("operator state: pause, resume, route overrides, version increments on every change", () =>
         Effect.gen(function*() {
