@@ -15,10 +15,11 @@
  */
 import { cpus, loadavg, release, totalmem } from "node:os"
 import { runCore } from "./bench/core.ts"
+import { runReplicas } from "./bench/replicas.ts"
 import { runServer } from "./bench/server.ts"
 import { runSettlement } from "./bench/settlement.ts"
 
-const usage = "usage: node scripts/bench.ts core|server|settlement [--quick] [--routes N] [--no-pin]"
+const usage = "usage: node scripts/bench.ts core|server|settlement|replicas [--quick] [--routes N] [--no-pin]"
 
 const main = async (): Promise<number> => {
   const args = process.argv.slice(2).filter((a) => a !== "--")
@@ -28,7 +29,8 @@ const main = async (): Promise<number> => {
   const routesAt = args.indexOf("--routes")
   const routes = routesAt === -1 ? 2000 : Number(args[routesAt + 1])
   if (
-    (which !== "core" && which !== "server" && which !== "settlement") || !Number.isInteger(routes) || routes < 10 ||
+    (which !== "core" && which !== "server" && which !== "settlement" && which !== "replicas") ||
+    !Number.isInteger(routes) || routes < 10 ||
     routes > 2250
   ) {
     process.stderr.write(`${usage}\n`)
@@ -48,6 +50,8 @@ const main = async (): Promise<number> => {
     ? await runCore({ quick, routes })
     : which === "settlement"
     ? await runSettlement({ quick })
+    : which === "replicas"
+    ? await runReplicas({ quick })
     : await runServer({ quick, routes, pin })
   const seconds = Math.round((Date.now() - started) / 100) / 10
   const loadAtEnd = Math.round(loadavg()[0]! * 100) / 100

@@ -5,203 +5,34 @@
  * change reaches every subscriber; a leader killed with SIGKILL is replaced and
  * the next version reaches subscribers everywhere; dataVersion only grows.
  */
-import { PgClient } from "@effect/sql-pg"
-import { PermitMessage, Signature } from "@svc/protocol"
-import { Effect, Redacted } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { Signature } from "@svc/protocol"
+import { execFileSync } from "node:child_process"
+import { rmSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AUTHORITY_KEY, PAYER_KEY } from "./support/server.ts"
+import {
+  bin,
+  env,
+  freshDatabase,
+  leaderPid as leaderOf,
+  nodeBin,
+  pool,
+  post,
+  type Replica,
+  signedRequest,
+  startReplica,
+  subscribe,
+  waitUntil
+} from "./support/replicas.ts"
+import { AUTHORITY_KEY } from "./support/server.ts"
 
-const root = fileURLToPath(new URL("../../../", import.meta.url))
-const nodeBin = join(root, "node_modules/.bin/node")
-const bin = join(root, "packages/cli/src/bin.ts")
-const BASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const database = `svc_replicas_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
-const databaseUrl = (() => {
-  const u = new URL(BASE_URL)
-  u.pathname = `/${database}`
-  return u.toString()
-})()
-const SECRET = "replicas-test-secret-0123456789abcdef"
-
-/** One statement on the server's maintenance database. */
-const admin = <A>(f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* PgClient.make({ url: Redacted.make(BASE_URL), maxConnections: 1 }).pipe(
-      Effect.provide(Reactivity.layer)
-    )
-    return yield* f(sql)
-  })))
-
-interface Replica {
-  readonly name: string
-  readonly child: ChildProcess
-  readonly url: string
-  readonly exit: Promise<number | null>
-  readonly dataDir: string
-  /** What the replica logged (JSON lines on stderr), for failure messages. */
-  readonly stderr: () => string
-}
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-const env = (dataDir: string, port = 0) => ({
-  ...process.env,
-  PORT: String(port),
-  HOST: "127.0.0.1",
-  DATABASE_URL: databaseUrl,
-  SVC_DATA_DIR: dataDir,
-  SVC_SIGNER_KEY: AUTHORITY_KEY,
-  SVC_SERVER_SECRET: SECRET,
-  // behind one load balancer: one public URL (it is in the served feed)
-  SVC_PUBLIC_URL: "https://svc.replicas.test",
-  SVC_PERMIT_RATE_LIMIT: "100000",
-  SVC_AGGREGATOR_RATE_LIMIT: "100000",
-  SVC_LOG_LEVEL: "warning"
-})
-
-const startReplica = async (name: string): Promise<Replica> => {
-  const port = await freePort()
-  return new Promise((resolve, reject) => {
-    const dataDir = mkdtempSync(join(tmpdir(), `svc-replica-${name}-`))
-    const child = spawn(nodeBin, [bin, "serve"], { env: env(dataDir, port), stdio: ["ignore", "pipe", "pipe"] })
-    const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    let out = ""
-    let err = ""
-    // the last 64 KiB of the log, for failure messages
-    child.stderr!.on("data", (d) => (err = (err + d).slice(-65_536)))
-    child.stdout!.on("data", (d) => {
-      out += d
-      // the line names the shared public URL; requests go to this replica's own port
-      if (out.includes("svc listening on")) {
-        resolve({
-          name,
-          child,
-          url: `http://127.0.0.1:${port}`,
-          exit,
-          dataDir,
-          stderr: () => err
-        })
-      }
-    })
-    exit.then((code) => reject(new Error(`replica ${name} exited ${code}: ${err}`)))
-    setTimeout(() => reject(new Error(`replica ${name} did not start: ${out} ${err}`)), 30_000)
-  })
-}
-
-/** The pid of the process holding the leader's advisory lock, from PostgreSQL's own view. */
-const leaderPid = () =>
-  admin((sql) =>
-    Effect.map(
-      sql<{ readonly application_name: string }>`SELECT a.application_name FROM pg_locks l
-        JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND a.datname = ${database}
-          AND a.application_name LIKE 'svc-leader %'`,
-      (rows) => rows.map((r) => Number(r.application_name.slice(r.application_name.lastIndexOf(":") + 1)))
-    )
-  )
-
-const waitUntil = async <A>(what: string, f: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-/** Runs `tasks` with at most `width` in flight. */
-const pool = async <A>(tasks: ReadonlyArray<() => Promise<A>>, width: number): Promise<Array<A>> => {
-  const results: Array<A> = Array.from({ length: tasks.length })
-  let next = 0
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) {
-      const i = next++
-      results[i] = await tasks[i]!()
-    }
-  }))
-  return results
-}
-
-/**
- * A subscriber: one read loop over the event stream (no read is ever abandoned,
- * so no event is lost), collecting every feed event's dataVersion (the SSE id)
- * and payload.
- */
-const subscribe = async (replica: Replica) => {
-  const response = await fetch(`${replica.url}/api/v6/solver-feed/events`)
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  const versions: Array<bigint> = []
-  const feeds: Array<any> = []
-  const done = (async () => {
-    let buffer = ""
-    for (;;) {
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
-      if (chunk.done) return
-      buffer += decoder.decode(chunk.value, { stream: true })
-      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const field = (name: string) =>
-          block.split("\n").find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim()
-        if (field("event") === "feed") {
-          versions.push(BigInt(field("id")!))
-          feeds.push(JSON.parse(field("data")!))
-        }
-      }
-    }
-  })()
-  return {
-    versions,
-    feeds,
-    close: async () => {
-      await reader.cancel().catch(() => undefined)
-      await done
-    }
-  }
-}
-
-const payer = Signature.addressOf(PAYER_KEY)
-const signedRequest = (quoteId: string, amount: string, key: string) => {
-  const request = {
-    quoteId,
-    requestedAmountInRaw: amount,
-    payer,
-    recipient: "0x2222222222222222222222222222222222222222",
-    idempotencyKey: key
-  }
-  return JSON.stringify({ ...request, requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY) })
-}
-const post = async (replica: Replica, body: string) => {
-  const response = await fetch(`${replica.url}/api/v6/execution-permits`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body
-  })
-  return { status: response.status, body: await response.json() as any }
-}
-
+let db: Awaited<ReturnType<typeof freshDatabase>>
+const leaderPid = () => leaderOf(db.database)
 let replicas: Array<Replica> = []
 
 beforeAll(async () => {
-  await admin((sql) => sql.unsafe(`CREATE DATABASE ${database}`))
-  // the first replica migrates the database; the others start against it at the same time
-  replicas = await Promise.all(["r1", "r2", "r3"].map(startReplica))
+  db = await freshDatabase("replicas")
+  // the three start at once: one migrates the database, the others wait for it
+  replicas = await Promise.all(["r1", "r2", "r3"].map((name) => startReplica(db.url, name)))
 }, 90_000)
 
 afterAll(async () => {
@@ -210,7 +41,7 @@ afterAll(async () => {
     await r.exit.catch(() => undefined)
     rmSync(r.dataDir, { recursive: true, force: true })
   }
-  await admin((sql) => sql.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(() => undefined)
+  await db?.drop()
 })
 
 describe("three replicas on one PostgreSQL database", () => {
@@ -281,7 +112,7 @@ describe("three replicas on one PostgreSQL database", () => {
         const routeId: string = feed.feed.openRoutes[0].routeId
         // the operator changes a route through the shared database (svc admin), the leader republishes
         execFileSync(nodeBin, [bin, "admin", "route", routeId, "PAUSED"], {
-          env: env(replicas[0]!.dataDir),
+          env: env(db.url, replicas[0]!.dataDir),
           encoding: "utf8"
         })
         const paused = (f: any) =>
