@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process"
 import { rmSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  admin,
   bin,
   env,
   freshDatabase,
@@ -97,7 +98,31 @@ describe("three replicas on one PostgreSQL database", () => {
       30
     )
     expect(reads.every((r) => r.status === 200 && r.same)).toBe(true)
+    // the holds are exact: each asset holds the sum of its issued permits' amountOut, no more, no less
+    const rows = await admin(
+      (sql) =>
+        sql<{ readonly asset_key: string; readonly hold: string; readonly issued: string | null }>`
+        SELECT i.asset_key, i.hold_raw AS hold,
+          (SELECT CAST(SUM(CAST(p.amount_out_raw AS NUMERIC)) AS TEXT) FROM permits p
+            WHERE p.asset_key = i.asset_key AND p.state = 'ISSUED') AS issued
+        FROM inventory i`,
+      db.url
+    )
+    expect(rows.filter((r) => r.hold !== "0").length).toBeGreaterThan(0)
+    for (const r of rows) expect(r.hold, r.asset_key).toBe(r.issued ?? "0")
   }, 180_000)
+
+  it("an operator pause closes the feed on every replica; resume opens it again", async () => {
+    const run = (...args: Array<string>) =>
+      execFileSync(nodeBin, [bin, "admin", ...args], { env: env(db.url, replicas[0]!.dataDir), encoding: "utf8" })
+    const statuses = () => Promise.all(replicas.map(async (r) => (await fetch(`${r.url}/api/v6/solver-feed`)).status))
+    run("pause", "--reason", "replicas test")
+    await waitUntil("503 everywhere", async () => (await statuses()).every((s) => s === 503) || undefined)
+    const body = await (await fetch(`${replicas[2]!.url}/api/v6/solver-feed`)).json() as any
+    expect(body).toMatchObject({ ok: false, error: "PUBLICATION_CLOSED" })
+    run("resume")
+    await waitUntil("200 everywhere", async () => (await statuses()).every((s) => s === 200) || undefined)
+  }, 60_000)
 
   it(
     "an operator route change reaches a subscriber on every replica; a killed leader is replaced and its successor's version reaches subscribers everywhere; dataVersion only grows",

@@ -23,10 +23,10 @@ const BASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 
 const SECRET = "replicas-test-secret-0123456789abcdef"
 
-/** One statement on the server's maintenance database. */
-export const admin = <A>(f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+/** Statements on a database (default: the server's maintenance database). */
+export const admin = <A>(f: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>, url = BASE_URL) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const sql = yield* PgClient.make({ url: Redacted.make(BASE_URL), maxConnections: 1 }).pipe(
+    const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(
       Effect.provide(Reactivity.layer)
     )
     return yield* f(sql)
