@@ -100,7 +100,28 @@ export interface SettlementOptions {
   readonly expiryGraceSeconds?: number | undefined
   /** How often the sweeper runs, milliseconds. Default 5000; 0 disables it. */
   readonly sweepMillis?: number | undefined
+  /**
+   * Retention of terminal permits (PAID, EXPIRED, FAILED), seconds since their
+   * last change; older ones are deleted by the sweeper (about once a minute).
+   * Default 90 days; 0 keeps them forever. Never shorter than
+   * {@link minimumRetentionSeconds}: a replay of a request must find its permit
+   * as long as the request's quote could still mint a new one.
+   */
+  readonly retentionSeconds?: number | undefined
+  /** The catalog's quote window, seconds (default one day): see {@link minimumRetentionSeconds}. */
+  readonly quoteWindowSeconds?: number | undefined
 }
+
+/**
+ * The shortest retention of terminal permits: the quote window (a quoteId can
+ * stay open that long, and a replay of its request must never mint a second
+ * permit), plus the expiry grace, plus a day.
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const minimumRetentionSeconds = (quoteWindowSeconds: number, expiryGraceSeconds: number): number =>
+  quoteWindowSeconds + expiryGraceSeconds + 86_400
 
 /**
  * The settlement observer with its expiry sweeper.
@@ -166,6 +187,24 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
         return expired
       })
 
+      const configuredRetention = options?.retentionSeconds ?? 90 * 86_400
+      const retentionSeconds = configuredRetention <= 0 ? 0 : Math.max(
+        configuredRetention,
+        minimumRetentionSeconds(options?.quoteWindowSeconds ?? 86_400, grace)
+      )
+      const pruneOld = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        let pruned = 0
+        // a bounded batch per round: the sweeper never holds the store for long
+        for (let round = 0; round < 10; round++) {
+          const n = yield* store.prunePermits(now - retentionSeconds * 1000, 500)
+          pruned += n
+          if (n < 500) break
+        }
+        if (pruned > 0) yield* Effect.logInfo("retention: terminal permits deleted", { pruned, retentionSeconds })
+        return pruned
+      })
+
       if (sweepMillis > 0) {
         yield* Effect.forkScoped(
           Effect.repeat(
@@ -173,6 +212,14 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
             Schedule.spaced(sweepMillis)
           )
         )
+        if (retentionSeconds > 0) {
+          yield* Effect.forkScoped(
+            Effect.repeat(
+              pruneOld.pipe(Effect.catch((e) => Effect.logWarning("retention sweep failed", e.message))),
+              Schedule.spaced(Math.max(sweepMillis, 60_000))
+            )
+          )
+        }
       }
 
       return SettlementObserver.of({

@@ -18,7 +18,7 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as Catalog from "./Catalog.ts"
 import * as ChainSettlement from "./ChainSettlement.ts"
 import * as Connector from "./Connector.ts"
@@ -198,7 +198,14 @@ export const layer = <E = never>(
   const permits = part(parts.permits, () => Permits.layer(options.permits)).pipe(
     Layer.provide(Layer.merge(withPublisher, metrics))
   )
-  const settlement = part(parts.settlement, () => Settlement.layer(options.settlement))
+  // the retention floor follows the catalog's quote window
+  const settlement = part(parts.settlement, () =>
+    Layer.unwrap(
+      Effect.gen(function*() {
+        const c = yield* Catalog.Catalog
+        return Settlement.layer({ quoteWindowSeconds: c.quoteWindowSeconds, ...options.settlement })
+      })
+    ).pipe(Layer.provide(catalog)))
   const chainSettlement = part(parts.chainSettlement, () => ChainSettlement.layer(options.chainSettlement)).pipe(
     Layer.provide(Layer.mergeAll(catalog, settlement, coordination))
   )

@@ -405,6 +405,12 @@ export interface StoreShape {
   readonly getQuote: (quoteToken: string) => Effect.Effect<StoredQuote | undefined, StoreError>
   /** Deletes quotes whose expiresAt is before `before` (Unix seconds); returns how many. */
   readonly pruneQuotes: (before: number) => Effect.Effect<number, StoreError>
+  /**
+   * Deletes at most `limit` permits in a terminal state (PAID, EXPIRED, FAILED)
+   * last updated before `before` (Unix milliseconds), with their payout intents;
+   * returns how many. Live permits are never deleted.
+   */
+  readonly prunePermits: (before: number, limit: number) => Effect.Effect<number, StoreError>
 }
 
 /**

@@ -302,4 +302,21 @@ describe("lifecycle", () => {
       const late = yield* observer.sourceObserved(envelope.fillId, `0x${"33".repeat(32)}`).pipe(Effect.flip)
       assert.strictEqual(late._tag, "TransitionRefused")
     }).pipe(Effect.provide(makeEngine().layer)))
+
+  it.effect("retention: a terminal permit is deleted after the retention, never before the quote window's floor", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits
+      const observer = yield* SettlementObserver
+      const { route } = yield* firstOpenRoute
+      const request = signedRequest(route.quoteId, route.minimumFillInRaw, "idem-retention-1")
+      const { envelope } = yield* permits.create(request)
+      yield* observer.failed(envelope.fillId, ["TEST_FAILURE"])
+      // asked for 1 s, the floor applies: the demo catalog's one-day quote window + 600 s grace + one day
+      yield* TestClock.adjust("1 days")
+      assert.strictEqual((yield* permits.get(envelope.fillId)).state, "FAILED")
+      yield* TestClock.adjust("1 days")
+      yield* TestClock.adjust("11 minutes")
+      const gone = yield* permits.get(envelope.fillId).pipe(Effect.flip)
+      assert.strictEqual(gone.reason._tag, "PermitNotFound")
+    }).pipe(Effect.provide(makeEngine({ settlement: { sweepMillis: 1000, retentionSeconds: 1 } }).layer)))
 })

@@ -12,7 +12,7 @@
  */
 import { Store, StoreError } from "@svc/core/Store"
 import { Effect, Layer } from "effect"
-import { mkdirSync } from "node:fs"
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { migrate } from "./internal/migrations.ts"
 import * as SqliteClient from "./internal/sqliteClient.ts"
@@ -34,6 +34,18 @@ export interface SqliteStoreOptions {
 /** `PRAGMA synchronous` answers 2 for FULL. */
 const SYNCHRONOUS_FULL = 2
 
+/**
+ * The database holds addresses, envelopes and quote tokens: a directory this
+ * creates is private to the user (0700; an existing one keeps its mode, it may
+ * be shared), and the database files are 0600, created so or tightened.
+ */
+const preparePrivateFile = (file: string) => {
+  const dir = dirname(file)
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 })
+  if (existsSync(file)) chmodSync(file, 0o600)
+  else closeSync(openSync(file, "wx", 0o600))
+}
+
 const isFile = (filename: string): boolean =>
   filename !== ":memory:" && filename !== "" && !filename.startsWith("file:")
 
@@ -45,9 +57,7 @@ const isFile = (filename: string): boolean =>
  */
 export const make = (options: SqliteStoreOptions) =>
   Effect.gen(function*() {
-    if (isFile(options.filename)) {
-      yield* Effect.try(() => mkdirSync(dirname(resolve(options.filename)), { recursive: true }))
-    }
+    if (isFile(options.filename)) yield* Effect.try(() => preparePrivateFile(resolve(options.filename)))
     const sql = yield* SqliteClient.make({ filename: options.filename })
     const busyTimeout = Math.max(0, Math.floor(options.busyTimeoutMillis ?? 5000))
     // the client sets no PRAGMA of its own; a ":memory:" database answers "memory" to WAL
@@ -67,6 +77,13 @@ export const make = (options: SqliteStoreOptions) =>
       settings.foreign_keys !== 1
     ) {
       return yield* Effect.fail(new Error(`SQLite settings not applied: ${JSON.stringify(settings)}`))
+    }
+    // SQLite creates the WAL and shared-memory files with the database's mode; make sure of it
+    if (isFile(options.filename)) {
+      const file = resolve(options.filename)
+      yield* Effect.try(() => {
+        for (const f of [`${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600)
+      })
     }
     yield* migrate(sql, "sqlite", SqlStore.makeTransaction(sql, "sqlite"))
     return Store.of(SqlStore.make({ sql, dialect: "sqlite", kind: "sqlite", spanPrefix: "SqliteStore" }))

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Store } from "@svc/core/Store"
 import { Effect, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
@@ -93,6 +93,23 @@ describe("SqliteStore", () => {
       } finally {
         db.close()
       }
+    }))
+
+  it.live("the data directory it creates is 0700 and the database, WAL and shared-memory files are 0600", () =>
+    Effect.gen(function*() {
+      const dataDir = join(dir, "private", "data")
+      const filename = join(dataDir, "svc.sqlite")
+      // a file left with a wider mode (an older version) is tightened too
+      yield* Effect.gen(function*() {
+        const store = yield* Store
+        yield* store.nextDataVersion
+        const mode = (f: string) => statSync(f).mode & 0o777
+        assert.strictEqual(mode(dataDir), 0o700)
+        for (const f of [filename, `${filename}-wal`, `${filename}-shm`]) assert.strictEqual(mode(f), 0o600, f)
+      }).pipe(Effect.provide(SqliteStore.layer({ filename })))
+      chmodSync(filename, 0o644)
+      yield* Store.use((store) => store.operatorState).pipe(Effect.provide(SqliteStore.layer({ filename })))
+      assert.strictEqual(statSync(filename).mode & 0o777, 0o600)
     }))
 
   it.live("a database that cannot be opened fails with StoreError", () =>

@@ -207,6 +207,19 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
       ),
     saveQuote: (quote) => op("saveQuote", () => void quotes.set(quote.quoteToken, quote)),
     getQuote: (token) => op("getQuote", () => quotes.get(token)),
+    prunePermits: (before, limit) =>
+      op("prunePermits", () => {
+        const old = [...permits.values()]
+          .filter((p) => Lifecycle.isTerminal(p.state) && p.updatedAt < before)
+          .sort((a, b) => a.updatedAt - b.updatedAt)
+          .slice(0, Math.max(1, limit))
+        for (const p of old) {
+          permits.delete(p.fillId)
+          intents.delete(p.fillId)
+          byKey.delete(`${p.scope}\u0000${p.idempotencyKey}`)
+        }
+        return old.length
+      }),
     pruneQuotes: (before) =>
       op("pruneQuotes", () => {
         let n = 0

@@ -147,7 +147,9 @@ export const migrations: ReadonlyArray<Migration> = [
       `CREATE TABLE publication_documents (
         data_version BIGINT PRIMARY KEY,
         document TEXT NOT NULL
-      )`
+      )`,
+      // retention finds old terminal permits without a scan
+      `CREATE INDEX permits_state_updated_at ON permits (state, updated_at)`
     ]
   }
 ]

@@ -111,6 +111,7 @@ const big = (row: Row, column: string): bigint => {
 }
 
 const STATES: ReadonlySet<string> = new Set(PermitState.literals)
+const TERMINAL_STATES = ["PAID", "EXPIRED", "FAILED"]
 
 const decodePermit = (row: Row): PermitRecord => {
   const state = text(row, "state")
@@ -758,6 +759,22 @@ export const make = (options: MakeOptions): StoreShape => {
     storeOp("pruneQuotes")
   )
 
+  const prunePermits = Effect.fn(`${spanPrefix}.prunePermits`)(
+    function*(before: number, limit: number) {
+      return yield* transaction(Effect.gen(function*() {
+        const rows = yield* sql<Row>`SELECT fill_id FROM permits
+          WHERE ${sql.in("state", TERMINAL_STATES)} AND updated_at < ${Math.floor(before)}
+          ORDER BY updated_at LIMIT ${Math.max(1, Math.floor(limit))}`
+        const ids = rows.map((r) => text(r, "fill_id"))
+        if (ids.length === 0) return 0
+        yield* sql`DELETE FROM payout_intents WHERE ${sql.in("fill_id", ids)}`
+        yield* sql`DELETE FROM permits WHERE ${sql.in("fill_id", ids)}`
+        return ids.length
+      }))
+    },
+    storeOp("prunePermits")
+  )
+
   return {
     kind: options.kind,
     nextDataVersion,
@@ -787,6 +804,7 @@ export const make = (options: MakeOptions): StoreShape => {
     routeCounters,
     saveQuote,
     getQuote,
-    pruneQuotes
+    pruneQuotes,
+    prunePermits
   }
 }

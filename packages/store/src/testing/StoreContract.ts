@@ -967,6 +967,63 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           yield* store.savePayoutIntent(second)
           assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), second)
         }))
+
+      // ------------------------------------------------------------------ retention
+      it.effect("prunePermits: old terminal permits go, with their payout intents, oldest first; live ones stay", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          // long before every other case's permits (T0), so that no other case is touched
+          const OLD = 1_000_000_000_000
+          const assetKey = yield* freshAsset(store, 10_000n)
+          const issueOld = (at: number) =>
+            Effect.map(
+              store.issuePermit(permitOf({ assetKey, createdAt: at, updatedAt: at })),
+              issued
+            )
+          const walk = (fillId: string, path: ReadonlyArray<PermitState>, at: number) =>
+            Effect.forEach(path, (to, i) =>
+              store.transition({
+                fillId,
+                to,
+                at: at + i,
+                ...(to === "SOURCE_OBSERVED" ? { sourceTxHash: hex32(fresh("src")) } : {}),
+                ...(to === "PAID" ? { payoutTxHash: hex32(fresh("pay")) } : {}),
+                ...(to === "FAILED" ? { reasonCodes: ["TEST_FAILURE"] } : {})
+              }), { discard: true })
+          const expired = yield* issueOld(OLD)
+          yield* walk(expired.fillId, ["EXPIRED"], OLD + 10)
+          const failed = yield* issueOld(OLD)
+          yield* walk(failed.fillId, ["FAILED"], OLD + 20)
+          const paid = yield* issueOld(OLD)
+          yield* walk(paid.fillId, PATH_TO["PAID"], OLD + 30)
+          yield* store.savePayoutIntent({
+            fillId: paid.fillId,
+            networkId: hex32(fresh("network")),
+            txHash: hex32(fresh("tx")),
+            rawTransaction: "0x02",
+            nonce: 1,
+            sender: "0x" + "3".repeat(40),
+            attempt: 1,
+            createdAt: OLD
+          })
+          const live = yield* issueOld(OLD)
+          const confirmed = yield* issueOld(OLD)
+          yield* walk(confirmed.fillId, ["SOURCE_OBSERVED", "SOURCE_CONFIRMED"], OLD + 40)
+
+          // the limit takes the oldest first
+          assert.strictEqual(yield* store.prunePermits(OLD + 1000, 1), 1)
+          assert.isUndefined(yield* store.getPermit(expired.fillId))
+          assert.isDefined(yield* store.getPermit(failed.fillId))
+          assert.strictEqual(yield* store.prunePermits(OLD + 1000, 100), 2)
+          for (const gone of [failed, paid]) assert.isUndefined(yield* store.getPermit(gone.fillId))
+          assert.isUndefined(yield* store.payoutIntent(paid.fillId))
+          // live permits stay, however old; nothing else is left to prune
+          assert.strictEqual((yield* store.getPermit(live.fillId))?.state, "ISSUED")
+          assert.strictEqual((yield* store.getPermit(confirmed.fillId))?.state, "SOURCE_CONFIRMED")
+          assert.strictEqual(yield* store.prunePermits(OLD + 1000, 100), 0)
+          // the idempotency key of a pruned permit is free again (its quote is long gone)
+          assert.isUndefined(yield* store.findByIdempotencyKey(expired.scope, expired.idempotencyKey))
+        }))
     })
   })
 }
