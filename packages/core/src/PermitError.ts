@@ -144,6 +144,7 @@ export const DEPENDENCIES = {
   SIGNER: "the authority signer",
   PRICING: "the pricing source",
   PUBLICATION: "a valid publication (not published yet, or the last one expired)",
+  RATE_LIMITER: "the shared rate-limit store (the server's Redis)",
   CONNECTOR: "a network connector (for example its RPC endpoint for a smart-account proof)"
 } as const
 

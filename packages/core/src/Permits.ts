@@ -11,7 +11,7 @@
  *    under rate limiting; its signature must still verify); another fingerprint
  *    -> IdempotencyConflict; a request still in flight is waited for (bounded)
  *    and replayed, or -> IdempotencyInProgress
- * 3. rate limit -> RateLimited
+ * 3. rate limit -> RateLimited (Unavailable when a shared limiter's store is down)
  * 4. publication closed or unavailable -> PublicationClosed / Unavailable; quote
  *    unknown, not open or expired -> QuoteNotOpen
  * 5. amount: 0 or >= 2^128 -> AmountInvalid; below minimumFillInRaw -> AmountTooLow;
@@ -62,7 +62,7 @@ import * as Idempotency from "./PermitIdempotency.ts"
 import * as Identities from "./PermitIdentities.ts"
 import { linearAmountOut, Pricing } from "./Pricing.ts"
 import { Publisher } from "./Publisher.ts"
-import { PermitRateLimiter } from "./RateLimit.ts"
+import { isStoreUnavailable, PermitRateLimiter } from "./RateLimit.ts"
 import { RouteMetrics } from "./RouteMetrics.ts"
 import { Signer } from "./Signer.ts"
 import { type PermitRecord, Store } from "./Store.ts"
@@ -394,13 +394,19 @@ export const layer = (
         opts: CreateOptions | undefined
       ) {
         if (opts?.clientKey !== undefined) {
-          yield* Effect.mapError(limiter.consume(opts.clientKey), (limited) =>
+          yield* Effect.mapError(limiter.consume(opts.clientKey), (refused) =>
             fail(
-              new RateLimited({
-                retryAfterSeconds: limited.retryAfterSeconds,
-                limit: limited.limit,
-                windowSeconds: limited.windowSeconds
-              })
+              isStoreUnavailable(refused)
+                ? new Unavailable({
+                  dependency: "RATE_LIMITER",
+                  retryAfterSeconds: refused.retryAfterSeconds,
+                  detail: "the shared rate-limit store is unavailable"
+                })
+                : new RateLimited({
+                  retryAfterSeconds: refused.retryAfterSeconds,
+                  limit: refused.limit,
+                  windowSeconds: refused.windowSeconds
+                })
             ))
         }
         const checked = yield* validate(request, normalized)

@@ -10,7 +10,11 @@
  *    both build stages) also against `quoteAndBuildPerWindow`; `none` (the
  *    manifest, health) count against nothing. A refusal is 429 RATE_LIMITED with
  *    `Retry-After`, `RateLimit` and `RateLimit-Policy`; admitted responses carry
- *    `RateLimit` and `RateLimit-Policy` too.
+ *    `RateLimit` and `RateLimit-Policy` too. The limits count in process
+ *    memory, or in effect's `RateLimiter` when one is given (`rateLimiter`: the
+ *    server's Redis with `REDIS_URL`, shared by every replica); when its store
+ *    is down, the request answers 503 SERVICE_UNAVAILABLE
+ *    (`RATE_LIMITER_UNAVAILABLE`, with `Retry-After`), never unlimited.
  *
  * @since 0.1.0
  */
@@ -18,6 +22,7 @@ import { Aggregator, RateLimit } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import { Context, Effect, Layer, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { RateLimiter } from "effect/persistence"
 import * as AggregatorErrors from "./AggregatorErrors.ts"
 import * as ClientAddress from "./ClientAddress.ts"
 
@@ -32,6 +37,11 @@ export interface AdmissionOptions {
   readonly rateLimits?: Aggregator.RateLimits | undefined
   /** Browser Origins allowed on `/v1`; empty or absent: every Origin. */
   readonly origins?: ReadonlyArray<string> | undefined
+  /**
+   * Where the limits count: effect's `RateLimiter` (budgets `v1-requests` and
+   * `v1-quote-build`, see `RateLimit.makeShared`); absent: process memory.
+   */
+  readonly rateLimiter?: RateLimiter.RateLimiter | undefined
 }
 
 const normalizeOrigin = (origin: string) => origin.trim().toLowerCase().replace(/\/+$/, "")
@@ -48,22 +58,32 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
     Effect.gen(function*() {
       const clients = yield* ClientAddress.ClientAddress
       const limits = options?.rateLimits ?? Aggregator.DEFAULT_RATE_LIMITS
-      const all = RateLimit.makeMemory({ limit: limits.requestsPerWindow, windowSeconds: limits.windowSeconds })
-      const writes = RateLimit.makeMemory({ limit: limits.quoteAndBuildPerWindow, windowSeconds: limits.windowSeconds })
+      const limiter = (name: string, limit: number) =>
+        options?.rateLimiter === undefined
+          ? RateLimit.makeMemory({ limit, windowSeconds: limits.windowSeconds })
+          : RateLimit.makeShared(options.rateLimiter, { name, limit, windowSeconds: limits.windowSeconds })
+      const all = limiter("v1-requests", limits.requestsPerWindow)
+      const writes = limiter("v1-quote-build", limits.quoteAndBuildPerWindow)
       const policy =
         `"requests";q=${limits.requestsPerWindow};w=${limits.windowSeconds}, "quote-build";q=${limits.quoteAndBuildPerWindow};w=${limits.windowSeconds}`
       const origins = new Set((options?.origins ?? []).map(normalizeOrigin).filter((o) => o.length > 0))
 
-      const limited = (name: "requests" | "quote-build", l: RateLimit.Limited) =>
-        AggregatorErrors.fail("RATE_LIMITED", [
-          name === "requests" ? "REQUEST_RATE_LIMITED" : "QUOTE_BUILD_RATE_LIMITED"
-        ], {
-          detail: `at most ${l.limit} ${
-            name === "requests" ? "requests" : "quote and build requests"
-          } per ${l.windowSeconds} s per client`,
-          retryAfterSeconds: l.retryAfterSeconds,
-          headers: { "ratelimit-policy": policy, ratelimit: `"${name}";r=0;t=${l.retryAfterSeconds}` }
-        })
+      /** 429 over a quota; 503 when the shared store is down. */
+      const refused = (name: "requests" | "quote-build", l: RateLimit.Limited | RateLimit.StoreUnavailable) =>
+        RateLimit.isStoreUnavailable(l)
+          ? AggregatorErrors.fail("SERVICE_UNAVAILABLE", ["RATE_LIMITER_UNAVAILABLE"], {
+            detail: "the rate-limit store is unavailable",
+            retryAfterSeconds: l.retryAfterSeconds
+          })
+          : AggregatorErrors.fail("RATE_LIMITED", [
+            name === "requests" ? "REQUEST_RATE_LIMITED" : "QUOTE_BUILD_RATE_LIMITED"
+          ], {
+            detail: `at most ${l.limit} ${
+              name === "requests" ? "requests" : "quote and build requests"
+            } per ${l.windowSeconds} s per client`,
+            retryAfterSeconds: l.retryAfterSeconds,
+            headers: { "ratelimit-policy": policy, ratelimit: `"${name}";r=0;t=${l.retryAfterSeconds}` }
+          })
 
       /** A refusal, or the RateLimit headers of the admission (none for a free operation). */
       const admit = (
@@ -83,14 +103,14 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
           if (kind === "none") return Result.succeed({})
           const client = clients.of(request)
           const admitted = yield* Effect.result(all.consume(client))
-          if (Result.isFailure(admitted)) return Result.fail(limited("requests", admitted.failure))
+          if (Result.isFailure(admitted)) return Result.fail(refused("requests", admitted.failure))
           let tightest: { name: string; admitted: RateLimit.Admitted } = {
             name: "requests",
             admitted: admitted.success
           }
           if (kind === "write") {
             const w = yield* Effect.result(writes.consume(client))
-            if (Result.isFailure(w)) return Result.fail(limited("quote-build", w.failure))
+            if (Result.isFailure(w)) return Result.fail(refused("quote-build", w.failure))
             if (w.success.remaining < tightest.admitted.remaining) {
               tightest = { name: "quote-build", admitted: w.success }
             }

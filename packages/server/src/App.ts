@@ -16,13 +16,14 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { EvmConnector } from "@svc/connector-evm"
 import { SolanaConnector } from "@svc/connector-solana"
-import { Aggregator, Catalog, Permits, Publisher, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import { Aggregator, Catalog, Permits, Publisher, RateLimit, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
 import { Context, Effect, Layer, Option, PubSub, type Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { IpNetwork } from "effect/net"
+import { RateLimiter } from "effect/persistence"
 import * as Admission from "./Admission.ts"
 import * as Broadcaster from "./Broadcaster.ts"
 import * as ClientAddress from "./ClientAddress.ts"
@@ -67,6 +68,12 @@ export interface AppOptions<E = never> {
   readonly aggregator?: AppAggregatorOptions | undefined
   /** Proxies whose forwarding headers name the client (rate limits, caps); none by default. */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /**
+   * Effect's `RateLimiter` on a store the replicas share (`RedisRateLimit.layer`):
+   * the permit limit (unless `parts.rateLimiter` is given) and the `/v1` limits
+   * count there instead of in process memory. Built once, with the application.
+   */
+  readonly sharedRateLimiter?: Layer.Layer<RateLimiter.RateLimiter, RateLimit.StoreUnavailable> | undefined
 }
 
 /**
@@ -87,7 +94,11 @@ export interface AppParts<E = never> extends Solver.SolverParts<E> {
  * @category models
  * @since 0.1.0
  */
-export type AppError = Solver.EngineError | Documents.DocumentsInvalid | Aggregator.ServerSecretUnavailable
+export type AppError =
+  | Solver.EngineError
+  | Documents.DocumentsInvalid
+  | Aggregator.ServerSecretUnavailable
+  | RateLimit.StoreUnavailable
 
 /**
  * Options of the aggregator interface of the application.
@@ -245,12 +256,19 @@ export const layer = <E = never>(
     Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       const publicUrl = (options.publicUrl ?? HttpServer.formatAddress(server.address)).replace(/\/+$/, "")
+      const shared = options.sharedRateLimiter === undefined
+        ? undefined
+        : Context.get(yield* Layer.build(options.sharedRateLimiter), RateLimiter.RateLimiter)
+      const parts = shared === undefined || options.parts?.rateLimiter !== undefined ? options.parts : {
+        ...options.parts,
+        rateLimiter: Layer.succeed(RateLimit.PermitRateLimiter, RateLimit.makeShared(shared, options.engine?.rateLimit))
+      }
       const engine = Solver.layer({
         ...options.engine,
         catalog: options.catalog,
         publisher: { ...options.engine?.publisher, routeDetailTemplate: `${publicUrl}/api/v6/routes/{routeId}` },
         connectors: options.engine?.connectors ?? [EvmConnector.make(), SolanaConnector.make()]
-      }, options.parts)
+      }, parts)
       const secret = options.aggregator?.serverSecret !== undefined
         ? Aggregator.layerSecret(options.aggregator.serverSecret)
         : options.aggregator?.dataDir !== undefined
@@ -261,7 +279,10 @@ export const layer = <E = never>(
         quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
         rateLimits: options.aggregator?.rateLimits
       })).pipe(Layer.provide(secret))
-      const app = Layer.unwrap(make({ ...options, publicUrl })).pipe(Layer.provide(aggregator))
+      const appAggregator = { ...options.aggregator, rateLimiter: shared }
+      const app = Layer.unwrap(make({ ...options, publicUrl, aggregator: appAggregator })).pipe(
+        Layer.provide(aggregator)
+      )
       return Layer.provideMerge(app, engine)
     })
   )

@@ -27,6 +27,7 @@ import * as App from "./App.ts"
 import * as ConnectorLoader from "./ConnectorLoader.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
+import * as RedisRateLimit from "./RedisRateLimit.ts"
 import * as ServerConfig from "./ServerConfig.ts"
 
 /**
@@ -193,6 +194,11 @@ const layerWith = (
         : undefined
     },
     events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs },
+    trustedProxies: config.trustedProxies,
+    // with REDIS_URL the permit and /v1 rate limits are shared by every replica
+    sharedRateLimiter: config.redisUrl === undefined
+      ? undefined
+      : RedisRateLimit.layer({ url: config.redisUrl, prefix: config.redisPrefix }),
     aggregator: {
       serverSecret: Option.getOrUndefined(config.serverSecret),
       dataDir: config.dataDir,
@@ -264,7 +270,8 @@ const serve = (config: ServerConfig.ServerConfig) =>
         publicUrl: control.publicUrl,
         authority: signer.address,
         developmentKey: signer.development,
-        store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite"
+        store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite",
+        rateLimits: config.redisUrl === undefined ? "memory" : "redis"
       }))
       return yield* Effect.never
     }))

@@ -32,10 +32,15 @@
  * | SVC_ORACLE_MAX_DEVIATION_BPS | 1000 | oracle pricing refuses a rate this far from the catalog's price; `off` disables |
  * | SVC_QUOTE_TOLERANCE_BPS | 50 | oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED |
  * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
+ * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
+ * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
+ * | SVC_TRUSTED_PROXIES | (none) | comma-separated addresses or CIDR ranges of proxies whose `Forwarded` / `X-Forwarded-For` name the client (rate limits, connection caps) |
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted, Result } from "effect"
+import type { IpNetwork } from "effect/net"
+import { parseTrustedProxies } from "./ClientAddress.ts"
 import { validateNames } from "./ConnectorLoader.ts"
 
 /**
@@ -93,6 +98,12 @@ export interface ServerConfig {
   readonly quoteToleranceBps?: number | undefined
   /** Market data poll period, milliseconds (default 5000). */
   readonly marketPollMs?: number | undefined
+  /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
+  readonly redisUrl?: Redacted.Redacted<string> | undefined
+  /** Prefix of the Redis keys (SVC_REDIS_PREFIX; default `svc:`). */
+  readonly redisPrefix?: string | undefined
+  /** Proxies whose forwarding headers name the client (SVC_TRUSTED_PROXIES; default none). */
+  readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
 }
 
 const optionalString = (name: string) => Config.option(Config.String(name))
@@ -141,12 +152,16 @@ const serverConfig = Config.all({
     Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,5}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
   ),
   quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
-  marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000))
+  marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
+  redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
+  redisPrefix: Config.String("SVC_REDIS_PREFIX").pipe(Config.withDefault("svc:")),
+  // parsed by validate, which names the key in its error
+  trustedProxies: Config.String("SVC_TRUSTED_PROXIES").pipe(Config.withDefault(""))
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
 
-const validate = (config: ServerConfig) =>
+const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trustedProxies: string }) =>
   Effect.gen(function*() {
     yield* check(config.port >= 0 && config.port <= 65535, `PORT: ${config.port} is not a port (0 to 65535)`)
     yield* check(config.host.length > 0, "HOST: must not be empty")
@@ -212,9 +227,25 @@ const validate = (config: ServerConfig) =>
         "DATABASE_URL: only postgres:// or postgresql:// URLs are supported"
       )
     }
+    if (config.redisUrl !== undefined) {
+      const url = Redacted.value(config.redisUrl)
+      yield* check(
+        /^rediss?:\/\//.test(url) && URL.canParse(url),
+        "REDIS_URL: must be a redis:// or rediss:// URL (value not shown)"
+      )
+    }
+    yield* check(
+      config.redisPrefix === undefined || /^[A-Za-z0-9:_.{}-]{1,64}$/.test(config.redisPrefix),
+      "SVC_REDIS_PREFIX: 1 to 64 letters, digits or : _ . - { }"
+    )
+    const trustedProxies = parseTrustedProxies(config.trustedProxies)
+    if (Result.isFailure(trustedProxies)) {
+      return yield* new ConfigInvalid({ message: `SVC_TRUSTED_PROXIES: ${trustedProxies.failure.message}` })
+    }
     return {
       ...config,
-      publicUrl: Option.map(config.publicUrl, (u) => u.replace(/\/+$/, ""))
+      publicUrl: Option.map(config.publicUrl, (u) => u.replace(/\/+$/, "")),
+      trustedProxies: trustedProxies.success
     }
   })
 
