@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // two cores: keep one worker per core
-    maxWorkers: 2
+    maxWorkers: 2,
+    setupFiles: ["test/support/isolate-env.ts"]
   }
 })

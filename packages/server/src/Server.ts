@@ -189,6 +189,7 @@ const layerWith = (
       permits: { permitTtlSeconds: config.permitTtlSeconds },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
       market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },
+      settlement: { retentionSeconds: (config.permitRetentionDays ?? 90) * 86_400 },
       oracle: config.pricing === "oracle"
         ? { maxDeviationBps: config.oracleMaxDeviationBps, quoteToleranceBps: config.quoteToleranceBps }
         : undefined

@@ -32,6 +32,7 @@
  * | SVC_ORACLE_MAX_DEVIATION_BPS | 1000 | oracle pricing refuses a rate this far from the catalog's price; `off` disables |
  * | SVC_QUOTE_TOLERANCE_BPS | 50 | oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED |
  * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
+ * | SVC_PERMIT_RETENTION_DAYS | 90 | terminal permits (PAID, EXPIRED, FAILED) are deleted this long after their last change; 0 keeps them (never below the quote window + grace + a day) |
  * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
  * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
  * | SVC_TRUSTED_PROXIES | (none) | comma-separated addresses or CIDR ranges of proxies whose `Forwarded` / `X-Forwarded-For` name the client (rate limits, connection caps) |
@@ -98,6 +99,8 @@ export interface ServerConfig {
   readonly quoteToleranceBps?: number | undefined
   /** Market data poll period, milliseconds (default 5000). */
   readonly marketPollMs?: number | undefined
+  /** Retention of terminal permits, days (default 90; 0 keeps them). */
+  readonly permitRetentionDays?: number | undefined
   /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
   readonly redisUrl?: Redacted.Redacted<string> | undefined
   /** Prefix of the Redis keys (SVC_REDIS_PREFIX; default `svc:`). */
@@ -153,6 +156,7 @@ const serverConfig = Config.all({
   ),
   quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
   marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
+  permitRetentionDays: Config.Int("SVC_PERMIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
   redisPrefix: Config.String("SVC_REDIS_PREFIX").pipe(Config.withDefault("svc:")),
   // parsed by validate, which names the key in its error
@@ -205,6 +209,11 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
     yield* check(
       config.quoteToleranceBps === undefined || (config.quoteToleranceBps >= 0 && config.quoteToleranceBps <= 10_000),
       "SVC_QUOTE_TOLERANCE_BPS: 0 to 10000"
+    )
+    yield* check(
+      config.permitRetentionDays === undefined ||
+        (config.permitRetentionDays >= 0 && config.permitRetentionDays <= 36_500),
+      "SVC_PERMIT_RETENTION_DAYS: 0 (keep forever) to 36500"
     )
     yield* check(
       config.marketPollMs === undefined || (config.marketPollMs >= 100 && config.marketPollMs <= 3_600_000),
