@@ -84,7 +84,11 @@ export const AMOUNT_CODES = {
 export const CAPACITY_CODES = {
   ABOVE_MAX_AVAILABLE: "above the route's maxAvailableInRaw",
   INVENTORY_SHORT: "the destination inventory cannot reserve the amountOut now",
-  NO_INVENTORY: "the destination asset has no inventory"
+  NO_INVENTORY: "the destination asset has no inventory",
+  CLIENT_HOLD_SHARE:
+    "the requesting client's unfilled permits would hold more than its share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`); they free up as they are filled or expire",
+  PAYER_HOLD_SHARE:
+    "the payer's unfilled permits would hold more than its share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`)"
 } as const
 
 /**
@@ -211,7 +215,9 @@ export const REASON_CODES = {
   InsufficientCapacity: {
     ABOVE_MAX_AVAILABLE: `${CAPACITY_CODES.ABOVE_MAX_AVAILABLE} (\`diagnostics.maxAvailableInRaw\`)`,
     INVENTORY_SHORT: CAPACITY_CODES.INVENTORY_SHORT,
-    NO_INVENTORY: CAPACITY_CODES.NO_INVENTORY
+    NO_INVENTORY: CAPACITY_CODES.NO_INVENTORY,
+    CLIENT_HOLD_SHARE: CAPACITY_CODES.CLIENT_HOLD_SHARE,
+    PAYER_HOLD_SHARE: CAPACITY_CODES.PAYER_HOLD_SHARE
   },
   QuoteChanged: {
     PRICE_MOVED:

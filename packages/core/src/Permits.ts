@@ -78,6 +78,16 @@ export interface PermitOptions {
   readonly permitTtlSeconds?: number | undefined
   /** How long a duplicate waits for a request with the same key in flight, ms. Default 5000. */
   readonly inFlightWaitMillis?: number | undefined
+  /**
+   * Caps on unfilled holds (see `Store.HoldShares`): one client's ISSUED permits
+   * may hold at most `clientBps` of a destination asset's physical inventory
+   * (default 2500, 25%), one payer's at most `payerBps` (default 5000). null:
+   * no cap. They keep throwaway keys from draining a route for free.
+   */
+  readonly holdShares?: {
+    readonly clientBps?: number | null | undefined
+    readonly payerBps?: number | null | undefined
+  } | undefined
 }
 
 /**
@@ -203,6 +213,12 @@ export const layer = (
       const limiter = yield* PermitRateLimiter
       const metrics = yield* RouteMetrics
       const ttl = Math.max(1, Math.floor(options?.permitTtlSeconds ?? 120))
+      const shareOf = (value: number | null | undefined, fallback: number) =>
+        value === null ? undefined : Math.min(10_000, Math.max(0, Math.floor(value ?? fallback)))
+      const shares = {
+        clientBps: shareOf(options?.holdShares?.clientBps, 2500),
+        payerBps: shareOf(options?.holdShares?.payerBps, 5000)
+      }
       const inFlight = Idempotency.makeInFlight(Math.max(0, options?.inFlightWaitMillis ?? 5000))
       const identities: Identities.IdentityContext = { catalog, connectors }
 
@@ -361,8 +377,11 @@ export const layer = (
         if (Result.isFailure(valid)) {
           return yield* Effect.die(new Error(`built an envelope that fails its schema: ${valid.failure.message}`))
         }
-        const record = Envelope.recordOf({ envelope, normalized, scope, fingerprint, now: nowMs })
-        const outcome = yield* Effect.mapError(store.issuePermit(record), storeUnavailable)
+        const record = {
+          ...Envelope.recordOf({ envelope, normalized, scope, fingerprint, now: nowMs }),
+          clientKey: opts?.clientKey ?? null
+        }
+        const outcome = yield* Effect.mapError(store.issuePermit(record, shares), storeUnavailable)
         switch (outcome._tag) {
           case "Issued":
             if (!catalogRoute.payoutSupported) {
@@ -382,6 +401,17 @@ export const layer = (
             )
           case "UnknownAsset":
             return yield* fail(new InsufficientCapacity({ code: "NO_INVENTORY" }))
+          case "HoldShareExceeded":
+            return yield* fail(
+              new InsufficientCapacity({
+                code: outcome.holder === "CLIENT" ? "CLIENT_HOLD_SHARE" : "PAYER_HOLD_SHARE",
+                diagnostics: {
+                  heldRaw: outcome.heldRaw.toString(),
+                  limitRaw: outcome.limitRaw.toString(),
+                  amountOutRaw: permit.amountOutRaw
+                }
+              })
+            )
         }
       })
 

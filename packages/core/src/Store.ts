@@ -129,6 +129,8 @@ export interface PermitRecord {
   /** Unix milliseconds. */
   readonly updatedAt: number
   readonly envelope: string
+  /** The client that asked for it (its rate-limit key, e.g. its address), when known. */
+  readonly clientKey?: string | null | undefined
 }
 
 /**
@@ -142,6 +144,29 @@ export type IssueResult =
   | { readonly _tag: "Duplicate"; readonly existing: PermitRecord }
   | { readonly _tag: "InsufficientInventory"; readonly availableRaw: bigint }
   | { readonly _tag: "UnknownAsset" }
+  | {
+    readonly _tag: "HoldShareExceeded"
+    /** Whose share: the requesting client's, or the payer's. */
+    readonly holder: "CLIENT" | "PAYER"
+    /** What that holder holds on the asset already (ISSUED permits). */
+    readonly heldRaw: bigint
+    /** Its share of the asset's physical inventory. */
+    readonly limitRaw: bigint
+  }
+
+/**
+ * Caps on what one holder may keep reserved on a destination asset: ISSUED
+ * permits (holds not yet backed by a source fill) of one client, or of one
+ * payer, may not exceed this share of the asset's physical inventory
+ * (configured − paid out), in basis points. Unset: no cap.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface HoldShares {
+  readonly clientBps?: number | undefined
+  readonly payerBps?: number | undefined
+}
 
 /**
  * A state change of a permit.
@@ -349,10 +374,10 @@ export interface StoreShape {
   readonly findByIdempotencyKey: (scope: string, key: string) => Effect.Effect<PermitRecord | undefined, StoreError>
   /**
    * Atomically: claims (scope, idempotencyKey), reserves amountOutRaw in the
-   * hold of assetKey when available, inserts the permit (state ISSUED) and
-   * counts permits_issued for its route.
+   * hold of assetKey when available and within the holder's shares, inserts the
+   * permit (state ISSUED) and counts permits_issued for its route.
    */
-  readonly issuePermit: (record: PermitRecord) => Effect.Effect<IssueResult, StoreError>
+  readonly issuePermit: (record: PermitRecord, shares?: HoldShares) => Effect.Effect<IssueResult, StoreError>
   /** A permit by fill id. */
   readonly getPermit: (fillId: string) => Effect.Effect<PermitRecord | undefined, StoreError>
   /** A permit by source transaction hash. */

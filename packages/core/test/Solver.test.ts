@@ -319,4 +319,43 @@ describe("lifecycle", () => {
       const gone = yield* permits.get(envelope.fillId).pipe(Effect.flip)
       assert.strictEqual(gone.reason._tag, "PermitNotFound")
     }).pipe(Effect.provide(makeEngine({ settlement: { sweepMillis: 1000, retentionSeconds: 1 } }).layer)))
+
+  it.effect("griefing: 50 throwaway keys from one client asking for the route's maximum leave at least half the capacity to others", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits
+      const publisher = yield* Publisher
+      const { route } = yield* firstOpenRoute
+      const before = BigInt(route.maxAvailableInRaw)
+      let refused = 0
+      for (let i = 0; i < 50; i++) {
+        const key = `0x${(i + 1000).toString(16).padStart(64, "0")}` as const
+        const request = {
+          quoteId: route.quoteId,
+          requestedAmountInRaw: (yield* publisher.current).routes.find((r) => r.routeId === route.routeId)!
+            .maxAvailableInRaw,
+          payer: Signature.addressOf(key),
+          recipient,
+          idempotencyKey: `griefing-${i}`
+        }
+        const message = PermitMessage.message(PermitMessage.normalize(request, { strict: false }))
+        const signed = { ...request, requestSignature: PermitMessage.sign(message, key) } as PermitCreateRequest
+        const exit = yield* Effect.exit(permits.create(signed, { clientKey: "203.0.113.7" }))
+        if (Exit.isFailure(exit)) {
+          const reason = errorOf(exit)
+          assert.strictEqual(reason._tag, "InsufficientCapacity")
+          refused++
+        }
+        yield* publisher.refresh
+      }
+      assert.isAbove(refused, 40, "the client's share ran out after a few permits")
+      const after = BigInt(
+        (yield* publisher.current).routes.find((r) => r.routeId === route.routeId)!.maxAvailableInRaw
+      )
+      assert.isTrue(after * 2n >= before, `${after} of ${before} left`)
+      // someone else still gets a permit
+      const other = yield* permits.create(signedRequest(route.quoteId, route.minimumFillInRaw, "idem-legit-1"), {
+        clientKey: "198.51.100.9"
+      })
+      assert.isTrue(other.created)
+    }).pipe(Effect.provide(makeEngine().layer)))
 })

@@ -186,7 +186,10 @@ const layerWith = (
       connectors: registrations,
       profile: config.profile,
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
-      permits: { permitTtlSeconds: config.permitTtlSeconds },
+      permits: {
+        permitTtlSeconds: config.permitTtlSeconds,
+        holdShares: { clientBps: config.holdShareClientBps, payerBps: config.holdSharePayerBps }
+      },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
       market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },
       settlement: { retentionSeconds: (config.permitRetentionDays ?? 90) * 86_400 },

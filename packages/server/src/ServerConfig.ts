@@ -32,6 +32,8 @@
  * | SVC_ORACLE_MAX_DEVIATION_BPS | 1000 | oracle pricing refuses a rate this far from the catalog's price; `off` disables |
  * | SVC_QUOTE_TOLERANCE_BPS | 50 | oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED |
  * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
+ * | SVC_HOLD_SHARE_CLIENT_BPS | 2500 | one client's unfilled permits may hold at most this share of a destination asset's inventory; `off` disables |
+ * | SVC_HOLD_SHARE_PAYER_BPS | 5000 | the same for one payer |
  * | SVC_PERMIT_RETENTION_DAYS | 90 | terminal permits (PAID, EXPIRED, FAILED) are deleted this long after their last change; 0 keeps them (never below the quote window + grace + a day) |
  * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
  * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
@@ -101,6 +103,10 @@ export interface ServerConfig {
   readonly marketPollMs?: number | undefined
   /** Retention of terminal permits, days (default 90; 0 keeps them). */
   readonly permitRetentionDays?: number | undefined
+  /** One client's share of an asset's inventory in unfilled holds, bps; null: off (default 2500). */
+  readonly holdShareClientBps?: number | null | undefined
+  /** One payer's share, bps; null: off (default 5000). */
+  readonly holdSharePayerBps?: number | null | undefined
   /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
   readonly redisUrl?: Redacted.Redacted<string> | undefined
   /** Prefix of the Redis keys (SVC_REDIS_PREFIX; default `svc:`). */
@@ -111,6 +117,13 @@ export interface ServerConfig {
 
 const optionalString = (name: string) => Config.option(Config.String(name))
 const optionalRedacted = (name: string) => Config.option(Config.Redacted(name))
+
+/** Basis points 0-10000, or `off` (null); anything else is NaN, refused by validation. */
+const bpsOrOff = (name: string, fallback: string) =>
+  Config.String(name).pipe(
+    Config.withDefault(fallback),
+    Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,5}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
+  )
 
 const serverConfig = Config.all({
   port: Config.Int("PORT").pipe(Config.withDefault(8787)),
@@ -157,6 +170,8 @@ const serverConfig = Config.all({
   quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
   marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
   permitRetentionDays: Config.Int("SVC_PERMIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
+  holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS", "2500"),
+  holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS", "5000"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
   redisPrefix: Config.String("SVC_REDIS_PREFIX").pipe(Config.withDefault("svc:")),
   // parsed by validate, which names the key in its error
@@ -210,6 +225,17 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       config.quoteToleranceBps === undefined || (config.quoteToleranceBps >= 0 && config.quoteToleranceBps <= 10_000),
       "SVC_QUOTE_TOLERANCE_BPS: 0 to 10000"
     )
+    for (
+      const [value, name] of [
+        [config.holdShareClientBps, "SVC_HOLD_SHARE_CLIENT_BPS"],
+        [config.holdSharePayerBps, "SVC_HOLD_SHARE_PAYER_BPS"]
+      ] as const
+    ) {
+      yield* check(
+        value === undefined || value === null || (Number.isInteger(value) && value >= 1 && value <= 10_000),
+        `${name}: 1 to 10000 basis points, or off`
+      )
+    }
     yield* check(
       config.permitRetentionDays === undefined ||
         (config.permitRetentionDays >= 0 && config.permitRetentionDays <= 36_500),

@@ -88,7 +88,8 @@ describe("SqliteStore", () => {
         assert.deepStrictEqual(rows.map((r) => ({ ...r })), [
           { version: 1, name: "initial" },
           { version: 2, name: "chain settlement" },
-          { version: 3, name: "replicas" }
+          { version: 3, name: "replicas" },
+          { version: 4, name: "hold shares" }
         ])
       } finally {
         db.close()

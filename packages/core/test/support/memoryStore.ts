@@ -9,6 +9,7 @@ import {
   availableOf,
   type ChainCursor,
   type InventoryBalance,
+  type IssueResult,
   type OperatorState,
   type PayoutIntent,
   type PermitRecord,
@@ -31,7 +32,7 @@ export interface MemoryStoreControl {
 export const makeMemoryStore = (): { store: Store["Service"]; control: MemoryStoreControl } => {
   let dataVersion = 0n
   let operator: OperatorState = { version: 0, paused: false, pauseReason: null, routes: {} }
-  const publications: Array<PublicationRecord> = []
+  const publications = new Map<bigint, PublicationRecord>()
   const documents = new Map<bigint, PublicationDocument>()
   const inventory = new Map<string, InventoryBalance>()
   const permits = new Map<string, PermitRecord>()
@@ -48,6 +49,12 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         ? Effect.fail(new StoreError({ operation, cause: new Error("store down (test)") }))
         : Effect.succeed(f())
     )
+  /** The publication with the highest dataVersion (whatever the order they were recorded in). */
+  const latestOf = (records: Iterable<PublicationRecord>) => {
+    let latest: PublicationRecord | undefined
+    for (const p of records) if (latest === undefined || p.dataVersion > latest.dataVersion) latest = p
+    return latest
+  }
   const count = (routeId: string, counter: RouteCounter, by: number, at: number) => {
     const c = counters.get(routeId) ??
       { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
@@ -67,9 +74,14 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
 
   const store: Store["Service"] = {
     kind: "memory",
-    nextDataVersion: op("nextDataVersion", () => ++dataVersion),
-    recordPublication: (p) => op("recordPublication", () => void publications.push(p)),
-    latestPublication: op("latestPublication", () => publications[publications.length - 1]),
+    // like the SQL stores: max(counter, latest publication) + 1
+    nextDataVersion: op("nextDataVersion", () => {
+      const latest = latestOf(publications.values())?.dataVersion ?? 0n
+      return (dataVersion = (dataVersion > latest ? dataVersion : latest) + 1n)
+    }),
+    // one row per dataVersion: recording a version again replaces it
+    recordPublication: (p) => op("recordPublication", () => void publications.set(p.dataVersion, p)),
+    latestPublication: op("latestPublication", () => latestOf(publications.values())),
     savePublicationDocument: (d) =>
       op("savePublicationDocument", () => {
         documents.set(d.dataVersion, d)
@@ -120,8 +132,8 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         const id = byKey.get(`${scope}\u0000${key}`)
         return id === undefined ? undefined : permits.get(id)
       }),
-    issuePermit: (record) =>
-      op("issuePermit", () => {
+    issuePermit: (record, shares) =>
+      op("issuePermit", (): IssueResult => {
         const slot = `${record.scope}\u0000${record.idempotencyKey}`
         const existing = byKey.get(slot)
         if (existing !== undefined) return { _tag: "Duplicate" as const, existing: permits.get(existing)! }
@@ -129,6 +141,25 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         if (b === undefined) return { _tag: "UnknownAsset" as const }
         const amount = BigInt(record.amountOutRaw)
         if (availableOf(b) < amount) return { _tag: "InsufficientInventory" as const, availableRaw: availableOf(b) }
+        const physical = b.configuredRaw - b.paidOutRaw
+        const caps = [
+          ["CLIENT", record.clientKey == null ? undefined : shares?.clientBps, (p: PermitRecord) =>
+            p.clientKey === record.clientKey],
+          ["PAYER", shares?.payerBps, (p: PermitRecord) =>
+            p.scope === record.scope]
+        ] as const
+        for (const [holder, bps, mine] of caps) {
+          if (bps === undefined) {
+            continue
+          }
+          const limitRaw = (physical * BigInt(bps)) / 10_000n
+          const heldRaw = [...permits.values()]
+            .filter((p) =>
+              p.assetKey === record.assetKey && p.state === "ISSUED" && mine(p)
+            )
+            .reduce((sum, p) => sum + BigInt(p.amountOutRaw), 0n)
+          if (heldRaw + amount > limitRaw) return { _tag: "HoldShareExceeded", holder, heldRaw, limitRaw }
+        }
         inventory.set(record.assetKey, { ...b, holdRaw: b.holdRaw + amount, updatedAt: record.createdAt })
         permits.set(record.fillId, record)
         byKey.set(slot, record.fillId)
@@ -136,7 +167,12 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         return { _tag: "Issued" as const, record }
       }),
     getPermit: (fillId) => op("getPermit", () => permits.get(fillId)),
-    findBySourceTx: (hash) => op("findBySourceTx", () => [...permits.values()].find((p) => p.sourceTxHash === hash)),
+    // hex case-insensitive, the newest permit first (like the SQL stores)
+    findBySourceTx: (hash) =>
+      op("findBySourceTx", () =>
+        [...permits.values()]
+          .filter((p) => p.sourceTxHash?.toLowerCase() === hash.toLowerCase())
+          .sort((a, b) => b.createdAt - a.createdAt || (a.fillId < b.fillId ? -1 : 1))[0]),
     listPermits: (filter) =>
       op("listPermits", () =>
         [...permits.values()]
@@ -199,12 +235,13 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
     addCounters: (deltas) =>
       op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
     routeCounters: (routeId): Effect.Effect<RouteCounters, StoreError> =>
-      op(
-        "routeCounters",
-        () =>
-          counters.get(routeId) ??
-            { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
-      ),
+      op("routeCounters", () => {
+        // a copy: the live record keeps counting after it was read
+        const c = counters.get(routeId)
+        return c === undefined
+          ? { feed_exposures: 0, permit_requests: 0, permits_issued: 0, source_observed: 0, paid: 0, updatedAt: null }
+          : { ...c }
+      }),
     saveQuote: (quote) => op("saveQuote", () => void quotes.set(quote.quoteToken, quote)),
     getQuote: (token) => op("getQuote", () => quotes.get(token)),
     prunePermits: (before, limit) =>

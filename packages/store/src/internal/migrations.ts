@@ -151,6 +151,16 @@ export const migrations: ReadonlyArray<Migration> = [
       // retention finds old terminal permits without a scan
       `CREATE INDEX permits_state_updated_at ON permits (state, updated_at)`
     ]
+  },
+  {
+    version: 4,
+    name: "hold shares",
+    statements: [
+      // who asked for each permit: a client's outstanding holds are capped
+      `ALTER TABLE permits ADD COLUMN client_key TEXT`,
+      `CREATE INDEX permits_asset_client ON permits (asset_key, client_key, state)`,
+      `CREATE INDEX permits_asset_scope ON permits (asset_key, scope, state)`
+    ]
   }
 ]
 

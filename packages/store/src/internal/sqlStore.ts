@@ -15,6 +15,7 @@ import type { Bucket } from "@svc/core/Lifecycle"
 import { availableOf, PUBLICATION_DOCUMENTS_KEPT, StoreError } from "@svc/core/Store"
 import type {
   ChainCursor,
+  HoldShares,
   InventoryBalance,
   IssueResult,
   OperatorState,
@@ -138,7 +139,8 @@ const decodePermit = (row: Row): PermitRecord => {
     validUntil: int(row, "valid_until"),
     createdAt: int(row, "created_at"),
     updatedAt: int(row, "updated_at"),
-    envelope: text(row, "envelope")
+    envelope: text(row, "envelope"),
+    ...(textOrNull(row, "client_key") === null ? {} : { clientKey: textOrNull(row, "client_key") })
   }
 }
 
@@ -440,7 +442,7 @@ export const make = (options: MakeOptions): StoreShape => {
     storeOp("findByIdempotencyKey")
   )
 
-  const issueInTransaction = (record: PermitRecord, amountOut: bigint) =>
+  const issueInTransaction = (record: PermitRecord, amountOut: bigint, shares: HoldShares | undefined) =>
     transaction(
       Effect.gen(function*(): Effect.fn.Return<IssueResult, unknown> {
         const existing = yield* selectByKey(record.scope, record.idempotencyKey)
@@ -455,6 +457,31 @@ export const make = (options: MakeOptions): StoreShape => {
         }
         const available = availableOf(balance)
         if (available < amountOut) return { _tag: "InsufficientInventory", availableRaw: available }
+        // the holder's share of the physical inventory (holds not yet backed by a fill)
+        const physical = balance.configuredRaw - balance.paidOutRaw
+        const clientKey = record.clientKey ?? null
+        const capped: ReadonlyArray<
+          readonly ["CLIENT" | "PAYER", number | undefined, Effect.Effect<ReadonlyArray<Row>, unknown>]
+        > = [
+          [
+            "CLIENT",
+            clientKey === null ? undefined : shares?.clientBps,
+            sql<Row>`SELECT amount_out_raw FROM permits
+              WHERE asset_key = ${record.assetKey} AND client_key = ${clientKey} AND state = 'ISSUED'`
+          ],
+          [
+            "PAYER",
+            shares?.payerBps,
+            sql<Row>`SELECT amount_out_raw FROM permits
+              WHERE asset_key = ${record.assetKey} AND scope = ${record.scope} AND state = 'ISSUED'`
+          ]
+        ]
+        for (const [holder, bps, held] of capped) {
+          if (bps === undefined) continue
+          const limitRaw = (physical * BigInt(bps)) / 10_000n
+          const heldRaw = (yield* held).reduce((sum, row) => sum + BigInt(text(row, "amount_out_raw")), 0n)
+          if (heldRaw + amountOut > limitRaw) return { _tag: "HoldShareExceeded", holder, heldRaw, limitRaw }
+        }
         yield* sql`UPDATE inventory SET hold_raw = ${
           (balance.holdRaw + amountOut).toString()
         }, updated_at = ${record.createdAt}
@@ -463,13 +490,14 @@ export const make = (options: MakeOptions): StoreShape => {
         yield* sql`INSERT INTO permits (
             fill_id, route_id, quote_id, asset_key, scope, idempotency_key, fingerprint, payer_address,
             amount_in_raw, amount_out_raw, state, reason_codes, source_tx_hash, payout_tx_hash,
-            valid_until, created_at, updated_at, envelope
+            valid_until, created_at, updated_at, envelope, client_key
           ) VALUES (
             ${stored.fillId}, ${stored.routeId}, ${stored.quoteId}, ${stored.assetKey}, ${stored.scope},
             ${stored.idempotencyKey}, ${stored.fingerprint}, ${stored.payerAddress},
             ${stored.amountInRaw}, ${stored.amountOutRaw}, ${stored.state}, ${JSON.stringify(stored.reasonCodes)},
             ${stored.sourceTxHash}, ${stored.payoutTxHash},
-            ${stored.validUntil}, ${stored.createdAt}, ${stored.updatedAt}, ${stored.envelope}
+            ${stored.validUntil}, ${stored.createdAt}, ${stored.updatedAt}, ${stored.envelope},
+            ${stored.clientKey ?? null}
           )`
         yield* bumpCounter(stored.routeId, "permits_issued", 1, stored.createdAt)
         return { _tag: "Issued", record: stored }
@@ -477,9 +505,9 @@ export const make = (options: MakeOptions): StoreShape => {
     )
 
   const issuePermit = Effect.fn(`${spanPrefix}.issuePermit`)(
-    function*(record: PermitRecord) {
+    function*(record: PermitRecord, shares?: HoldShares) {
       const amountOut = yield* parseAmount(record.amountOutRaw, "amountOutRaw")
-      return yield* issueInTransaction(record, amountOut).pipe(
+      return yield* issueInTransaction(record, amountOut, shares).pipe(
         // two writers claimed the same (scope, key): the loser answers with the winner's record
         Effect.catchIf(isUniqueViolation, (error) =>
           selectByKey(record.scope, record.idempotencyKey).pipe(

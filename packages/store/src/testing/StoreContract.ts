@@ -968,6 +968,56 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), second)
         }))
 
+      it.effect("hold shares: one client's or one payer's unfilled holds stay within their share; a fill frees it", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const assetKey = yield* freshAsset(store, 10_000n)
+          const shares = { clientBps: 2500, payerBps: 5000 }
+          const ask = (amount: number, clientKey: string | null, scope = fresh("0xpayer")) =>
+            store.issuePermit(permitOf({ assetKey, amountOutRaw: String(amount), clientKey, scope }), shares)
+          const a = fresh("client-a")
+          const first = issued(yield* ask(2000, a))
+          assert.strictEqual(first.clientKey, a)
+          assert.strictEqual((yield* store.getPermit(first.fillId))?.clientKey, a)
+          issued(yield* ask(500, a))
+          assert.deepStrictEqual(yield* ask(1, a), {
+            _tag: "HoldShareExceeded",
+            holder: "CLIENT",
+            heldRaw: 2500n,
+            limitRaw: 2500n
+          })
+          // another client has its own share; a request without a client key has no client cap
+          issued(yield* ask(2500, fresh("client-b")))
+          issued(yield* ask(100, null))
+          // one payer across clients, on an asset of its own: 50%
+          const other = yield* freshAsset(store, 10_000n)
+          const payer = fresh("0xpayer")
+          const askOther = (amount: number) =>
+            store.issuePermit(
+              permitOf({ assetKey: other, amountOutRaw: String(amount), clientKey: fresh("client"), scope: payer }),
+              shares
+            )
+          issued(yield* askOther(2500))
+          issued(yield* askOther(2000))
+          assert.deepStrictEqual(yield* askOther(501), {
+            _tag: "HoldShareExceeded",
+            holder: "PAYER",
+            heldRaw: 4500n,
+            limitRaw: 5000n
+          })
+          // a source fill turns the hold into a liability: the client's share is free again
+          const applied = yield* store.transition({
+            fillId: first.fillId,
+            to: "SOURCE_OBSERVED",
+            at: T0 + 1,
+            sourceTxHash: hex32(fresh("src"))
+          })
+          assert.strictEqual(applied._tag, "Applied")
+          issued(yield* ask(2000, a))
+          // without shares, nothing is capped but the inventory
+          issued(yield* store.issuePermit(permitOf({ assetKey, amountOutRaw: "1", clientKey: a })))
+        }))
+
       // ------------------------------------------------------------------ retention
       it.effect("prunePermits: old terminal permits go, with their payout intents, oldest first; live ones stay", () =>
         Effect.gen(function*() {
