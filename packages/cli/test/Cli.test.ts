@@ -128,9 +128,11 @@ describe("svc executable", () => {
       svc(["serve"], undefined, { ...base, PORT: "99999" }),
       svc(["serve"], undefined, { ...base, SVC_SIGNER_KEY: `0x${"0".repeat(64)}` }),
       svc(["serve"], undefined, { ...base, SVC_ONCHAIN: onchain }),
-      svc(["serve"], undefined, { ...base, SVC_CATALOG: join(dir, "missing.json") })
+      svc(["serve"], undefined, { ...base, SVC_CATALOG: join(dir, "missing.json") }),
+      // the production profile refuses the generated development key
+      svc(["serve"], undefined, { ...base, SVC_PROFILE: "production" })
     ])
-    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG"]
+    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEY"]
     cases.forEach((r, i) => {
       assert.strictEqual(r.code, 2, r.stderr)
       const lines = r.stderr.trimEnd().split("\n")
@@ -138,6 +140,7 @@ describe("svc executable", () => {
       assert.match(lines[0]!, new RegExp(`^svc: ${keys[i]}: `))
     })
     assert.notInclude(cases[1]!.stderr, "0".repeat(64), "the key is never shown")
+    assert.include(cases[4]!.stderr, "production profile")
   })
 
   it("ids derives documented identifiers", { timeout: 30_000 }, async () => {

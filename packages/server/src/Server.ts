@@ -250,6 +250,17 @@ const serve = (config: ServerConfig.ServerConfig) =>
           )
         ))
       : undefined
+    // a production deployment signs with its own key: the generated development key is refused
+    const documentProfile = typeof catalog === "object" && catalog !== null && "profile" in catalog
+      ? String((catalog as { readonly profile: unknown }).profile)
+      : undefined
+    const profile = config.profile ?? documentProfile ?? "production"
+    if (profile === "production" && Option.isNone(config.signerKey)) {
+      return yield* new StartupError({
+        message:
+          "SVC_SIGNER_KEY: the production profile needs the authority's own key; the generated development key is for the demo and test profiles (SVC_PROFILE=demo)"
+      })
+    }
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
         Effect.mapError((e) => new StartupError({ message: oneLine(e) }))
