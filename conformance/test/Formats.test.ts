@@ -23,23 +23,100 @@ describe("JsonText.scan (fixtures/formats/json-numbers.json)", () => {
     }
   })
 
-  test.prop([fc.json()], { numRuns: 200 })("agrees with JSON.parse on what is JSON", (text) => {
-    expect(JsonText.scan(text)).toBeDefined()
+  /** The path of `key` under `parent`, as the fixtures write it: `.name` for identifiers, else `["key"]`. */
+  const pathOf = (parent: string, key: string | number) =>
+    typeof key === "number"
+      ? `${parent}[${key}]`
+      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key)
+      ? `${parent}.${key}`
+      : `${parent}[${JSON.stringify(key)}]`
+
+  /** The UNSAFE_NUMBER findings of a value written by JSON.stringify, computed on the parsed value, in text order. */
+  const unsafeNumbers = (value: unknown, path = "$"): Array<JsonText.JsonFinding> =>
+    typeof value === "number"
+      ? Math.abs(value) > Number.MAX_SAFE_INTEGER
+        ? [{ kind: "UNSAFE_NUMBER", path, literal: JSON.stringify(value) }]
+        : []
+      : Array.isArray(value)
+      ? value.flatMap((v, i) => unsafeNumbers(v, pathOf(path, i)))
+      : value !== null && typeof value === "object"
+      ? Object.entries(value).flatMap(([k, v]) => unsafeNumbers(v, pathOf(path, k)))
+      : []
+
+  const parses = (text: string) => {
+    try {
+      JSON.parse(text)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  it("the helpers above agree with the fixtures' paths", () => {
+    expect(unsafeNumbers(JSON.parse("{\"feed\":{\"routes\":[{\"m\":9007199254740992}]},\"a-b\":[1e21,1.5]}"))).toEqual([
+      { kind: "UNSAFE_NUMBER", path: "$.feed.routes[0].m", literal: "9007199254740992" },
+      { kind: "UNSAFE_NUMBER", path: "$[\"a-b\"][0]", literal: "1e+21" }
+    ])
   })
 
-  test.prop([fc.jsonValue()], { numRuns: 200 })(
-    "finds an unsafe number exactly where JSON.stringify wrote one",
-    (value) => {
-      const text = JSON.stringify(value)
-      const unsafe = (v: unknown): number =>
-        typeof v === "number" ?
-          (Math.abs(v) > Number.MAX_SAFE_INTEGER ? 1 : 0)
-          : Array.isArray(v) ?
-          v.reduce((n: number, x) => n + unsafe(x), 0)
-          : v !== null && typeof v === "object" ?
-          Object.values(v).reduce((n: number, x) => n + unsafe(x), 0)
-          : 0
-      expect(JsonText.scan(text)!.filter((f) => f.kind === "UNSAFE_NUMBER").length).toBe(unsafe(JSON.parse(text)))
+  test.prop([fc.jsonValue(), fc.constantFrom(undefined, 2, "\t")], { numRuns: 300 })(
+    "on what JSON.stringify writes (compact or indented), finds exactly the unsafe numbers, where and as written",
+    (value, indent) => {
+      const text = JSON.stringify(value, null, indent)
+      expect(JsonText.scan(text)).toEqual(unsafeNumbers(JSON.parse(text)))
+    }
+  )
+
+  test.prop([fc.json()], { numRuns: 200 })("finds nothing but unsafe numbers in fc.json() texts", (text) => {
+    expect(JsonText.scan(text)).toEqual(unsafeNumbers(JSON.parse(text)))
+  })
+
+  /** JSON texts, texts that are almost JSON, and arbitrary text. */
+  const maybeJson = fc.oneof(
+    fc.json(),
+    fc.string({ maxLength: 20 }),
+    fc.stringMatching(/^[\s{}[\]",:0-9eE.+\-tfrunasl]{0,24}$/),
+    fc.tuple(fc.json(), fc.nat(), fc.nat()).map(([text, at, length]) => {
+      // cut a piece out of a JSON text
+      const from = at % (text.length + 1)
+      return text.slice(0, from) + text.slice(from + (length % 4))
+    }),
+    fc.tuple(fc.json(), fc.nat(), fc.constantFrom(",", "}", "]", "\"", "0", "-", ".", "x", "\\", "\n")).map(
+      ([text, at, insert]) => {
+        const where = at % (text.length + 1)
+        return text.slice(0, where) + insert + text.slice(where)
+      }
+    )
+  )
+
+  test.prop([maybeJson], { numRuns: 500 })(
+    "answers findings exactly for the texts JSON.parse accepts, and undefined for the others",
+    (text) => {
+      const scanned = JsonText.scan(text)
+      expect(scanned !== undefined, JSON.stringify(text)).toBe(parses(text))
+    }
+  )
+
+  test.prop([
+    fc.uniqueArray(fc.tuple(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })), {
+      minLength: 1,
+      maxLength: 5,
+      selector: ([k]) => k
+    }),
+    fc.nat(),
+    fc.jsonValue({ maxDepth: 1 })
+  ], { numRuns: 200 })(
+    "a key written twice in one object is a DUPLICATE_KEY at that object, after the findings before it",
+    (entries, pick, again) => {
+      const key = entries[pick % entries.length]![0]
+      const members = [...entries, [key, again] as const]
+      const text = `{"wrapper":{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}}`
+      const parent = pathOf("$", "wrapper")
+      expect(JsonText.scan(text)).toEqual([
+        ...entries.flatMap(([k, v]) => unsafeNumbers(v, pathOf(parent, k))),
+        { kind: "DUPLICATE_KEY", path: parent, literal: key },
+        ...unsafeNumbers(again, pathOf(parent, key))
+      ])
     }
   )
 })

@@ -9,7 +9,7 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
-import { Aggregator, Pricing, Publisher, Signer, Store } from "@svc/core"
+import { Aggregator, Pricing, Publisher, Settlement, Signer, Store } from "@svc/core"
 import {
   AGGREGATOR_ERRORS,
   AggregatorBuildSignatureRequired,
@@ -330,6 +330,77 @@ layer(appLayer({ rateLimits: UNLIMITED }), { excludeTestServices: true, timeout:
           } finally {
             yield* store.setRouteOverride(q.routeId, {})
             yield* publisher.publishNow
+          }
+        }))
+    })
+
+    describe("terminal states", () => {
+      it.effect("status: an EXPIRED permit is EXPIRED and a FAILED one FAILED, both terminal, by every lookup", () =>
+        Effect.gen(function*() {
+          const account = wallet()
+          const store = yield* Store.Store
+          const observer = yield* Settlement.SettlementObserver
+          const q = yield* quoteFor(account.address)
+          const permitted = () =>
+            Effect.gen(function*() {
+              const { second } = yield* buildFor(account, q)
+              const tx = yield* json(second)
+              assert.strictEqual(second.status, 200, JSON.stringify(tx))
+              return tx.fillId as string
+            })
+          const unfilled = yield* permitted()
+          const refused = yield* permitted()
+          const reverted = yield* permitted()
+          // what the expiry sweep does to an unfilled permit after validUntil and its grace
+          const expired = yield* store.transition({
+            fillId: unfilled,
+            to: "EXPIRED",
+            at: Date.now(),
+            reasonCodes: ["EXPIRED_UNFILLED"]
+          })
+          assert.strictEqual(expired._tag, "Applied")
+          // failed straight from ISSUED, and failed after the source fill was observed and confirmed
+          yield* observer.failed(refused, ["OPERATOR_TEST"])
+          const sourceTx = `0x${"5e".repeat(32)}`
+          yield* observer.sourceObserved(reverted, sourceTx)
+          yield* observer.sourceConfirmed(reverted)
+          yield* observer.failed(reverted, ["PAYOUT_REVERTED"])
+
+          const statusOf = (fillId: string) =>
+            Effect.gen(function*() {
+              const response = yield* get(`/v1/status?fillId=${fillId}`)
+              assert.strictEqual(response.status, 200)
+              assert.strictEqual(response.headers.get("cache-control"), "no-store")
+              const body = yield* json(response)
+              decodes(AggregatorStatus, body, `status of ${fillId}`)
+              return body
+            })
+          const expected = {
+            [unfilled]: { status: "EXPIRED", terminal: true, sourceTxHash: null, payoutTxHash: null },
+            [refused]: { status: "FAILED", terminal: true, sourceTxHash: null, payoutTxHash: null },
+            [reverted]: { status: "FAILED", terminal: true, sourceTxHash: sourceTx, payoutTxHash: null }
+          }
+          const pick = (s: any) => ({
+            status: s.status,
+            terminal: s.terminal,
+            sourceTxHash: s.sourceTxHash,
+            payoutTxHash: s.payoutTxHash
+          })
+          for (const [fillId, want] of Object.entries(expected)) {
+            const one = yield* statusOf(fillId)
+            assert.deepStrictEqual(pick(one), want, fillId)
+            assert.strictEqual(one.fillId, fillId)
+            assert.strictEqual(one.amountIn, q.amountIn)
+          }
+          const bySource = yield* json(yield* get(`/v1/status?sourceTxHash=${sourceTx}`))
+          assert.deepStrictEqual(pick(bySource), expected[reverted])
+          // the lists agree: every one of the three, with the same status
+          for (const lookup of [`userAddress=${account.address}`, `quoteId=${q.quoteId}`]) {
+            const list = yield* json(yield* get(`/v1/status?${lookup}`))
+            decodes(AggregatorStatusList, list, lookup)
+            const mine = (list.transactions as Array<any>).filter((t) => t.fillId in expected)
+            assert.lengthOf(mine, 3, lookup)
+            for (const t of mine) assert.deepStrictEqual(pick(t), expected[t.fillId], `${lookup} ${t.fillId}`)
           }
         }))
     })

@@ -14,6 +14,19 @@ import { AUTHORITY_KEY, baseUrl, demoCatalog, PAYER_KEY } from "./support/server
 
 const switches = { store: false, signer: false }
 
+/** Runs `effect` with a fault switch on; the switch is off again however the effect ends. */
+const withFault = <A, E, R>(name: keyof typeof switches, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      switches[name] = true
+    }),
+    () => effect,
+    () =>
+      Effect.sync(() => {
+        switches[name] = false
+      })
+  )
+
 /** Wraps every store operation: fails with a StoreError while the switch is on. */
 const failingStore = Layer.effect(
   Store.Store,
@@ -78,17 +91,21 @@ layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it
             headers: { "content-type": "application/json" }
           })
         )
-      switches.store = true
-      const down = yield* post()
-      assert.strictEqual(down.status, 503)
-      assert.match(down.headers.get("retry-after") ?? "", /^[1-9]/)
-      const downBody = (yield* Effect.promise(() => down.json())) as any
-      assert.strictEqual(downBody.error, "AUTHORITY_UNAVAILABLE")
-      assert.include(downBody.reasonCodes, "STORE_UNAVAILABLE")
-      const status = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits/0x${"ab".repeat(32)}`))
-      assert.strictEqual(status.status, 500)
-      assert.strictEqual(((yield* Effect.promise(() => status.json())) as any).error, "INTERNAL_ERROR")
-      switches.store = false
+      yield* withFault(
+        "store",
+        Effect.gen(function*() {
+          const down = yield* post()
+          assert.strictEqual(down.status, 503)
+          assert.match(down.headers.get("retry-after") ?? "", /^[1-9]/)
+          const downBody = (yield* Effect.promise(() => down.json())) as any
+          assert.strictEqual(downBody.error, "AUTHORITY_UNAVAILABLE")
+          assert.include(downBody.reasonCodes, "STORE_UNAVAILABLE")
+          const status = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits/0x${"ab".repeat(32)}`))
+          assert.strictEqual(status.status, 500)
+          assert.strictEqual(((yield* Effect.promise(() => status.json())) as any).error, "INTERNAL_ERROR")
+        })
+      )
+      assert.isFalse(switches.store)
       const up = yield* post()
       assert.strictEqual(up.status, 201)
     }))
@@ -109,21 +126,37 @@ layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it
         ...request,
         requestSignature: PermitMessage.sign(PermitMessage.build(request), PAYER_KEY)
       })
-      switches.signer = true
-      const down = yield* Effect.promise(() =>
-        fetch(`${url}/api/v6/execution-permits`, {
-          method: "POST",
-          body,
-          headers: { "content-type": "application/json" }
+      yield* withFault(
+        "signer",
+        Effect.gen(function*() {
+          const down = yield* Effect.promise(() =>
+            fetch(`${url}/api/v6/execution-permits`, {
+              method: "POST",
+              body,
+              headers: { "content-type": "application/json" }
+            })
+          )
+          assert.strictEqual(down.status, 503)
+          assert.include(((yield* Effect.promise(() => down.json())) as any).reasonCodes, "SIGNER_UNAVAILABLE")
+          const failed = yield* publisher.publishNow.pipe(Effect.flip)
+          assert.strictEqual(failed._tag, "PublishFailed")
+          const feed = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`))
+          assert.strictEqual(feed.status, 200)
+          yield* Effect.promise(() => feed.text())
         })
       )
-      assert.strictEqual(down.status, 503)
-      assert.include(((yield* Effect.promise(() => down.json())) as any).reasonCodes, "SIGNER_UNAVAILABLE")
-      const failed = yield* publisher.publishNow.pipe(Effect.flip)
-      assert.strictEqual(failed._tag, "PublishFailed")
+      assert.isFalse(switches.signer)
+    }))
+
+  it.effect("a fault switch is off again after a failing test body", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(withFault("store", Effect.sync(() => assert.fail("a failing assertion"))))
+      assert.isTrue(exit._tag === "Failure")
+      assert.isFalse(switches.store)
+      // the server works again: nothing left switched on
+      const url = yield* baseUrl
       const feed = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`))
       assert.strictEqual(feed.status, 200)
       yield* Effect.promise(() => feed.text())
-      switches.signer = false
     }))
 })

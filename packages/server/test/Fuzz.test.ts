@@ -9,7 +9,7 @@ import { Publisher } from "@svc/core"
 import { ErrorResponse, PermitMessage, Signature, strictParseOptions } from "@svc/protocol"
 import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { Effect, Result, Schema } from "effect"
-import { baseUrl, PAYER_KEY, serverLayer } from "./support/server.ts"
+import { baseUrl, PAYER_KEY, serverLayer, sseReader } from "./support/server.ts"
 
 const decodeError = Schema.decodeUnknownResult(ErrorResponse)
 const CODES = new Set(Object.keys(SOLVER_ERRORS))
@@ -212,24 +212,46 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed re
   it.effect("event stream: random Last-Event-ID values", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
+      const publisher = yield* Publisher.Publisher
+      const version = () => Effect.runPromise(Effect.map(publisher.current, (p) => p.dataVersion.toString()))
+      const current = yield* Effect.promise(version)
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(
             fc.oneof(
               fc.string({ maxLength: 30 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
-              fc.bigInt({ min: 0n, max: 1n << 70n }).map(String)
+              fc.bigInt({ min: 0n, max: 1n << 70n }).map(String),
+              // the current dataVersion, its neighbours, and look-alikes of it
+              fc.constantFrom(current, `0${current}`, ` ${current}`, `${current}.0`),
+              fc.bigInt({ min: -2n, max: 2n }).map((d) => (BigInt(current) + d).toString())
             ),
             async (id) => {
-              const controller = new AbortController()
-              const response = await fetch(`${url}/api/v6/solver-feed/events`, {
-                headers: { "last-event-id": id },
-                signal: controller.signal
-              })
+              const before = await version()
+              const response = await fetch(`${url}/api/v6/solver-feed/events`, { headers: { "last-event-id": id } })
               assert.strictEqual(response.status, 200)
-              const reader = response.body!.getReader()
-              const first = await reader.read()
-              assert.isFalse(first.done)
-              controller.abort()
+              assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/)
+              const stream = sseReader(response)
+              try {
+                // the stream opens with retry, then (unless the id names the current publication) a feed event
+                assert.deepStrictEqual(await stream.next(), { retry: "3000" }, `Last-Event-ID ${JSON.stringify(id)}`)
+                // a header value is sent without its surrounding whitespace
+                const upToDate = id.trim() === before && before === (await version())
+                const event = await stream.nextEvent(upToDate ? 300 : 5000)
+                if (upToDate) {
+                  assert.isUndefined(event, `Last-Event-ID ${JSON.stringify(id)} names the current publication`)
+                  return
+                }
+                assert.isDefined(event, `Last-Event-ID ${JSON.stringify(id)}: no feed event`)
+                assert.strictEqual(event!.event, "feed")
+                assert.match(event!.id ?? "", /^(?:0|[1-9][0-9]*)$/)
+                assert.isTrue(BigInt(event!.id!) >= BigInt(before), `${event!.id} is not older than ${before}`)
+                assert.notStrictEqual(event!.id, id.trim(), "never the publication the client says it has")
+                const feed = JSON.parse(event!.data!)
+                assert.strictEqual(feed.signedPayload.dataVersion, event!.id)
+                assert.match(feed.feedHash, /^0x[0-9a-f]{64}$/)
+              } finally {
+                await stream.cancel()
+              }
             }
           ),
           { numRuns: Math.max(10, Math.floor(RUNS / 3)) }

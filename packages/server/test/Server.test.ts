@@ -1,8 +1,17 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Publisher, Store } from "@svc/core"
-import { CanonicalJson, FeedSignature, PermitMessage, Signature } from "@svc/protocol"
-import { Effect, Result } from "effect"
-import { baseUrl, PAYER_KEY, serverLayer, sseReader, testConfig } from "./support/server.ts"
+import {
+  AggregatorError,
+  CanonicalJson,
+  ErrorResponse,
+  FeedSignature,
+  PermitMessage,
+  Signature,
+  strictParseOptions
+} from "@svc/protocol"
+import { Effect, Result, Schema } from "effect"
+import { connect } from "node:net"
+import { AUTHORITY_KEY, baseUrl, PAYER_KEY, serverLayer, sseReader, testConfig } from "./support/server.ts"
 
 const payer = Signature.addressOf(PAYER_KEY)
 const recipient = "0x2222222222222222222222222222222222222222"
@@ -43,6 +52,81 @@ const assertError = (body: any, code: string) => {
   assert.strictEqual(body.ok, false)
   assert.strictEqual(body.error, code)
 }
+
+interface RawResponse {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+  /** Whether the server closed the connection (the request asked for keep-alive). */
+  readonly closed: boolean
+}
+
+/**
+ * POSTs `body` over a raw socket with `Transfer-Encoding: chunked` and no
+ * Content-Length (what fetch cannot be made to do for a string body), in chunks of
+ * `chunkSize` bytes, and reads the answer until the server closes the connection
+ * or 3 s pass. The request asks for keep-alive unless `close` is set.
+ */
+const postChunked = (path: string, body: string, options?: { readonly chunkSize?: number; readonly close?: boolean }) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(() =>
+      new Promise<RawResponse>((resolve, reject) => {
+        const url = new URL(base)
+        const socket = connect(Number(url.port), url.hostname)
+        const received: Array<Buffer> = []
+        let closed = false
+        const finish = () => {
+          clearTimeout(timer)
+          socket.destroy()
+          const raw = Buffer.concat(received).toString("latin1")
+          const split = raw.indexOf("\r\n\r\n")
+          if (split === -1) return reject(new Error(`no complete response: ${JSON.stringify(raw.slice(0, 200))}`))
+          const [statusLine, ...lines] = raw.slice(0, split).split("\r\n")
+          const headers: Record<string, string> = {}
+          for (const line of lines) {
+            const i = line.indexOf(":")
+            headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim()
+          }
+          let rest = Buffer.from(raw.slice(split + 4), "latin1")
+          if (headers["transfer-encoding"] === "chunked") {
+            const parts: Array<Buffer> = []
+            while (true) {
+              const eol = rest.indexOf("\r\n")
+              const size = parseInt(rest.subarray(0, eol).toString("latin1"), 16)
+              if (eol === -1 || !(size > 0)) break
+              parts.push(rest.subarray(eol + 2, eol + 2 + size))
+              rest = rest.subarray(eol + 2 + size + 2)
+            }
+            rest = Buffer.concat(parts)
+          } else if (headers["content-length"] !== undefined) {
+            rest = rest.subarray(0, Number(headers["content-length"]))
+          }
+          resolve({ status: Number(statusLine!.split(" ")[1]), headers, body: rest.toString("utf8"), closed })
+        }
+        const timer = setTimeout(finish, 3000)
+        socket.on("data", (chunk) => received.push(chunk))
+        socket.on("end", () => {
+          closed = true
+          finish()
+        })
+        // the server may answer and close before it read everything: a failed write is no failure here
+        socket.on("error", () => {})
+        const bytes = Buffer.from(body, "utf8")
+        const chunkSize = options?.chunkSize ?? 4096
+        let request = `POST ${path} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: chunked\r\n${options?.close === true ? "Connection: close\r\n" : ""}\r\n`
+        for (let at = 0; at < bytes.length; at += chunkSize) {
+          const chunk = bytes.subarray(at, at + chunkSize)
+          request += `${chunk.length.toString(16)}\r\n${chunk.toString("latin1")}\r\n`
+        }
+        socket.write(Buffer.from(`${request}0\r\n\r\n`, "latin1"))
+      })
+    ))
+
+const isErrorResponse = (body: unknown) =>
+  Result.isSuccess(Schema.decodeUnknownResult(ErrorResponse)(body, strictParseOptions))
+const isAggregatorError = (body: unknown) =>
+  Result.isSuccess(Schema.decodeUnknownResult(AggregatorError)(body, strictParseOptions))
 
 layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server", (it) => {
   describe("discovery documents", () => {
@@ -280,6 +364,46 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         assert.strictEqual(numberAmount.status, 400)
       }))
 
+    it.effect("a replay (same key, same body) signed by another key is 400 SIGNATURE_INVALID; the permit stays", () =>
+      Effect.gen(function*() {
+        const route = yield* openRoute
+        const key = newKey()
+        const body = permitBody(route.quoteId, route.minimumFillInRaw, key)
+        const first = yield* post("/api/v6/execution-permits", JSON.stringify(body))
+        assert.strictEqual(first.status, 201)
+        const created = yield* json(first)
+        const { requestSignature: _, ...unsigned } = body
+        const message = PermitMessage.build(unsigned as PermitMessage.PermitRequestInput)
+        // the exact request again, signed by a key that is not the payer's: the signature must still verify
+        const otherKey = PermitMessage.sign(message, AUTHORITY_KEY)
+        assert.notStrictEqual(Signature.addressOf(AUTHORITY_KEY), payer)
+        const forged = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify({ ...body, requestSignature: otherKey }),
+          {
+            "idempotency-key": key
+          }
+        )
+        assert.strictEqual(forged.status, 400)
+        const forgedBody = yield* json(forged)
+        assertError(forgedBody, "SIGNATURE_INVALID")
+        assert.deepStrictEqual(forgedBody.reasonCodes, ["SIGNER_MISMATCH"])
+        assert.notProperty(forgedBody, "permit")
+        // a malleated (high-s) twin of the payer's own signature is no valid proof either
+        const twin = yield* post(
+          "/api/v6/execution-permits",
+          JSON.stringify({ ...body, requestSignature: Signature.highSTwin(body.requestSignature as `0x${string}`) })
+        )
+        assert.strictEqual(twin.status, 400)
+        assertError(yield* json(twin), "SIGNATURE_INVALID")
+        // the permit is untouched, and the payer's own replay is still answered
+        const replay = yield* post("/api/v6/execution-permits", JSON.stringify(body))
+        assert.strictEqual(replay.status, 200)
+        assert.deepStrictEqual((yield* json(replay)).permit, created.permit)
+        const status = yield* json(yield* get(`/api/v6/execution-permits/${created.permit.fillId}`))
+        assert.deepStrictEqual(status.permit, created.permit)
+      }))
+
     it.effect("410 for the quote of a route the operator paused", () =>
       Effect.gen(function*() {
         const route = yield* openRoute
@@ -343,12 +467,16 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         assert.strictEqual(first?.id, current.dataVersion.toString())
         const feed = JSON.parse(first!.data!)
         assert.strictEqual(feed.feedHash, current.feedHash)
-        // older, invalid: the current feed; equal: nothing
+        // older, newer, invalid: the current feed; equal: nothing
         for (
-          const [id, expected] of [["0", true], ["abc", true], ["01", true], [
-            current.dataVersion.toString(),
-            false
-          ]] as const
+          const [id, expected] of [
+            ["0", true],
+            [(current.dataVersion + 1n).toString(), true],
+            [(current.dataVersion + 1000n).toString(), true],
+            ["abc", true],
+            ["01", true],
+            [current.dataVersion.toString(), false]
+          ] as const
         ) {
           const stream = sseReader(yield* open(id))
           const event = yield* Effect.promise(() => stream.nextEvent(expected ? 5000 : 700))
@@ -364,6 +492,49 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
         const verified = FeedSignature.verify(JSON.parse(later!.data!), { now: Math.floor(Date.now() / 1000) })
         assert.isTrue(Result.isSuccess(verified) && verified.success.valid)
         yield* Effect.promise(() => reader.cancel())
+      }))
+  })
+
+  describe("chunked bodies (no Content-Length)", () => {
+    it.effect("a chunked body over 32 KiB is answered 413 with the JSON error envelope, and the connection closed", () =>
+      Effect.gen(function*() {
+        const route = yield* openRoute
+        const base = JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+        const pad = (size: number) => `${base.slice(0, -1)}${" ".repeat(size - base.length)}}`
+        // a valid permit request, padded: only its size can refuse it
+        for (const size of [32_769, 40 * 1024, 200 * 1024]) {
+          for (const path of ["/api/v6/execution-permits", "/api/v6/execution-permits/request-message"]) {
+            const response = yield* postChunked(path, pad(size))
+            const what = `${path} ${size} bytes chunked`
+            assert.strictEqual(response.status, 413, what)
+            assert.match(response.headers["content-type"] ?? "", /^application\/json/, what)
+            assert.strictEqual(response.headers["cache-control"], "no-store", what)
+            const body = JSON.parse(response.body)
+            assert.deepStrictEqual(body, { ok: false, error: "BODY_TOO_LARGE", reasonCodes: ["BODY_TOO_LARGE"] }, what)
+            assert.isTrue(isErrorResponse(body), what)
+            assert.isTrue(response.closed, `${what}: the connection is closed`)
+          }
+        }
+        // the aggregator reads its bodies the same way and answers in its own error body
+        const quote = yield* postChunked("/v1/quote", `{"amountIn":"1"${" ".repeat(40 * 1024)}}`)
+        assert.strictEqual(quote.status, 413)
+        const aggregatorBody = JSON.parse(quote.body)
+        assert.strictEqual(aggregatorBody.error, "BODY_TOO_LARGE")
+        assert.isTrue(isAggregatorError(aggregatorBody), quote.body)
+      }))
+
+    it.effect("a chunked body of exactly 32,768 bytes is read and answered", () =>
+      Effect.gen(function*() {
+        const route = yield* openRoute
+        const base = JSON.stringify(permitBody(route.quoteId, route.minimumFillInRaw, newKey()))
+        const atLimit = `${base.slice(0, -1)}${" ".repeat(32_768 - base.length)}}`
+        const created = yield* postChunked("/api/v6/execution-permits", atLimit, { chunkSize: 1000, close: true })
+        assert.strictEqual(created.status, 201, created.body)
+        assert.strictEqual(JSON.parse(created.body).idempotent, false)
+        // a small chunked body that is not JSON is the 400 of a body, not a 413
+        const notJson = yield* postChunked("/api/v6/execution-permits", "{nope", { close: true })
+        assert.strictEqual(notJson.status, 400)
+        assertError(JSON.parse(notJson.body), "INVALID_REQUEST")
       }))
   })
 })
