@@ -178,6 +178,36 @@ export const pricingReferenceIdOf = (terms: {
   })))
 
 /**
+ * The indicative terms of a route at a rate, with their pricingReferenceId
+ * (see {@link pricingReferenceIdOf}) for a pricing model and version.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const termsAt = (
+  route: CatalogRoute,
+  model: string,
+  modelVersion: string | null,
+  numeratorRaw: bigint,
+  denominatorRaw: bigint
+): IndicativeTerms => ({
+  numeratorRaw,
+  denominatorRaw,
+  serviceFeeBps: route.serviceFeeBps,
+  feeMode: route.feeMode,
+  modelVersion,
+  pricingReferenceId: pricingReferenceIdOf({
+    routeId: route.routeId,
+    model,
+    modelVersion,
+    numeratorRaw,
+    denominatorRaw,
+    serviceFeeBps: route.serviceFeeBps,
+    feeMode: route.feeMode
+  })
+})
+
+/**
  * Options of the static pricing layer.
  *
  * @category models
@@ -207,22 +237,7 @@ export const makeStatic = (options?: StaticOptions): PricingShape => {
   const terms = (route: CatalogRoute): IndicativeTerms => {
     let t = cache.get(route)
     if (t === undefined) {
-      t = {
-        numeratorRaw: route.priceNumeratorRaw,
-        denominatorRaw: route.priceDenominatorRaw,
-        serviceFeeBps: route.serviceFeeBps,
-        feeMode: route.feeMode,
-        modelVersion,
-        pricingReferenceId: pricingReferenceIdOf({
-          routeId: route.routeId,
-          model: "STATIC",
-          modelVersion,
-          numeratorRaw: route.priceNumeratorRaw,
-          denominatorRaw: route.priceDenominatorRaw,
-          serviceFeeBps: route.serviceFeeBps,
-          feeMode: route.feeMode
-        })
-      }
+      t = termsAt(route, "STATIC", modelVersion, route.priceNumeratorRaw, route.priceDenominatorRaw)
       cache.set(route, t)
     }
     return t
@@ -421,22 +436,7 @@ export const makeOracle = (market: Market["Service"], options?: OracleOptions): 
       last !== undefined &&
       deviationBps(r.numeratorRaw, r.denominatorRaw, last.numeratorRaw, last.denominatorRaw) <= republishBps
     ) return last
-    const terms: IndicativeTerms = {
-      numeratorRaw: r.numeratorRaw,
-      denominatorRaw: r.denominatorRaw,
-      serviceFeeBps: route.serviceFeeBps,
-      feeMode: route.feeMode,
-      modelVersion,
-      pricingReferenceId: pricingReferenceIdOf({
-        routeId: route.routeId,
-        model: "ORACLE",
-        modelVersion,
-        numeratorRaw: r.numeratorRaw,
-        denominatorRaw: r.denominatorRaw,
-        serviceFeeBps: route.serviceFeeBps,
-        feeMode: route.feeMode
-      })
-    }
+    const terms = termsAt(route, "ORACLE", modelVersion, r.numeratorRaw, r.denominatorRaw)
     published.set(route.routeId, terms)
     return terms
   }

@@ -50,7 +50,7 @@ import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
 import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
-import { type IndicativeTerms, Pricing, pricingReferenceIdOf } from "./Pricing.ts"
+import { type IndicativeTerms, Pricing, termsAt } from "./Pricing.ts"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, type PublicationDocument, Store } from "./Store.ts"
 
@@ -408,22 +408,7 @@ const unpricedCache = new WeakMap<CatalogRoute, IndicativeTerms>()
 const unpricedTerms = (route: CatalogRoute): IndicativeTerms => {
   let terms = unpricedCache.get(route)
   if (terms === undefined) {
-    terms = {
-      numeratorRaw: route.priceNumeratorRaw,
-      denominatorRaw: route.priceDenominatorRaw,
-      serviceFeeBps: route.serviceFeeBps,
-      feeMode: route.feeMode,
-      modelVersion: null,
-      pricingReferenceId: pricingReferenceIdOf({
-        routeId: route.routeId,
-        model: "UNPRICED",
-        modelVersion: null,
-        numeratorRaw: route.priceNumeratorRaw,
-        denominatorRaw: route.priceDenominatorRaw,
-        serviceFeeBps: route.serviceFeeBps,
-        feeMode: route.feeMode
-      })
-    }
+    terms = termsAt(route, "UNPRICED", null, route.priceNumeratorRaw, route.priceDenominatorRaw)
     unpricedCache.set(route, terms)
   }
   return terms
