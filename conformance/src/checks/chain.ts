@@ -163,6 +163,32 @@ const codeAt = (chain: ChainAccess, address: Hex) =>
     (code) => (code ?? "0x") as Hex
   )
 
+/**
+ * Runs `body` for each contract the on-chain document promises on each --rpc
+ * chain where it promises it; departures go to the collector.
+ */
+const eachPromisedContract = <R>(
+  body: (
+    chain: ChainAccess,
+    contract: ReturnType<typeof contractsOf>[number],
+    c: ReturnType<typeof Check.collector>
+  ) => Effect.Effect<void, Check.Inconclusive, R>
+) =>
+  Effect.gen(function*() {
+    const { value: doc } = yield* onchainDocument
+    const contracts = contractsOf(doc)
+    const ids = yield* rpcChainsAmong([...new Set(contracts.flatMap((k) => k.chains))], "its contracts")
+    const c = Check.collector()
+    yield* onChains(ids, c, (chain) =>
+      Effect.forEach(
+        contracts.filter((x) => x.chains.includes(chain.chainId)),
+        (k) => body(chain, k, c),
+        {
+          discard: true
+        }
+      ))
+  })
+
 const hasCode = Check.make<Env>({
   name: "chain_contracts_have_code",
   group: "chain",
@@ -171,29 +197,22 @@ const hasCode = Check.make<Env>({
   reference:
     "spec §2 ScannerHints.contracts, probe steps 1 and 7 (eth_getCode not empty on every supported chain); §4 getOnchainDiscovery",
   needs: ["rpc"],
-  run: Effect.gen(function*() {
-    const { value: doc } = yield* onchainDocument
-    const contracts = contractsOf(doc)
-    const ids = yield* rpcChainsAmong([...new Set(contracts.flatMap((k) => k.chains))], "its contracts")
-    const c = Check.collector()
-    yield* onChains(ids, c, (chain) =>
-      Effect.gen(function*() {
-        for (const k of contracts.filter((x) => x.chains.includes(chain.chainId))) {
-          if (!isAddress(k.address)) {
-            c.add({ title: `${k.where} is not an address`, expected: "0x + 40 hex digits", actual: String(k.address) })
-            continue
-          }
-          const code = yield* codeAt(chain, k.address)
-          if (code === "0x") {
-            c.add({
-              title: `${k.where} ${k.address} has no code on chain ${chain.chainId}`,
-              expected: "runtime code (eth_getCode not empty), as the document promises",
-              actual: `eth_getCode(${k.address}, latest) on chain ${chain.chainId} = 0x`
-            })
-          }
-        }
-      }))
-  })
+  run: eachPromisedContract((chain, k, c) =>
+    Effect.gen(function*() {
+      if (!isAddress(k.address)) {
+        c.add({ title: `${k.where} is not an address`, expected: "0x + 40 hex digits", actual: String(k.address) })
+        return
+      }
+      const code = yield* codeAt(chain, k.address)
+      if (code === "0x") {
+        c.add({
+          title: `${k.where} ${k.address} has no code on chain ${chain.chainId}`,
+          expected: "runtime code (eth_getCode not empty), as the document promises",
+          actual: `eth_getCode(${k.address}, latest) on chain ${chain.chainId} = 0x`
+        })
+      }
+    })
+  )
 })
 
 const codeHashes = Check.make<Env>({
@@ -204,28 +223,23 @@ const codeHashes = Check.make<Env>({
   reference:
     "spec §2 ScannerHints.contracts (expectedRuntimeCodeHash), probe steps 2 and 7 (KECCAK256_RUNTIME_CODE on every supported chain); docs/protocol.md, Discovery documents",
   needs: ["rpc"],
-  run: Effect.gen(function*() {
-    const { value: doc } = yield* onchainDocument
-    const contracts = contractsOf(doc)
-    const ids = yield* rpcChainsAmong([...new Set(contracts.flatMap((k) => k.chains))], "its contracts")
-    const c = Check.collector()
-    yield* onChains(ids, c, (chain) =>
-      Effect.gen(function*() {
-        for (const k of contracts.filter((x) => x.chains.includes(chain.chainId) && isAddress(x.address))) {
-          const code = yield* codeAt(chain, k.address as Hex)
-          const hash = code === "0x" ? undefined : keccak256(code)
-          if (hash === undefined || hash !== String(k.codeHash).toLowerCase()) {
-            c.add({
-              title: `the runtime code of ${k.where} ${String(k.address)} on chain ${chain.chainId} ${
-                hash === undefined ? "is absent" : "has another hash"
-              }`,
-              expected: String(k.codeHash),
-              actual: hash === undefined ? "no code" : `keccak256(eth_getCode) = ${hash}`
-            })
-          }
-        }
-      }))
-  })
+  run: eachPromisedContract((chain, k, c) =>
+    Effect.gen(function*() {
+      // an address that is not one is reported by chain_contracts_have_code
+      if (!isAddress(k.address)) return
+      const code = yield* codeAt(chain, k.address as Hex)
+      const hash = code === "0x" ? undefined : keccak256(code)
+      if (hash === undefined || hash !== String(k.codeHash).toLowerCase()) {
+        c.add({
+          title: `the runtime code of ${k.where} ${String(k.address)} on chain ${chain.chainId} ${
+            hash === undefined ? "is absent" : "has another hash"
+          }`,
+          expected: String(k.codeHash),
+          actual: hash === undefined ? "no code" : `keccak256(eth_getCode) = ${hash}`
+        })
+      }
+    })
+  )
 })
 
 /** systemState() of the facade on a chain, decoded; a departure added to the collector when it does not answer. */
