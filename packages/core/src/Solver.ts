@@ -24,6 +24,7 @@ import * as ChainSettlement from "./ChainSettlement.ts"
 import * as Connector from "./Connector.ts"
 import * as Coordination from "./Coordination.ts"
 import * as Economics from "./Economics.ts"
+import * as Health from "./Health.ts"
 import * as Inventory from "./Inventory.ts"
 import * as Market from "./Market.ts"
 import * as Permits from "./Permits.ts"
@@ -53,6 +54,8 @@ export interface SolverOptions {
   readonly pricing?: Pricing.StaticOptions | undefined
   /** When given, the default pricing part is oracle pricing (see `Pricing.layerOracle`). */
   readonly oracle?: Pricing.OracleOptions | undefined
+  /** Health checks (see {@link Health}). */
+  readonly health?: Health.HealthOptions | undefined
   /** Market data: the catalog's price feeds and source gas prices (see {@link Market}). */
   readonly market?: Market.MarketOptions | undefined
   readonly rateLimit?: RateLimit.RateLimitOptions | undefined
@@ -80,6 +83,7 @@ export type Engine =
   | Market.Market
   | Inventory.Inventory
   | Economics.Economics
+  | Health.Health
   | Publisher.Publisher
   | Permits.Permits
   | Settlement.SettlementObserver
@@ -209,7 +213,8 @@ export const layer = <E = never>(
   const chainSettlement = part(parts.chainSettlement, () => ChainSettlement.layer(options.chainSettlement)).pipe(
     Layer.provide(Layer.mergeAll(catalog, settlement, coordination))
   )
-  return Layer.mergeAll(withPublisher, permits, settlement, chainSettlement, metrics)
+  const health = Health.layer(options.health).pipe(Layer.provide(withPublisher))
+  return Layer.mergeAll(withPublisher, permits, settlement, chainSettlement, metrics, health)
 }
 
 /** The given replacement, or the default part, typed with the union of both error channels. */

@@ -32,7 +32,8 @@ import {
   AggregatorQuoteValidity,
   AggregatorStatus,
   AggregatorStatusList,
-  AggregatorTokens
+  AggregatorTokens,
+  HealthReport
 } from "./schema/Aggregator.ts"
 import { OnchainDiscoveryFingerprint, SolverDiscovery, StandardsManifest } from "./schema/Discovery.ts"
 import { FeedResponse, RouteDetailResponse } from "./schema/Feed.ts"
@@ -767,8 +768,9 @@ export class AggregatorGroup extends HttpApiGroup.make("Aggregator")
 {}
 
 /**
- * The human-readable API reference (`/docs`): served by the deployment, not an
- * operation of the interface (excluded from openapi.json).
+ * What a deployment serves beside the interface (excluded from openapi.json):
+ * the human-readable API reference (`/docs`) and the health probes of
+ * orchestrators (`/health/live`, `/health/ready`).
  *
  * @category http
  * @since 0.1.0
@@ -777,6 +779,20 @@ export class SiteGroup extends HttpApiGroup.make("Site")
   .add(
     HttpApiEndpoint.get("docsPage", "/docs", { query: NoQuery, success: HtmlPage, error: [solverError(400)] })
       .annotate(CacheClass, "document")
+  )
+  .add(
+    HttpApiEndpoint.get("healthLive", "/health/live", {
+      query: NoQuery,
+      success: HealthReport,
+      error: [solverError(400)]
+    }).annotate(CacheClass, "noStore")
+  )
+  .add(
+    HttpApiEndpoint.get("healthReady", "/health/ready", {
+      query: NoQuery,
+      success: HealthReport,
+      error: [solverError(400), HealthReport.pipe(HttpApiSchema.status(503))]
+    }).annotate(CacheClass, "noStore")
   )
   .annotate(OpenApi.Exclude, true)
   .annotate(ErrorFamily, "solver")

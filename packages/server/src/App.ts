@@ -16,7 +16,18 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { EvmConnector } from "@svc/connector-evm"
 import { SolanaConnector } from "@svc/connector-solana"
-import { Aggregator, Catalog, Permits, Publisher, RateLimit, RouteMetrics, Signer, Solver, type Store } from "@svc/core"
+import {
+  Aggregator,
+  Catalog,
+  Health,
+  Permits,
+  Publisher,
+  RateLimit,
+  RouteMetrics,
+  Signer,
+  Solver,
+  type Store
+} from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
 import { Context, Effect, Layer, Option, PubSub, type Redacted } from "effect"
@@ -182,6 +193,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     const permits = yield* Permits.Permits
     const metrics = yield* RouteMetrics.RouteMetrics
     const aggregator = yield* Aggregator.Aggregator
+    const health = yield* Health.Health
     const bytes = yield* documentBytes(publicUrl, options.onchain)
 
     const broadcaster = Broadcaster.make(() => {
@@ -199,11 +211,11 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
 
     const groups = Layer.mergeAll(
       DiscoveryHandlers.layer(bytes),
-      DiscoveryHandlers.siteLayer(bytes),
+      DiscoveryHandlers.siteLayer(bytes, health),
       FeedHandlers.layer({ publisher, feed, broadcaster }),
       RoutesHandlers.layer(publisher, metrics),
       PermitsHandlers.layer(permits),
-      AggregatorHandlers.layer(aggregator)
+      AggregatorHandlers.layer(aggregator, health)
     )
     const api = HttpApiBuilder.layer(Api.Api).pipe(
       Layer.provide(groups),

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { PermitError, Publisher } from "@svc/core"
-import { type CodeTable, type PermitErrorReason, REASON_CODES } from "@svc/core/PermitError"
+import { type CodeTable, DEPENDENCIES, type PermitErrorReason, REASON_CODES } from "@svc/core/PermitError"
 import { SOLVER_ERRORS, type SolverErrorCode } from "@svc/protocol/ErrorCodes"
 import { describeSchemaError } from "@svc/protocol/schema/index"
 import type { Schema } from "effect"
@@ -177,8 +177,13 @@ const extrasOf = (reason: PermitErrorReason): Parameters<typeof failure>[2] => {
       }
     case "IdempotencyInProgress":
     case "PublicationClosed":
-    case "Unavailable":
       return { detail: reason.detail, retryAfterSeconds: reason.retryAfterSeconds }
+    case "Unavailable":
+      // what failed inside (a driver message, an RPC URL) stays in the log, under the request id
+      return {
+        detail: `${DEPENDENCIES[reason.dependency]} is unavailable; retry after ${reason.retryAfterSeconds} s`,
+        retryAfterSeconds: reason.retryAfterSeconds
+      }
     case "RequestInvalid":
     case "IdempotencyKeyMismatch":
     case "SignatureInvalid":

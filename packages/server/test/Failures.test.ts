@@ -58,7 +58,10 @@ const failingSigner = Layer.succeed(Signer.Signer, {
     )
 })
 
-const TestLayer = App.layer({ catalog: demoCatalog, engine: { publisher: { tickMillis: 60_000 } } }).pipe(
+const TestLayer = App.layer({
+  catalog: demoCatalog,
+  engine: { publisher: { tickMillis: 60_000 }, health: { cacheMillis: 0, timeoutMillis: 500 } }
+}).pipe(
   Layer.provideMerge(
     Layer.mergeAll(failingStore, failingSigner, NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
   ),
@@ -67,7 +70,48 @@ const TestLayer = App.layer({ catalog: demoCatalog, engine: { publisher: { tickM
 
 const payer = Signature.addressOf(PAYER_KEY)
 
+const getJson = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url)
+    return { status: response.status, body: await response.json() as any }
+  })
+
 layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it) => {
+  it.effect("health: live and ready while everything works; ready 503 names the store or the signer that fails; /v1/health stays 200 and says DEGRADED", () =>
+    Effect.gen(function*() {
+      const url = yield* baseUrl
+      const allOk = { store: { status: "OK" }, signer: { status: "OK" }, publication: { status: "OK" } }
+      const live = yield* getJson(`${url}/health/live`)
+      assert.strictEqual(live.status, 200)
+      assert.deepInclude(live.body, { ok: true, live: true, ready: true, components: allOk })
+      const ready = yield* getJson(`${url}/health/ready`)
+      assert.strictEqual(ready.status, 200)
+      assert.deepInclude(ready.body, { ok: true, ready: true })
+      const v1 = yield* getJson(`${url}/v1/health`)
+      assert.strictEqual(v1.body.status, "OK")
+      assert.deepStrictEqual(v1.body.components, allOk)
+
+      for (const part of ["store", "signer"] as const) {
+        yield* withFault(
+          part,
+          Effect.gen(function*() {
+            const down = yield* getJson(`${url}/health/ready`)
+            assert.strictEqual(down.status, 503, part)
+            assert.strictEqual(down.body.ready, false)
+            assert.strictEqual(down.body.components[part].status, "UNAVAILABLE", part)
+            assert.notInclude(JSON.stringify(down.body), "(test)", "no internals in the body")
+            const stillLive = yield* getJson(`${url}/health/live`)
+            assert.strictEqual(stillLive.status, 200)
+            const degraded = yield* getJson(`${url}/v1/health`)
+            assert.strictEqual(degraded.status, 200)
+            assert.strictEqual(degraded.body.status, "DEGRADED", part)
+            assert.strictEqual(degraded.body.components[part].status, "UNAVAILABLE")
+          })
+        )
+      }
+      assert.strictEqual((yield* getJson(`${url}/health/ready`)).status, 200)
+    }))
+
   it.effect("a failing store: permit creation 503 with Retry-After, status 500, and recovery", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
@@ -100,9 +144,14 @@ layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it
           const downBody = (yield* Effect.promise(() => down.json())) as any
           assert.strictEqual(downBody.error, "AUTHORITY_UNAVAILABLE")
           assert.include(downBody.reasonCodes, "STORE_UNAVAILABLE")
+          // what failed inside stays in the log (under x-request-id), not in the answer
+          assert.notInclude(JSON.stringify(downBody), "database down")
+          assert.match(down.headers.get("x-request-id") ?? "", /.+/)
           const status = yield* Effect.promise(() => fetch(`${url}/api/v6/execution-permits/0x${"ab".repeat(32)}`))
           assert.strictEqual(status.status, 500)
-          assert.strictEqual(((yield* Effect.promise(() => status.json())) as any).error, "INTERNAL_ERROR")
+          const statusBody = (yield* Effect.promise(() => status.json())) as any
+          assert.strictEqual(statusBody.error, "INTERNAL_ERROR")
+          assert.notInclude(JSON.stringify(statusBody), "database down")
         })
       )
       assert.isFalse(switches.store)

@@ -734,6 +734,54 @@ export const AggregatorTokens = Schema.Struct({
 export type AggregatorTokens = typeof AggregatorTokens.Type
 
 /**
+ * The state of one part a deployment depends on: OK, PAUSED (the operator
+ * paused publication: still serving, answers are structured 503s) or
+ * UNAVAILABLE, with a short reason (never internals).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const HealthComponent = Schema.Struct({
+  status: Schema.Literals(["OK", "PAUSED", "UNAVAILABLE"]),
+  detail: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "HealthComponent" })
+/** @since 0.1.0 */
+export type HealthComponent = typeof HealthComponent.Type
+
+/**
+ * The parts of a deployment: its store, its signer (the authority key) and its
+ * publication.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const HealthComponents = Schema.Struct({
+  store: HealthComponent,
+  signer: HealthComponent,
+  publication: HealthComponent
+}).annotate({ identifier: "HealthComponents" })
+/** @since 0.1.0 */
+export type HealthComponents = typeof HealthComponents.Type
+
+/**
+ * `GET /health/live` and `GET /health/ready` (for orchestrators; not operations
+ * of the interface): live while the process serves; ready while the store, the
+ * signer and the publication are (a paused publication is ready: it answers).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const HealthReport = Schema.Struct({
+  ok: Schema.Boolean,
+  live: Schema.Literal(true),
+  ready: Schema.Boolean,
+  components: HealthComponents,
+  checkedAt: UnixSeconds
+}).annotate({ identifier: "HealthReport" })
+/** @since 0.1.0 */
+export type HealthReport = typeof HealthReport.Type
+
+/**
  * Body of `GET /v1/health`. `status` is `OK` when publication is open and the feed
  * is valid with at least one open route, `DEGRADED` when publication is open but
  * no route is open, `UNAVAILABLE` when publication is closed or the feed expired.
@@ -748,7 +796,9 @@ export const AggregatorHealth = Schema.Struct({
   dataVersion: Schema.NullOr(UintStr),
   feedValidUntil: Schema.NullOr(UnixSeconds),
   openRouteCount: NonNegativeInt,
-  checkedAt: UnixSeconds
+  checkedAt: UnixSeconds,
+  /** The parts a request depends on, each checked (svc's servers always send it). */
+  components: Schema.optionalKey(HealthComponents)
 }).annotate({ identifier: "AggregatorHealth" })
 /** @since 0.1.0 */
 export type AggregatorHealth = typeof AggregatorHealth.Type

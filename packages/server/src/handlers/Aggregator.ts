@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Aggregator } from "@svc/core"
+import { Aggregator, type Health } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import { AggregatorBuildRequest, AggregatorQuoteRequest } from "@svc/protocol/schema/Aggregator"
 import { strictParseOptions } from "@svc/protocol/schema/index"
@@ -70,7 +70,7 @@ const makeRevalidation = () => {
  * @category layers
  * @since 0.1.0
  */
-export const layer = (aggregator: Aggregator.Aggregator["Service"]) => {
+export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Health.Health["Service"]) => {
   const manifest = encoder.encode(JSON.stringify(aggregator.manifest))
   const revalidated = makeRevalidation()
   return HttpApiBuilder.group(Api.Api, "Aggregator", (handlers) =>
@@ -122,7 +122,17 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"]) => {
               : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () =>
                 tokens.success.value))
         })
+        // 200 always (the spec's status); the body says what works: a store or signer
+        // that does not answer makes a valid publication DEGRADED
         .handleRaw("aggregator_health", () =>
-          Effect.map(aggregator.health, (health) => Http.json(200, health)))
+          Effect.map(Effect.zip(aggregator.health, health.check), ([h, parts]) =>
+            Http.json(200, {
+              ...h,
+              status: h.status === "OK" && (parts.components.store.status !== "OK" ||
+                  parts.components.signer.status !== "OK")
+                ? "DEGRADED"
+                : h.status,
+              components: parts.components
+            })))
     ))
 }

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { Health } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import { Context, Effect } from "effect"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
@@ -77,12 +78,33 @@ export const layer = (bytes: DocumentBytes) => {
  * @category layers
  * @since 0.1.0
  */
-export const siteLayer = (bytes: DocumentBytes) =>
+export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]) =>
   HttpApiBuilder.group(
     Api.Api,
     "Site",
     (handlers) =>
       Effect.succeed(
-        handlers.handleRaw("docsPage", () => Effect.succeed(Http.htmlBytes(bytes.docsPage, Http.CacheControl.document)))
+        handlers
+          .handleRaw("docsPage", () => Effect.succeed(Http.htmlBytes(bytes.docsPage, Http.CacheControl.document)))
+          // live: the process answers; the parts are reported, not judged
+          .handleRaw("healthLive", () =>
+            Effect.map(health.check, (h) =>
+              Http.json(200, {
+                ok: true,
+                live: true,
+                ready: h.ready,
+                components: h.components,
+                checkedAt: h.checkedAt
+              })))
+          // ready: 503 names the part that is not
+          .handleRaw("healthReady", () =>
+            Effect.map(health.check, (h) =>
+              Http.json(h.ready ? 200 : 503, {
+                ok: h.ready,
+                live: true,
+                ready: h.ready,
+                components: h.components,
+                checkedAt: h.checkedAt
+              })))
       )
   )

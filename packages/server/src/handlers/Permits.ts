@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type { Permits } from "@svc/core"
+import type { PermitError, Permits } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import { IDEMPOTENCY_KEY } from "@svc/protocol/Patterns"
 import { strictParseOptions } from "@svc/protocol/schema/index"
@@ -18,6 +18,7 @@ import { Effect, Result, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as ClientAddress from "../ClientAddress.ts"
+import * as Dispatch from "../Dispatch.ts"
 import * as Http from "../Http.ts"
 import * as RequestBody from "../RequestBody.ts"
 import * as SolverErrors from "../SolverErrors.ts"
@@ -64,6 +65,22 @@ const rateLimitHeaders = (failure: SolverErrors.SolverFailure): Record<string, s
 }
 
 /**
+ * Logs what failed inside when a permit operation answers 503 (the answer says
+ * only which dependency, and the request id ties the two together).
+ */
+const logInternal = (failure: PermitError.PermitError) =>
+  failure.reason._tag === "Unavailable"
+    ? Effect.flatMap(Effect.serviceOption(Dispatch.RequestId), (requestId) =>
+      Effect.logWarning("permit operation: dependency unavailable").pipe(
+        Effect.annotateLogs({
+          requestId: requestId._tag === "Some" ? requestId.value : null,
+          dependency: failure.reason._tag === "Unavailable" ? failure.reason.dependency : null,
+          detail: failure.reason._tag === "Unavailable" ? failure.reason.detail ?? null : null
+        })
+      ))
+    : Effect.void
+
+/**
  * The Permits group's handlers.
  *
  * @category layers
@@ -82,7 +99,10 @@ export const layer = (permits: Permits.Permits["Service"]) =>
             const message = yield* Effect.result(
               permits.requestMessage(decoded.success, { headerIdempotencyKey: key.success })
             )
-            if (Result.isFailure(message)) return Http.errorResponse(SolverErrors.fromPermitError(message.failure))
+            if (Result.isFailure(message)) {
+              yield* logInternal(message.failure)
+              return Http.errorResponse(SolverErrors.fromPermitError(message.failure))
+            }
             return Http.json(200, { ok: true, message: message.success })
           }))
         .handleRaw("createExecutionPermit", ({ headers, request }) =>
@@ -96,6 +116,7 @@ export const layer = (permits: Permits.Permits["Service"]) =>
               permits.create(decoded.success, { headerIdempotencyKey: key.success, clientKey })
             )
             if (Result.isFailure(result)) {
+              yield* logInternal(result.failure)
               const failed = SolverErrors.fromPermitError(result.failure)
               return Http.errorResponse(failed, rateLimitHeaders(failed))
             }
@@ -103,16 +124,16 @@ export const layer = (permits: Permits.Permits["Service"]) =>
             return Http.json(created ? 201 : 200, { ok: true, idempotent: !created, permit: envelope })
           }))
         .handleRaw("getExecutionPermit", ({ params }) =>
-          Effect.map(Effect.result(permits.get(params.fillId)), (envelope) => {
+          Effect.gen(function*() {
+            const envelope = yield* Effect.result(permits.get(params.fillId))
             if (Result.isSuccess(envelope)) {
               return Http.json(200, { ok: true, permit: envelope.success })
             }
+            yield* logInternal(envelope.failure)
             // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here
             const e = SolverErrors.fromPermitError(envelope.failure)
             return Http.errorResponse(
-              e.code === "AUTHORITY_UNAVAILABLE"
-                ? SolverErrors.failure("INTERNAL_ERROR", e.reasonCodes, { detail: e.detail ?? e.code })
-                : e
+              e.code === "AUTHORITY_UNAVAILABLE" ? SolverErrors.failure("INTERNAL_ERROR", e.reasonCodes) : e
             )
           }))
     ))
