@@ -55,7 +55,11 @@ import type {
 import { Context, Data, Effect, FileSystem, Layer, Path, Redacted, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
 import * as Building from "./internal/aggregator/building.ts"
-import { type AggregatorFailure, currentPublication } from "./internal/aggregator/errors.ts"
+import {
+  type AggregatorFailure,
+  currentPublication,
+  failure as aggregatorFailure
+} from "./internal/aggregator/errors.ts"
 import * as Listing from "./internal/aggregator/listing.ts"
 import * as Quoting from "./internal/aggregator/quoting.ts"
 import * as Status from "./internal/aggregator/status.ts"
@@ -325,6 +329,14 @@ export interface AggregatorOptions {
   readonly quoteTtlSeconds?: number | undefined
   /** The published rate limits (default {@link DEFAULT_RATE_LIMITS}). */
   readonly rateLimits?: RateLimits | undefined
+  /**
+   * Which `/v1/status` list lookups answer (privacy): `all` (default, as the
+   * interface describes: recent fills of a quoteId or of a userAddress, with
+   * addresses and amounts, to anyone), `address` (only a userAddress's own
+   * history, which its chain shows anyway), `none` (single fills and quote
+   * tokens only). A refused lookup is 400 INVALID_REQUEST, STATUS_LIST_DISABLED.
+   */
+  readonly statusLists?: "all" | "address" | "none" | undefined
 }
 
 /**
@@ -427,10 +439,18 @@ export const make = (
     }
     const buildDeps: Building.BuildDeps = { current, pricing, store, permits, key }
     const statusDeps: Status.StatusDeps = { current, pricing, store, key }
+    const statusLists = options.statusLists ?? "all"
     return Aggregator.of({
       quote: (request) => Quoting.quote(quoteDeps, request),
       build: (request) => Building.build(buildDeps, request),
-      status: (lookup) => Status.status(statusDeps, lookup),
+      status: (lookup) =>
+        (lookup.by === "quoteId" && statusLists !== "all") || (lookup.by === "userAddress" && statusLists === "none")
+          ? Effect.fail(
+            aggregatorFailure("INVALID_REQUEST", ["STATUS_LIST_DISABLED"], {
+              detail: `this deployment does not list fills by ${lookup.by}; look a fill up by fillId or sourceTxHash`
+            })
+          )
+          : Status.status(statusDeps, lookup),
       chains: Listing.makeChains({ current, chainList: views.chainList }),
       tokens: (chainId) => Listing.tokens({ current, views }, chainId),
       health: Listing.health(publisher),

@@ -23,7 +23,7 @@ import {
 } from "@svc/protocol/schema/Aggregator"
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import * as Signature from "@svc/protocol/Signature"
-import { Effect, Layer, Redacted, Result, Schema, Tracer } from "effect"
+import { Effect, Exit, Layer, Redacted, Result, Schema, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as Aggregator from "../src/Aggregator.ts"
 import * as Pricing from "../src/Pricing.ts"
@@ -494,6 +494,29 @@ describe("build", () => {
 })
 
 describe("status", () => {
+  for (const [setting, refused] of [["address", ["quoteId"]], ["none", ["quoteId", "userAddress"]]] as const) {
+    it.effect(`statusLists ${setting}: ${refused.join(" and ")} lists are refused (400 STATUS_LIST_DISABLED); single fills answer`, () =>
+      Effect.gen(function*() {
+        const aggregator = yield* Aggregator.Aggregator
+        const q = yield* aggregator.quote(baseToBsc("5000000", { recipient }))
+        const { second } = yield* stage2(q, `agg-privacy-${setting}`)
+        for (const by of ["quoteId", "userAddress"] as const) {
+          const lookup = { by, value: by === "quoteId" ? q.quoteId : payer.toLowerCase() }
+          const exit = yield* Effect.exit(aggregator.status(lookup))
+          if ((refused as ReadonlyArray<string>).includes(by)) {
+            assert.isTrue(Exit.isFailure(exit), by)
+            const error = yield* Effect.flip(aggregator.status(lookup))
+            assert.strictEqual(error.code, "INVALID_REQUEST")
+            assert.deepStrictEqual(error.reasonCodes, ["STATUS_LIST_DISABLED"])
+          } else {
+            assert.isTrue(Exit.isSuccess(exit), by)
+          }
+        }
+        const one = (yield* aggregator.status({ by: "fillId", value: second.fillId })) as AggregatorStatus
+        assert.strictEqual(one.fillId, second.fillId)
+      }).pipe(Effect.provide(makeAggregator(undefined, undefined, { statusLists: setting }))))
+  }
+
   it.effect("fillId, sourceTxHash, quoteId, userAddress and quoteToken agree through the lifecycle", () =>
     Effect.gen(function*() {
       const aggregator = yield* Aggregator.Aggregator

@@ -126,6 +126,8 @@ export interface AppAggregatorOptions extends Admission.AdmissionOptions {
   readonly dataDir?: string | undefined
   /** Caps a quote's validity at now + this many seconds (default: no extra cap). */
   readonly quoteTtlSeconds?: number | undefined
+  /** Which `/v1/status` list lookups answer (see `Aggregator.AggregatorOptions.statusLists`). */
+  readonly statusLists?: "all" | "address" | "none" | undefined
 }
 
 /**
@@ -289,6 +291,7 @@ export const layer = <E = never>(
       const aggregator = (options.parts?.aggregator ?? Aggregator.layer({
         publicUrl,
         quoteTtlSeconds: options.aggregator?.quoteTtlSeconds,
+        statusLists: options.aggregator?.statusLists,
         rateLimits: options.aggregator?.rateLimits
       })).pipe(Layer.provide(secret))
       const appAggregator = { ...options.aggregator, rateLimiter: shared }

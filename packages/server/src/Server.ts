@@ -207,6 +207,7 @@ const layerWith = (
       serverSecret: Option.getOrUndefined(config.serverSecret),
       dataDir: config.dataDir,
       quoteTtlSeconds: config.quoteTtlSeconds,
+      statusLists: config.statusLists,
       origins: config.aggregatorOrigins,
       rateLimits: {
         windowSeconds: config.aggregatorRateWindowSeconds ?? 60,

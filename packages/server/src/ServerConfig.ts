@@ -34,6 +34,7 @@
  * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
  * | SVC_HOLD_SHARE_CLIENT_BPS | 2500 | one client's unfilled permits may hold at most this share of a destination asset's inventory; `off` disables |
  * | SVC_HOLD_SHARE_PAYER_BPS | 5000 | the same for one payer |
+ * | SVC_STATUS_LISTS | all | `/v1/status` list lookups: `all` (by quoteId and userAddress, as the interface describes), `address` (a userAddress's own history only) or `none` |
  * | SVC_PERMIT_RETENTION_DAYS | 90 | terminal permits (PAID, EXPIRED, FAILED) are deleted this long after their last change; 0 keeps them (never below the quote window + grace + a day) |
  * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
  * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
@@ -101,6 +102,8 @@ export interface ServerConfig {
   readonly quoteToleranceBps?: number | undefined
   /** Market data poll period, milliseconds (default 5000). */
   readonly marketPollMs?: number | undefined
+  /** Which `/v1/status` list lookups answer (SVC_STATUS_LISTS; default all). */
+  readonly statusLists?: "all" | "address" | "none" | undefined
   /** Retention of terminal permits, days (default 90; 0 keeps them). */
   readonly permitRetentionDays?: number | undefined
   /** One client's share of an asset's inventory in unfilled holds, bps; null: off (default 2500). */
@@ -170,6 +173,7 @@ const serverConfig = Config.all({
   quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
   marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
   permitRetentionDays: Config.Int("SVC_PERMIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
+  statusLists: Config.Literals(["all", "address", "none"], "SVC_STATUS_LISTS").pipe(Config.withDefault("all" as const)),
   holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS", "2500"),
   holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS", "5000"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
