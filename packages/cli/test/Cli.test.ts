@@ -130,9 +130,11 @@ describe("svc executable", () => {
       svc(["serve"], undefined, { ...base, SVC_ONCHAIN: onchain }),
       svc(["serve"], undefined, { ...base, SVC_CATALOG: join(dir, "missing.json") }),
       // the production profile refuses the generated development key
-      svc(["serve"], undefined, { ...base, SVC_PROFILE: "production" })
+      svc(["serve"], undefined, { ...base, SVC_PROFILE: "production" }),
+      // a database that cannot be reached: the setting and the driver's reason
+      svc(["serve"], undefined, { ...base, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc" })
     ])
-    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEY"]
+    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEY", "DATABASE_URL"]
     cases.forEach((r, i) => {
       assert.strictEqual(r.code, 2, r.stderr)
       const lines = r.stderr.trimEnd().split("\n")
@@ -141,6 +143,8 @@ describe("svc executable", () => {
     })
     assert.notInclude(cases[1]!.stderr, "0".repeat(64), "the key is never shown")
     assert.include(cases[4]!.stderr, "production profile")
+    assert.include(cases[5]!.stderr, "ECONNREFUSED 127.0.0.1:1")
+    assert.notInclude(cases[5]!.stderr, "secret-pw", "the password is never shown")
   })
 
   it("ids derives documented identifiers", { timeout: 30_000 }, async () => {

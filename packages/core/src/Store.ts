@@ -28,9 +28,25 @@ export class StoreError extends Data.TaggedError("StoreError")<{
   readonly cause: unknown
 }> {
   override get message(): string {
-    const detail = this.cause instanceof Error ? this.cause.message : String(this.cause)
-    return `store ${this.operation} failed: ${detail.split("\n")[0]}`
+    return `store ${this.operation} failed: ${causeChain(this.cause)}`
   }
+}
+
+/**
+ * The first line of each message down a cause chain ("PgConnection: Failed to
+ * connect: connect ECONNREFUSED 127.0.0.1:5432"), repeats left out, at most 4.
+ */
+const causeChain = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    const line = (current instanceof Error ? current.message : String(current)).split("\n")[0]!.trim()
+    if (line.length > 0 && !parts.some((p) => p.includes(line))) parts.push(line)
+    const next = current instanceof Error ? current.cause : undefined
+    // AggregateError (a host with several addresses): its first error says why
+    current = next ?? (current instanceof AggregateError ? current.errors[0] : undefined)
+  }
+  return parts.join(": ") || "unknown cause"
 }
 
 /**

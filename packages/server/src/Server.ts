@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Catalog, type Connector, Signer } from "@svc/core"
+import { Catalog, type Connector, Signer, Store } from "@svc/core"
 import { StoreConfig } from "@svc/store"
 import {
   ConfigProvider,
@@ -264,7 +264,16 @@ const serve = (config: ServerConfig.ServerConfig) =>
     }
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
-        Effect.mapError((e) => new StartupError({ message: oneLine(e) }))
+        Effect.mapError((e) =>
+          new StartupError({
+            // a store that cannot open names the setting that chose it, with the driver's reason
+            message: e instanceof Store.StoreError && e.operation === "open"
+              ? `${Option.isSome(config.databaseUrl) ? "DATABASE_URL" : "SVC_DATA_DIR"}: cannot open the ${
+                Option.isSome(config.databaseUrl) ? "PostgreSQL" : "SQLite"
+              } store: ${oneLine(e).replace(/^store open failed: /, "")}`
+              : oneLine(e)
+          })
+        )
       )
       const control = Context.get(context, App.AppControl)
       const signer = Context.get(context, Signer.Signer)
