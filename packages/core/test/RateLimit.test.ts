@@ -79,3 +79,32 @@ describe("RateLimit.makeShared", () => {
       assert.match((refused as RateLimit.StoreUnavailable).message, /no answer within 1000 ms/)
     }))
 })
+
+describe("RateLimit.makeMemory across windows", () => {
+  it.effect("a sliding window: the previous window's count weighs on the next one until it has slid past", () =>
+    Effect.gen(function*() {
+      const limiter = RateLimit.makeMemory({ limit: 10, windowSeconds: 60 })
+      const admitted = (n: number) =>
+        Effect.forEach(Array.from({ length: n }), () => limiter.consume("client"), { discard: true })
+      const refusal = Effect.flip(limiter.consume("client"))
+
+      yield* admitted(10)
+      assert.strictEqual((yield* refusal).retryAfterSeconds, 60, "the first window is full")
+      // the next window starts: the previous one still counts fully (weight 1)
+      yield* TestClock.adjust("60 seconds")
+      const slid = yield* refusal
+      assert.strictEqual(slid.retryAfterSeconds, 6, "one request slides in after a tenth of the window")
+      yield* TestClock.adjust("6 seconds")
+      const one = yield* limiter.consume("client")
+      assert.strictEqual(one.remaining, 0)
+      yield* refusal
+      // a window later only that one request weighs: nine more are admitted
+      yield* TestClock.adjust("54 seconds")
+      yield* admitted(9)
+      yield* refusal
+      // after two quiet windows nothing weighs any more; another client was never affected
+      yield* TestClock.adjust("130 seconds")
+      yield* admitted(10)
+      assert.strictEqual((yield* limiter.consume("other")).remaining, 9)
+    }))
+})
