@@ -35,10 +35,11 @@ import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type { PermitCreateRequest, PermitRequest } from "@svc/protocol/schema/Permit"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
-import { Clock, Context, Effect, Layer, Option, Result } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Option, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
 import { ConnectorRegistry } from "./Connector.ts"
 import { Inventory } from "./Inventory.ts"
+import * as Metrics from "./Metrics.ts"
 import * as Checks from "./PermitChecks.ts"
 import * as Envelope from "./PermitEnvelope.ts"
 import {
@@ -493,7 +494,37 @@ export const layer = (
         return Envelope.envelopeOf(record)
       })
 
-      return Permits.of({ requestMessage, create, get })
+      /** Counts what a create call ended with (issued by route, refusals by reason, failing dependencies). */
+      const measured = (request: PermitCreateRequest, opts?: CreateOptions) =>
+        create(request, opts).pipe(
+          Effect.tap((result) =>
+            result.created
+              ? Metric.update(Metric.withAttributes(Metrics.permitsIssued, { route: result.record.routeId }), 1)
+              : Effect.void
+          ),
+          Effect.tapError((error) => {
+            const reason = error.reason
+            const counted = Metric.update(Metric.withAttributes(Metrics.permitRefusals, { reason: reason._tag }), 1)
+            if (reason._tag === "RateLimited") {
+              return Effect.andThen(
+                counted,
+                Metric.update(Metric.withAttributes(Metrics.rateLimitRefusals, { limit: "permits" }), 1)
+              )
+            }
+            if (reason._tag === "Unavailable" && reason.dependency === "STORE") {
+              return Effect.andThen(
+                counted,
+                Metric.update(Metric.withAttributes(Metrics.storeErrors, { operation: "permits" }), 1)
+              )
+            }
+            if (reason._tag === "Unavailable" && reason.dependency === "SIGNER") {
+              return Effect.andThen(counted, Metric.update(Metrics.signerErrors, 1))
+            }
+            return counted
+          })
+        )
+
+      return Permits.of({ requestMessage, create: measured, get })
     })
   )
 

@@ -34,6 +34,7 @@ import {
   Duration,
   Effect,
   Layer,
+  Metric,
   Option,
   PubSub,
   Ref,
@@ -50,6 +51,7 @@ import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
 import { makeKeccakFast } from "./internal/fastKeccak.ts"
 import { Inventory } from "./Inventory.ts"
+import * as Metrics from "./Metrics.ts"
 import { type IndicativeTerms, Pricing, termsAt } from "./Pricing.ts"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, type PublicationDocument, Store } from "./Store.ts"
@@ -361,6 +363,8 @@ interface Memo {
   readonly quoteIdOf: (input: Ids.QuoteIdInput) => Hex
   /** Why each route cannot be priced now (to log a reason once, when it changes). */
   readonly unpriced: Map<string, string>
+  /** The hold of each asset last reported to the metrics. */
+  readonly holds: Map<string, bigint>
 }
 
 const makeMemo = (): Memo => {
@@ -368,6 +372,7 @@ const makeMemo = (): Memo => {
   const quoteIds = new Map<string, Hex>()
   return {
     unpriced: new Map(),
+    holds: new Map(),
     sortKeysDeep: (value) => {
       let sorted = sortedLocators.get(value)
       if (sorted === undefined) {
@@ -422,6 +427,12 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
   const pricing = yield* Pricing
   const inventory = yield* Inventory
   const balances = yield* inventory.balances()
+  for (const [asset, balance] of balances) {
+    // the gauge moves only when the hold did (ticks are frequent)
+    if (memo.holds.get(asset) === balance.holdRaw) continue
+    memo.holds.set(asset, balance.holdRaw)
+    yield* Metric.update(Metric.withAttributes(Metrics.assetHolds, { asset }), Number(balance.holdRaw))
+  }
   const window = catalog.quoteWindowSeconds
   const validAfter = Math.floor(now / window) * window
   const validUntil = validAfter + window
@@ -740,7 +751,18 @@ export const layer = (
 
       const publishWith = (now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) =>
         Effect.gen(function*() {
+          const started = yield* Clock.currentTimeMillis
           const publication = yield* build(now, built)
+          yield* Metric.update(Metrics.publicationDuration, (yield* Clock.currentTimeMillis) - started)
+          yield* Metric.update(Metrics.publications, 1)
+          for (const route of publication.routes) {
+            const labelled = { route: route.routeId }
+            yield* Metric.update(
+              Metric.withAttributes(Metrics.routeCapacity, labelled),
+              Number(route.maxAvailableInRaw)
+            )
+            yield* Metric.update(Metric.withAttributes(Metrics.routeOpen, labelled), route.open ? 1 : 0)
+          }
           yield* Ref.set(fingerprintRef, termsFingerprint(built))
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
           yield* coordination.announce("publication", publication.dataVersion.toString())

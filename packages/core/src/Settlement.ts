@@ -7,7 +7,7 @@
  *
  * Terminal states (PAID, EXPIRED, FAILED) never change. A source fill seen for an
  * EXPIRED permit raises an operator alert (an error log and the
- * `svc_expired_permit_source_fills` counter); the state stays EXPIRED.
+ * `svc_expired_permit_source_fills_total` counter); the state stays EXPIRED.
  *
  * On networks whose connector settles (see `ChainSettlement`), the chain watcher
  * and the payout loop call the observer; elsewhere an operator does
@@ -21,6 +21,7 @@
  */
 import { Clock, Context, Data, Effect, Layer, Metric, Schedule } from "effect"
 import type { PermitState } from "./Lifecycle.ts"
+import * as Metrics from "./Metrics.ts"
 import { envelopeOf } from "./PermitEnvelope.ts"
 import { type PermitRecord, Store, type StoreError } from "./Store.ts"
 
@@ -49,7 +50,8 @@ export class TransitionRefused extends Data.TaggedError("TransitionRefused")<{
  * @category operations
  * @since 0.1.0
  */
-export const expiredSourceFills = Metric.counter("svc_expired_permit_source_fills", {
+export const expiredSourceFills = Metric.counter("expired_permit_source_fills_total", {
+  incremental: true,
   description: "source fills observed for permits that had already expired"
 })
 
@@ -147,6 +149,7 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
           const result = yield* store.transition({ fillId: fillId.toLowerCase(), to, at, ...fields })
           switch (result._tag) {
             case "Applied":
+              yield* Metric.update(Metric.withAttributes(Metrics.permitTransitions, { state: to }), 1)
               return result.record
             case "NotFound":
               return yield* new TransitionRefused({ fillId, from: null, to })
@@ -182,7 +185,10 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
           if (!(yield* watcherIsPast(fillId))) continue
           const at = yield* Clock.currentTimeMillis
           const result = yield* store.transition({ fillId, to: "EXPIRED", at, reasonCodes: ["EXPIRED_UNFILLED"] })
-          if (result._tag === "Applied") expired++
+          if (result._tag === "Applied") {
+            expired++
+            yield* Metric.update(Metric.withAttributes(Metrics.permitTransitions, { state: "EXPIRED" }), 1)
+          }
         }
         return expired
       })

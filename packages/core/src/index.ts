@@ -29,6 +29,8 @@ export * as Lifecycle from "./Lifecycle.ts"
 /** @since 0.1.0 */
 export * as Market from "./Market.ts"
 /** @since 0.1.0 */
+export * as Metrics from "./Metrics.ts"
+/** @since 0.1.0 */
 export * as PermitChecks from "./PermitChecks.ts"
 /** @since 0.1.0 */
 export * as PermitEnvelope from "./PermitEnvelope.ts"

@@ -18,9 +18,9 @@
  *
  * @since 0.1.0
  */
-import { Aggregator, RateLimit } from "@svc/core"
+import { Aggregator, Metrics, RateLimit } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer, Metric, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { RateLimiter } from "effect/persistence"
 import * as AggregatorErrors from "./AggregatorErrors.ts"
@@ -68,6 +68,12 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
         `"requests";q=${limits.requestsPerWindow};w=${limits.windowSeconds}, "quote-build";q=${limits.quoteAndBuildPerWindow};w=${limits.windowSeconds}`
       const origins = new Set((options?.origins ?? []).map(normalizeOrigin).filter((o) => o.length > 0))
 
+      /** A quota refusal counts in `svc_rate_limit_refusals_total` (a store failure does not). */
+      const countRefusal = (limit: string, l: RateLimit.Limited | RateLimit.StoreUnavailable) =>
+        RateLimit.isStoreUnavailable(l)
+          ? Effect.void
+          : Metric.update(Metric.withAttributes(Metrics.rateLimitRefusals, { limit }), 1)
+
       /** 429 over a quota; 503 when the shared store is down. */
       const refused = (name: "requests" | "quote-build", l: RateLimit.Limited | RateLimit.StoreUnavailable) =>
         RateLimit.isStoreUnavailable(l)
@@ -103,14 +109,20 @@ export const layer = (options?: AdmissionOptions): Layer.Layer<Api.Admission, ne
           if (kind === "none") return Result.succeed({})
           const client = clients.of(request)
           const admitted = yield* Effect.result(all.consume(client))
-          if (Result.isFailure(admitted)) return Result.fail(refused("requests", admitted.failure))
+          if (Result.isFailure(admitted)) {
+            yield* countRefusal("v1-requests", admitted.failure)
+            return Result.fail(refused("requests", admitted.failure))
+          }
           let tightest: { name: string; admitted: RateLimit.Admitted } = {
             name: "requests",
             admitted: admitted.success
           }
           if (kind === "write") {
             const w = yield* Effect.result(writes.consume(client))
-            if (Result.isFailure(w)) return Result.fail(refused("quote-build", w.failure))
+            if (Result.isFailure(w)) {
+              yield* countRefusal("v1-quote-build", w.failure)
+              return Result.fail(refused("quote-build", w.failure))
+            }
             if (w.success.remaining < tightest.admitted.remaining) {
               tightest = { name: "quote-build", admitted: w.success }
             }

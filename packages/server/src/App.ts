@@ -30,7 +30,7 @@ import {
 } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
-import { Context, Effect, Layer, Option, PubSub, type Redacted } from "effect"
+import { Context, Effect, Layer, Metric, Option, PubSub, type Redacted, Schedule } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { IpNetwork } from "effect/net"
@@ -166,6 +166,9 @@ const documentBytes = Effect.fnUntraced(function*(publicUrl: string, onchain: Do
   } satisfies DiscoveryHandlers.DocumentBytes
 })
 
+/** Open event-stream subscribers of this process (`svc_event_streams`). */
+const eventStreams = Metric.gauge("event_streams", { description: "open event-stream subscribers of this process" })
+
 /**
  * Feeds the broadcaster from the publisher: every confirmed publication, every
  * closing (operator pause), and `error` to every stream if the source fails.
@@ -204,6 +207,10 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     }, options.events)
     yield* Effect.addFinalizer(() => Effect.sync(broadcaster.stop))
     yield* Effect.forkScoped(feedBroadcaster(publisher, broadcaster))
+    // the open event streams, sampled every second for the metrics
+    yield* Effect.forkScoped(
+      Effect.repeat(Effect.suspend(() => Metric.update(eventStreams, broadcaster.size())), Schedule.spaced(1000))
+    )
 
     const feed = FeedServing.make(metrics, Compression.makeCompressor())
     const table = Paths.compile()

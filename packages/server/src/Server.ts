@@ -21,6 +21,9 @@ import {
   Result,
   Schema
 } from "effect"
+import { HttpRouter } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { createServer as createHttpServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
@@ -217,9 +220,28 @@ const layerWith = (
     }
   }).pipe(
     Layer.provideMerge(Layer.mergeAll(store, signer, http)),
+    Layer.merge(metricsListener(config)),
     Layer.provide(logLayer(config.logLevel))
   )
 }
+
+/**
+ * Prometheus text metrics (`GET /metrics`, names prefixed `svc_`) on a listener of
+ * their own, `SVC_METRICS_HOST:SVC_METRICS_PORT`, never the public port; none
+ * without SVC_METRICS_PORT.
+ */
+const metricsListener = (config: ServerConfig.ServerConfig) =>
+  config.metricsPort === undefined ? Layer.empty : HttpRouter.serve(
+    PrometheusMetrics.layerHttp({ path: "/metrics", prefix: "svc" }),
+    { disableLogger: true, disableListenLog: true }
+  ).pipe(
+    Layer.provide(
+      NodeHttpServer.layer(() => createHttpServer(), {
+        port: config.metricsPort,
+        host: config.metricsHost ?? "127.0.0.1"
+      })
+    )
+  )
 
 /**
  * Starts the server with the loaded configuration, prints `svc listening on

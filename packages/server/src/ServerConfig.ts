@@ -34,6 +34,8 @@
  * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
  * | SVC_HOLD_SHARE_CLIENT_BPS | 2500 | one client's unfilled permits may hold at most this share of a destination asset's inventory; `off` disables |
  * | SVC_HOLD_SHARE_PAYER_BPS | 5000 | the same for one payer |
+ * | SVC_METRICS_PORT | (none: off) | Prometheus text metrics at `http://SVC_METRICS_HOST:port/metrics`, a listener of their own (never the public port) |
+ * | SVC_METRICS_HOST | 127.0.0.1 | address of the metrics listener |
  * | SVC_STATUS_LISTS | all | `/v1/status` list lookups: `all` (by quoteId and userAddress, as the interface describes), `address` (a userAddress's own history only) or `none` |
  * | SVC_PERMIT_RETENTION_DAYS | 90 | terminal permits (PAID, EXPIRED, FAILED) are deleted this long after their last change; 0 keeps them (never below the quote window + grace + a day) |
  * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
@@ -102,6 +104,10 @@ export interface ServerConfig {
   readonly quoteToleranceBps?: number | undefined
   /** Market data poll period, milliseconds (default 5000). */
   readonly marketPollMs?: number | undefined
+  /** Port of the Prometheus metrics listener (SVC_METRICS_PORT); none: no metrics listener. */
+  readonly metricsPort?: number | undefined
+  /** Address of the metrics listener (SVC_METRICS_HOST; default 127.0.0.1). */
+  readonly metricsHost?: string | undefined
   /** Which `/v1/status` list lookups answer (SVC_STATUS_LISTS; default all). */
   readonly statusLists?: "all" | "address" | "none" | undefined
   /** Retention of terminal permits, days (default 90; 0 keeps them). */
@@ -174,6 +180,8 @@ const serverConfig = Config.all({
   marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
   permitRetentionDays: Config.Int("SVC_PERMIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
   statusLists: Config.Literals(["all", "address", "none"], "SVC_STATUS_LISTS").pipe(Config.withDefault("all" as const)),
+  metricsPort: Config.option(Config.Int("SVC_METRICS_PORT")).pipe(Config.map(Option.getOrUndefined)),
+  metricsHost: Config.String("SVC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
   holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS", "2500"),
   holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS", "5000"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
@@ -238,6 +246,13 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       yield* check(
         value === undefined || value === null || (Number.isInteger(value) && value >= 1 && value <= 10_000),
         `${name}: 1 to 10000 basis points, or off`
+      )
+    }
+    if (config.metricsPort !== undefined) {
+      yield* check(config.metricsPort >= 0 && config.metricsPort <= 65_535, "SVC_METRICS_PORT: 0 to 65535")
+      yield* check(
+        config.metricsPort === 0 || config.metricsPort !== config.port,
+        "SVC_METRICS_PORT: the metrics listener needs a port of its own, not PORT"
       )
     }
     yield* check(

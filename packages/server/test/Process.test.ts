@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/protocol"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
+import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -24,7 +25,7 @@ interface Running {
   readonly stdout: () => string
 }
 
-const start = (dataDir: string): Promise<Running> =>
+const start = (dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(nodeBin, [bin, "serve"], {
       env: {
@@ -33,7 +34,8 @@ const start = (dataDir: string): Promise<Running> =>
         HOST: "127.0.0.1",
         SVC_DATA_DIR: dataDir,
         SVC_SIGNER_KEY: AUTHORITY_KEY,
-        SVC_LOG_LEVEL: "warning"
+        SVC_LOG_LEVEL: "warning",
+        ...extraEnv
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -114,6 +116,56 @@ describe("svc serve as a process", () => {
     assert.strictEqual(await stream.next(5000), undefined, "the stream ends")
     assert.strictEqual(await server.exit, 0)
   })
+
+  it(
+    "SVC_METRICS_PORT: Prometheus text on its own listener, never on the public port",
+    { timeout: 60_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+      const metricsPort = await new Promise<number>((resolve) => {
+        const probe = createNetServer()
+        probe.listen(0, "127.0.0.1", () => {
+          const address = probe.address()
+          probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+        })
+      })
+      const server = await start(dataDir, { SVC_METRICS_PORT: String(metricsPort) })
+      try {
+        const created = await createPermit(server.url, "metrics-key-0001")
+        assert.strictEqual(created.status, 201)
+        assert.strictEqual((await fetch(`${server.url}/metrics`)).status, 404, "not on the public port")
+        const scrape = async () => {
+          const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+          assert.strictEqual(response.status, 200)
+          assert.match(response.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/)
+          return response.text()
+        }
+        // holds are sampled at the publisher's next tick (a second)
+        let text = await scrape()
+        for (let i = 0; i < 30 && !/^svc_asset_hold_raw\{[^}]*\} [1-9]/m.test(text); i++) {
+          await new Promise((r) => setTimeout(r, 100))
+          text = await scrape()
+        }
+        for (
+          const expected of [
+            /^# TYPE svc_http_requests_total counter$/m,
+            /^svc_http_requests_total\{.*operation="POST \/api\/v6\/execution-permits".*status="201".*\} 1$/m,
+            /^svc_http_request_duration_ms_bucket\{/m,
+            /^svc_permits_issued_total\{route="0x[0-9a-f]{64}"\} 1$/m,
+            /^svc_publications_total [1-9]/m,
+            /^svc_publication_duration_ms_count [1-9]/m,
+            /^svc_route_capacity_in_raw\{route="0x[0-9a-f]{64}"\} /m,
+            /^svc_route_open\{route="0x[0-9a-f]{64}"\} 1$/m,
+            /^svc_asset_hold_raw\{asset="0x[0-9a-f]{64}"\} [1-9]/m,
+            /^# TYPE svc_event_streams gauge$/m
+          ]
+        ) assert.match(text, expected)
+      } finally {
+        server.child.kill("SIGKILL")
+        await server.exit
+      }
+    }
+  )
 
   it("svc admin acts on a running server through its store", { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
