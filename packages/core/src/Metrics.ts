@@ -12,7 +12,7 @@ import { Metric } from "effect"
 /**
  * Permits issued, by route.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const permitsIssued = Metric.counter("permits_issued_total", {
@@ -23,7 +23,7 @@ export const permitsIssued = Metric.counter("permits_issued_total", {
 /**
  * Permit requests refused, by error code (the wire code, e.g. INSUFFICIENT_CAPACITY).
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const permitRefusals = Metric.counter("permit_refusals_total", {
@@ -34,7 +34,7 @@ export const permitRefusals = Metric.counter("permit_refusals_total", {
 /**
  * Lifecycle transitions applied, by the state reached.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const permitTransitions = Metric.counter("permit_transitions_total", {
@@ -45,7 +45,7 @@ export const permitTransitions = Metric.counter("permit_transitions_total", {
 /**
  * Publications made by this replica.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const publications = Metric.counter("publications_total", {
@@ -56,7 +56,7 @@ export const publications = Metric.counter("publications_total", {
 /**
  * How long building, signing and storing a publication took.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const publicationDuration = Metric.histogram("publication_duration_ms", {
@@ -67,7 +67,7 @@ export const publicationDuration = Metric.histogram("publication_duration_ms", {
 /**
  * The capacity a route publishes (maxAvailableInRaw, raw units of its source asset).
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const routeCapacity = Metric.gauge("route_capacity_in_raw", {
@@ -77,7 +77,7 @@ export const routeCapacity = Metric.gauge("route_capacity_in_raw", {
 /**
  * Whether a route is open in the current publication (1) or not (0).
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const routeOpen = Metric.gauge("route_open", {
@@ -87,7 +87,7 @@ export const routeOpen = Metric.gauge("route_open", {
 /**
  * Unfilled holds of a destination asset (raw units), as of the last publication.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const assetHolds = Metric.gauge("asset_hold_raw", {
@@ -97,7 +97,7 @@ export const assetHolds = Metric.gauge("asset_hold_raw", {
 /**
  * Store operations that failed, by operation.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const storeErrors = Metric.counter("store_errors_total", {
@@ -108,7 +108,7 @@ export const storeErrors = Metric.counter("store_errors_total", {
 /**
  * Signatures the signer could not make.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const signerErrors = Metric.counter("signer_errors_total", {
@@ -119,7 +119,7 @@ export const signerErrors = Metric.counter("signer_errors_total", {
 /**
  * Requests refused by a rate limit, by limit (permits, v1-requests, v1-quote-build).
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const rateLimitRefusals = Metric.counter("rate_limit_refusals_total", {
