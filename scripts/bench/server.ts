@@ -174,6 +174,10 @@ interface FanoutResult {
 const startSvc = async (catalog: unknown, maxSubscribers: number) => {
   const config = testConfig({
     sseMaxSubscribers: maxSubscribers,
+    // every subscriber and the load generator come from one address: the per-client caps are raised
+    sseMaxSubscribersPerClient: maxSubscribers,
+    maxConnections: maxSubscribers + 1000,
+    maxConnectionsPerClient: maxSubscribers + 1000,
     feedTtlSeconds: 3600,
     sseHeartbeatMs: 15_000,
     logLevel: "none"

@@ -50,6 +50,7 @@ import * as FeedHandlers from "./handlers/Feed.ts"
 import * as PermitsHandlers from "./handlers/Permits.ts"
 import * as RoutesHandlers from "./handlers/Routes.ts"
 import * as Paths from "./Paths.ts"
+import * as SocketQueues from "./SocketQueues.ts"
 import * as Validation from "./Validation.ts"
 
 /**
@@ -201,10 +202,12 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     const health = yield* Health.Health
     const bytes = yield* documentBytes(publicUrl, options.onchain)
 
+    // the kernel's send queues of the fast path's stream sockets, for the subscribers' backlog bound
+    const queues = SocketQueues.make()
     const broadcaster = Broadcaster.make(() => {
       const current = FastPath.validPublication(publisher)
       return "publication" in current ? current.publication : undefined
-    }, options.events)
+    }, { ...options.events, probe: options.events?.probe ?? (queues.available ? queues.refresh : undefined) })
     yield* Effect.addFinalizer(() => Effect.sync(broadcaster.stop))
     yield* Effect.forkScoped(feedBroadcaster(publisher, broadcaster))
     // the open event streams, sampled every second for the metrics
@@ -247,7 +250,11 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
 
     const slot = yield* Effect.serviceOption(FastPath.Slot)
     if (Option.isSome(slot)) {
-      yield* slot.value.install(FastPath.make({ publisher, feed, broadcaster, clients: clients.resolver, requestIds }))
+      yield* slot.value.install(
+        FastPath.make({ publisher, feed, broadcaster, clients: clients.resolver, requestIds, queues }),
+        // a server that closes ends the streams first (publication-closed), as AppControl.closeStreams does
+        broadcaster.shutdown
+      )
     }
 
     return Layer.merge(

@@ -13,10 +13,20 @@
  *   stream; an internal failure sends `error` and ends them;
  * - a comment heartbeat every `heartbeatMillis` (one timer for all subscribers);
  * - bounded memory: at most `maxSubscribers` streams (503 beyond), at most
- *   `maxPerClient` per client address, and a subscriber whose unsent bytes exceed
+ *   `maxPerClient` per client address, and a subscriber whose backlog exceeds
  *   `max(2 × the current frame, minBacklogBytes)` is disconnected (it reconnects
- *   with Last-Event-ID and gets the current state); a stream older than
- *   `maxLifetimeMillis` is ended (when set) so that its client reconnects.
+ *   with Last-Event-ID and gets the current state). The backlog is what the
+ *   sink holds (`buffered`) plus, when the sink can tell, what the kernel holds
+ *   unacknowledged (`queued`, refreshed by `probe`): the kernel accepts writes
+ *   into a send buffer of megabytes, so `buffered` alone stays at 0 for a peer
+ *   that reads nothing. The sink's part is checked before each write of a
+ *   publication; the whole backlog by a sweep (after `probe`) a second after
+ *   each publication and at each heartbeat;
+ * - a stream older than `maxLifetimeMillis` (when set; each stream's limit is
+ *   shortened by up to 10 % at random, so that streams opened together do not
+ *   all reconnect together) is ended: its client reconnects with Last-Event-ID
+ *   after the `retry:` delay and, already holding the current version, gets no
+ *   event again.
  *
  * @since 0.1.0
  */
@@ -36,6 +46,8 @@ export interface Sink {
   readonly write: (bytes: Uint8Array) => void
   /** Bytes written but not yet handed to the network. */
   readonly buffered: () => number
+  /** Bytes handed to the network that the peer had not acknowledged at the last probe, if known. */
+  readonly queued?: (() => number) | undefined
   /** Writes the last bytes (if any) and ends the stream. */
   readonly end: (bytes?: Uint8Array) => void
   /** Drops the stream at once (a subscriber that fell behind). */
@@ -61,6 +73,10 @@ export interface BroadcasterOptions {
   readonly minBacklogBytes?: number | undefined
   /** Longest stream, ms; 0 (the default) for no limit. */
   readonly maxLifetimeMillis?: number | undefined
+  /** Refreshes the sinks' `queued` figures; called before each sweep. None: no sweeps. */
+  readonly probe?: (() => Promise<void>) | undefined
+  /** Delay of the sweep after a publication, ms. Default 1000. */
+  readonly sweepDelayMillis?: number | undefined
 }
 
 /**
@@ -103,7 +119,8 @@ export const feedFrame = (publication: Publisher.Publication): Uint8Array => {
 
 interface Subscriber {
   readonly sink: Sink
-  readonly connectedAt: number
+  /** When the stream is ended (Infinity: never). */
+  readonly endsAt: number
   lastVersion: bigint
 }
 
@@ -151,10 +168,15 @@ export const make = (
   const maxPerClient = Math.max(1, options?.maxPerClient ?? maxSubscribers)
   const minBacklog = Math.max(1024, options?.minBacklogBytes ?? 64 * 1024)
   const maxLifetime = Math.max(0, options?.maxLifetimeMillis ?? 0)
+  const probe = options?.probe
+  const sweepDelay = Math.max(0, options?.sweepDelayMillis ?? 1000)
   const subscribers = new Set<Subscriber>()
   const perClient = new Map<string, number>()
   const frames = new WeakMap<Publisher.Publication, Uint8Array>()
   let shuttingDown = false
+  /** Size of the newest frame sent, the base of the backlog bound. */
+  let frameBytes = 0
+  let sweepTimer: ReturnType<typeof setTimeout> | undefined
 
   const frameOf = (publication: Publisher.Publication) => {
     let frame = frames.get(publication)
@@ -180,16 +202,41 @@ export const make = (
     }
   }
 
+  const backlogLimit = () => Math.max(2 * frameBytes, minBacklog)
+
+  /** Drops the subscribers whose backlog, the kernel's part included, is over the bound. */
+  const sweep = () => {
+    const limit = backlogLimit()
+    // oxlint-disable-next-line unicorn/no-useless-spread -- a snapshot: remove() mutates the set
+    for (const s of [...subscribers]) {
+      if (s.sink.buffered() + (s.sink.queued?.() ?? 0) > limit) {
+        remove(s)
+        s.sink.destroy()
+      }
+    }
+  }
+
+  const scheduleSweep = (delay: number) => {
+    if (probe === undefined || sweepTimer !== undefined || subscribers.size === 0) return
+    sweepTimer = setTimeout(() => {
+      sweepTimer = undefined
+      probe().then(sweep, () => {})
+    }, delay)
+    sweepTimer.unref()
+  }
+
   const heartbeat = setInterval(() => {
     const now = Date.now()
     for (const s of subscribers) {
-      if (maxLifetime > 0 && now - s.connectedAt >= maxLifetime) {
+      if (now >= s.endsAt) {
+        // the client reconnects with Last-Event-ID after the retry delay
         remove(s)
         s.sink.end()
         continue
       }
       s.sink.write(HEARTBEAT_FRAME)
     }
+    scheduleSweep(0)
   }, heartbeatMillis)
   heartbeat.unref()
 
@@ -209,16 +256,23 @@ export const make = (
         sink.end(CLOSED_FRAME)
         return () => {}
       }
-      const s: Subscriber = { sink, connectedAt: Date.now(), lastVersion: publication.dataVersion }
+      const s: Subscriber = {
+        sink,
+        endsAt: maxLifetime > 0 ? Date.now() + maxLifetime * (1 - 0.1 * Math.random()) : Number.POSITIVE_INFINITY,
+        lastVersion: publication.dataVersion
+      }
       const known = lastEventId !== undefined && UINT.test(lastEventId) ? lastEventId : undefined
-      if (known !== publication.dataVersion.toString()) sink.write(frameOf(publication))
+      const frame = frameOf(publication)
+      frameBytes = Math.max(frameBytes, frame.length)
+      if (known !== publication.dataVersion.toString()) sink.write(frame)
       subscribers.add(s)
       perClient.set(sink.client, (perClient.get(sink.client) ?? 0) + 1)
       return () => remove(s)
     },
     publish: (publication) => {
       const frame = frameOf(publication)
-      const limit = Math.max(2 * frame.length, minBacklog)
+      frameBytes = frame.length
+      const limit = backlogLimit()
       for (const s of subscribers) {
         if (publication.dataVersion <= s.lastVersion) continue
         if (s.sink.buffered() > limit) {
@@ -230,6 +284,7 @@ export const make = (
         s.lastVersion = publication.dataVersion
         s.sink.write(frame)
       }
+      scheduleSweep(sweepDelay)
     },
     closeAll: () => endAll(CLOSED_FRAME),
     shutdown: () => {
@@ -238,6 +293,9 @@ export const make = (
     },
     failAll: () => endAll(ERROR_FRAME),
     size: () => subscribers.size,
-    stop: () => clearInterval(heartbeat)
+    stop: () => {
+      clearInterval(heartbeat)
+      if (sweepTimer !== undefined) clearTimeout(sweepTimer)
+    }
   }
 }

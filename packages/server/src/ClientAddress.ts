@@ -113,6 +113,19 @@ export const makeResolver = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Resol
 }
 
 /**
+ * Whether a peer address is one of the trusted proxy networks (its connections
+ * carry many clients, told apart by their forwarding headers).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const trusts = (trusted: ReadonlyArray<IpNetwork.IpNetwork>) => (peer: string | undefined): boolean => {
+  if (trusted.length === 0) return false
+  const address = parseAddress(peer)
+  return address !== undefined && trusted.some((network) => IpNetwork.contains(network, address))
+}
+
+/**
  * The client address of requests.
  *
  * @category services

@@ -30,12 +30,15 @@ import { Context, Effect, Layer, Result, type Scope } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { HttpApi } from "effect/http-api"
 import { type IncomingMessage, Server, type ServerOptions, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import type * as Broadcaster from "./Broadcaster.ts"
 import type * as ClientAddress from "./ClientAddress.ts"
+import type * as Connections from "./Connections.ts"
 import type { RequestIds } from "./Dispatch.ts"
 import type * as FeedServing from "./FeedServing.ts"
 import * as FeedHandlers from "./handlers/Feed.ts"
 import * as Http from "./Http.ts"
+import type * as SocketQueues from "./SocketQueues.ts"
 import * as SolverErrors from "./SolverErrors.ts"
 
 /**
@@ -48,7 +51,9 @@ import * as SolverErrors from "./SolverErrors.ts"
 export type Front = (request: IncomingMessage, response: ServerResponse) => boolean
 
 /**
- * A `node:http` server whose requests go through an installed fast path first.
+ * A `node:http` server whose requests go through an installed fast path first,
+ * and whose connections and requests go through its connection guard, when it
+ * has one (`Connections.makeServer`).
  *
  * @category http
  * @since 0.1.0
@@ -56,7 +61,19 @@ export type Front = (request: IncomingMessage, response: ServerResponse) => bool
 export class FrontServer extends Server {
   /** The installed fast path, if any. */
   front: Front | undefined = undefined
+  /** The connection caps and the shutdown of idle connections, if any. */
+  guard: Connections.Guard | undefined = undefined
+  /** Run first when the server closes (the installed fast path ends its event streams). */
+  onClose: (() => void) | undefined = undefined
   override emit(event: string | symbol, ...args: Array<any>): boolean {
+    const guard = this.guard
+    if (guard !== undefined) {
+      if (event === "connection") {
+        if (!guard.admit(args[0] as Socket)) return true
+      } else if (event === "request" || event === "checkContinue") {
+        if (guard.request(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+      }
+    }
     if (
       event === "request" && this.front !== undefined &&
       this.front(args[0] as IncomingMessage, args[1] as ServerResponse)
@@ -64,6 +81,13 @@ export class FrontServer extends Server {
       return true
     }
     return super.emit(event as string, ...args)
+  }
+  override close(callback?: (error?: Error) => void): this {
+    // event streams end first (an open stream would hold the close for the whole grace period);
+    // idle and unstarted connections go now, busy ones once their response is done
+    this.onClose?.()
+    this.guard?.close()
+    return super.close(callback)
   }
 }
 
@@ -82,7 +106,8 @@ export const makeServer = (options: ServerOptions): FrontServer => new FrontServ
  * @since 0.1.0
  */
 export class Slot extends Context.Service<Slot, {
-  readonly install: (front: Front) => Effect.Effect<void, never, Scope.Scope>
+  /** Installs a fast path, and what to do first when the server closes (end its streams). */
+  readonly install: (front: Front, onClose?: () => void) => Effect.Effect<void, never, Scope.Scope>
 }>()("@svc/server/FastPath/Slot") {}
 
 /**
@@ -95,14 +120,16 @@ export const layerSlot = (server: FrontServer): Layer.Layer<Slot> =>
   Layer.succeed(
     Slot,
     Slot.of({
-      install: (front) =>
+      install: (front, onClose) =>
         Effect.acquireRelease(
           Effect.sync(() => {
             server.front = front
+            server.onClose = onClose
           }),
           () =>
             Effect.sync(() => {
               server.front = undefined
+              server.onClose = undefined
             })
         )
     })
@@ -158,6 +185,38 @@ export interface FastPathContext {
   readonly broadcaster: Broadcaster.Broadcaster
   readonly clients: ClientAddress.Resolver
   readonly requestIds: RequestIds
+  /** The kernel's send queues of the stream sockets (the backlog bound); none: the process's own buffers only. */
+  readonly queues?: SocketQueues.SocketQueues | undefined
+}
+
+/**
+ * How long an ended event stream may take to flush its last bytes before its
+ * connection is reset (a subscriber that stopped reading never flushes).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const STREAM_END_GRACE_MILLIS = 1000
+
+/** Drops a connection at once, and the kernel's queued bytes with it (a reset, not a FIN after the queue). */
+const reset = (socket: Socket | null) => {
+  if (socket === null || socket.destroyed) return
+  try {
+    socket.resetAndDestroy()
+  } catch {
+    socket.destroy()
+  }
+}
+
+/** Ends a stream; a connection that does not take its last bytes within the grace is reset. */
+const endStream = (res: ServerResponse, bytes: Uint8Array | undefined) => {
+  if (bytes === undefined) res.end()
+  else res.end(bytes)
+  if (res.writableFinished) return
+  const timer = setTimeout(() => reset(res.socket), STREAM_END_GRACE_MILLIS)
+  timer.unref()
+  res.once("close", () => clearTimeout(timer))
+  res.once("finish", () => clearTimeout(timer))
 }
 
 const FEED_PARAMETERS = new Set(["sourceChainId", "sourceNetworkId"])
@@ -256,14 +315,21 @@ export const make = (context: FastPathContext): Front => {
       res.end()
       return true
     }
+    const socket = req.socket
+    const tracked = context.queues?.track(socket)
     const unsubscribe = context.broadcaster.subscribe({
       client,
       write: (bytes) => void res.write(bytes),
       buffered: () => res.writableLength,
-      end: (bytes) => void (bytes === undefined ? res.end() : res.end(bytes)),
-      destroy: () => void res.destroy()
+      queued: tracked?.unacknowledged,
+      end: (bytes) => endStream(res, bytes),
+      // a subscriber that fell behind: its queued bytes are dropped with it
+      destroy: () => reset(socket)
     }, headerOf(req.headers["last-event-id"]))
-    res.on("close", unsubscribe)
+    res.on("close", () => {
+      unsubscribe()
+      tracked?.release()
+    })
     return true
   }
 

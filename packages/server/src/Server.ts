@@ -27,6 +27,7 @@ import { createServer as createHttpServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { parse as parseYaml } from "yaml"
 import * as App from "./App.ts"
+import * as Connections from "./Connections.ts"
 import * as ConnectorLoader from "./ConnectorLoader.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
@@ -159,10 +160,15 @@ const layerWith = (
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
     onSome: (key) => Signer.layerPrivateKey(key)
   })
-  // idle keep-alive connections outlive common clients' own idle timeouts (4-60 s), so that a client
-  // never reuses a connection the server is closing
-  // the fast path (feed and event stream) runs in front of the Effect application on this server
-  const server = FastPath.makeServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 })
+  // the fast path (feed and event stream) runs in front of the Effect application on this server;
+  // connection caps, header and request timeouts (Connections)
+  const server = Connections.makeServer({
+    maxConnections: config.maxConnections,
+    maxPerClient: config.maxConnectionsPerClient,
+    trustedProxies: config.trustedProxies,
+    headersTimeoutSeconds: config.headersTimeoutSeconds,
+    requestTimeoutSeconds: config.requestTimeoutSeconds
+  })
   // a connection with no progress for three heartbeats is destroyed: an event-stream subscriber
   // that stopped reading (its writes never drain) is disconnected and its memory released
   server.setTimeout(3 * config.sseHeartbeatMs)
@@ -200,7 +206,13 @@ const layerWith = (
         ? { maxDeviationBps: config.oracleMaxDeviationBps, quoteToleranceBps: config.quoteToleranceBps }
         : undefined
     },
-    events: { maxSubscribers: config.sseMaxSubscribers, heartbeatMillis: config.sseHeartbeatMs },
+    events: {
+      maxSubscribers: config.sseMaxSubscribers,
+      heartbeatMillis: config.sseHeartbeatMs,
+      maxPerClient: config.sseMaxSubscribersPerClient ?? 32,
+      maxLifetimeMillis: 1000 * (config.sseMaxLifetimeSeconds ?? 1800),
+      minBacklogBytes: config.sseBacklogBytes
+    },
     trustedProxies: config.trustedProxies,
     // with REDIS_URL the permit and /v1 rate limits are shared by every replica
     sharedRateLimiter: config.redisUrl === undefined
@@ -313,11 +325,18 @@ const serve = (config: ServerConfig.ServerConfig) =>
         for (const notice of resolved.notices) process.stdout.write(`svc ${notice}\n`)
       })
       for (const notice of resolved.notices) yield* Effect.logWarning(notice)
+      const openFiles = Connections.openFileLimit()
+      if (config.maxConnections !== undefined && openFiles !== undefined && config.maxConnections > openFiles - 256) {
+        yield* Effect.logWarning(
+          `SVC_MAX_CONNECTIONS ${config.maxConnections} is not below the open-file limit ${openFiles} minus 256: when descriptors run out, new connections are reset; raise the limit (ulimit -n) or lower the cap`
+        )
+      }
       yield* Effect.logInfo("svc started").pipe(Effect.annotateLogs({
         publicUrl: control.publicUrl,
         authority: signer.address,
         developmentKey: signer.development,
         store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite",
+        maxConnections: config.maxConnections ?? Connections.defaultMaxConnections(openFiles),
         rateLimits: config.redisUrl === undefined ? "memory" : "redis"
       }))
       return yield* Effect.never

@@ -41,6 +41,13 @@
  * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
  * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
  * | SVC_TRUSTED_PROXIES | (none) | comma-separated addresses or CIDR ranges of proxies whose `Forwarded` / `X-Forwarded-For` name the client (rate limits, connection caps) |
+ * | SVC_MAX_CONNECTIONS | 12000, at most the open-file limit minus 256 | open TCP connections; a connection beyond is closed at once |
+ * | SVC_MAX_CONNECTIONS_PER_CLIENT | 128 | open connections of one peer address (503 and close beyond); from a trusted proxy: concurrent requests of one client (503 beyond) |
+ * | SVC_HEADERS_TIMEOUT_SECONDS | 10 | a request's headers must arrive within this (408 and close) |
+ * | SVC_REQUEST_TIMEOUT_SECONDS | 30 | a whole request, headers and body, must arrive within this (408 and close); responses, event streams included, are not limited |
+ * | SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT | 32 | concurrent event-stream subscribers of one client address (503 beyond) |
+ * | SVC_SSE_MAX_LIFETIME_SECONDS | 1800 | an event stream is ended after this (less up to 10 %), and its client reconnects with Last-Event-ID; 0: no limit |
+ * | SVC_SSE_BACKLOG_BYTES | 65536 | floor of a subscriber's backlog bound (unsent and unacknowledged bytes; the bound is the larger of this and twice the current event) |
  *
  * @since 0.1.0
  */
@@ -122,6 +129,20 @@ export interface ServerConfig {
   readonly redisPrefix?: string | undefined
   /** Proxies whose forwarding headers name the client (SVC_TRUSTED_PROXIES; default none). */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /** Open connections (SVC_MAX_CONNECTIONS; default 12000, at most the open-file limit minus 256). */
+  readonly maxConnections?: number | undefined
+  /** Open connections of one client (SVC_MAX_CONNECTIONS_PER_CLIENT; default 128). */
+  readonly maxConnectionsPerClient?: number | undefined
+  /** Time to receive a request's headers, seconds (SVC_HEADERS_TIMEOUT_SECONDS; default 10). */
+  readonly headersTimeoutSeconds?: number | undefined
+  /** Time to receive a whole request, seconds (SVC_REQUEST_TIMEOUT_SECONDS; default 30). */
+  readonly requestTimeoutSeconds?: number | undefined
+  /** Event-stream subscribers of one client (SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT; default 32). */
+  readonly sseMaxSubscribersPerClient?: number | undefined
+  /** Longest event stream, seconds; 0: no limit (SVC_SSE_MAX_LIFETIME_SECONDS; default 1800). */
+  readonly sseMaxLifetimeSeconds?: number | undefined
+  /** Floor of a subscriber's backlog bound, bytes (SVC_SSE_BACKLOG_BYTES; default 65536). */
+  readonly sseBacklogBytes?: number | undefined
 }
 
 const optionalString = (name: string) => Config.option(Config.String(name))
@@ -187,7 +208,15 @@ const serverConfig = Config.all({
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
   redisPrefix: Config.String("SVC_REDIS_PREFIX").pipe(Config.withDefault("svc:")),
   // parsed by validate, which names the key in its error
-  trustedProxies: Config.String("SVC_TRUSTED_PROXIES").pipe(Config.withDefault(""))
+  trustedProxies: Config.String("SVC_TRUSTED_PROXIES").pipe(Config.withDefault("")),
+  // unset: derived from the open-file limit when the server starts
+  maxConnections: Config.option(Config.Int("SVC_MAX_CONNECTIONS")).pipe(Config.map(Option.getOrUndefined)),
+  maxConnectionsPerClient: Config.Int("SVC_MAX_CONNECTIONS_PER_CLIENT").pipe(Config.withDefault(128)),
+  headersTimeoutSeconds: Config.Int("SVC_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
+  requestTimeoutSeconds: Config.Int("SVC_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  sseMaxSubscribersPerClient: Config.Int("SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT").pipe(Config.withDefault(32)),
+  sseMaxLifetimeSeconds: Config.Int("SVC_SSE_MAX_LIFETIME_SECONDS").pipe(Config.withDefault(1800)),
+  sseBacklogBytes: Config.Int("SVC_SSE_BACKLOG_BYTES").pipe(Config.withDefault(65_536))
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
@@ -215,6 +244,37 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
     yield* check(config.permitRateWindowSeconds >= 1, "SVC_PERMIT_RATE_WINDOW_SECONDS: at least 1")
     yield* check(config.sseMaxSubscribers >= 1, "SVC_SSE_MAX_SUBSCRIBERS: at least 1")
     yield* check(config.sseHeartbeatMs >= 100 && config.sseHeartbeatMs <= 15_000, "SVC_SSE_HEARTBEAT_MS: 100 to 15000")
+    yield* check(
+      config.maxConnections === undefined || config.maxConnections >= 1,
+      "SVC_MAX_CONNECTIONS: at least 1"
+    )
+    yield* check(
+      config.maxConnectionsPerClient === undefined || config.maxConnectionsPerClient >= 1,
+      "SVC_MAX_CONNECTIONS_PER_CLIENT: at least 1"
+    )
+    yield* check(
+      config.headersTimeoutSeconds === undefined ||
+        (config.headersTimeoutSeconds >= 1 && config.headersTimeoutSeconds <= 3600),
+      "SVC_HEADERS_TIMEOUT_SECONDS: 1 to 3600"
+    )
+    yield* check(
+      config.requestTimeoutSeconds === undefined ||
+        (config.requestTimeoutSeconds >= (config.headersTimeoutSeconds ?? 10) && config.requestTimeoutSeconds <= 3600),
+      "SVC_REQUEST_TIMEOUT_SECONDS: SVC_HEADERS_TIMEOUT_SECONDS to 3600"
+    )
+    yield* check(
+      config.sseMaxSubscribersPerClient === undefined || config.sseMaxSubscribersPerClient >= 1,
+      "SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT: at least 1"
+    )
+    yield* check(
+      config.sseMaxLifetimeSeconds === undefined ||
+        (config.sseMaxLifetimeSeconds >= 0 && config.sseMaxLifetimeSeconds <= 86_400),
+      "SVC_SSE_MAX_LIFETIME_SECONDS: 0 (no limit) to 86400"
+    )
+    yield* check(
+      config.sseBacklogBytes === undefined || config.sseBacklogBytes >= 1024,
+      "SVC_SSE_BACKLOG_BYTES: at least 1024"
+    )
     if (Option.isSome(config.serverSecret)) {
       yield* check(
         Redacted.value(config.serverSecret.value).length >= 32,

@@ -112,7 +112,10 @@ export const TRANSPORT_REASON_CODES = {
   PUBLICATION_CLOSED: { SHUTTING_DOWN: "the server is stopping" },
   AUTHORITY_UNAVAILABLE: {
     PUBLICATION_UNAVAILABLE: "no valid publication (not published yet, or the last one expired)",
-    TOO_MANY_SUBSCRIBERS: "the event stream is at its subscriber cap"
+    TOO_MANY_SUBSCRIBERS: "the event stream is at its subscriber cap",
+    TOO_MANY_CLIENT_SUBSCRIBERS: "the client address holds `SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT` event streams",
+    TOO_MANY_CLIENT_CONNECTIONS:
+      "the client address holds `SVC_MAX_CONNECTIONS_PER_CLIENT` connections (the connection is closed after the answer)"
   }
 } as const satisfies Partial<Record<SolverErrorCode, CodeTable>>
 

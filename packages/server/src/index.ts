@@ -11,6 +11,8 @@ export * as Broadcaster from "./Broadcaster.ts"
 /** @since 0.1.0 */
 export * as ClientAddress from "./ClientAddress.ts"
 /** @since 0.1.0 */
+export * as Connections from "./Connections.ts"
+/** @since 0.1.0 */
 export * as Documents from "./documents/index.ts"
 /** @since 0.1.0 */
 export * as FastPath from "./FastPath.ts"

@@ -63,6 +63,8 @@ export const env = (databaseUrl: string, dataDir: string, port = 0) => ({
   SVC_PUBLIC_URL: "https://svc.replicas.test",
   SVC_PERMIT_RATE_LIMIT: "100000",
   SVC_AGGREGATOR_RATE_LIMIT: "100000",
+  // the tests and the bench send hundreds of requests from one address
+  SVC_MAX_CONNECTIONS_PER_CLIENT: "1000",
   SVC_LOG_LEVEL: "warning",
   // the replicas share rate limits in Redis, under a prefix of this run's own
   REDIS_URL: process.env.SVC_TEST_REDIS_URL ?? "redis://127.0.0.1:6379",

@@ -1,0 +1,335 @@
+/**
+ * Connection limits of the `node:http` server: what one client, or all of them,
+ * may hold open, how long a request may take to arrive, and a shutdown that does
+ * not wait for idle or stalled connections.
+ *
+ * - **Global cap** (`maxConnections`): a connection beyond it is closed at once,
+ *   before anything is read. Keep it below the process's open-file limit: when
+ *   the descriptors run out, the kernel resets every new connection, other
+ *   clients' included. {@link defaultMaxConnections} derives it from that limit.
+ * - **Per-client cap** (`maxPerClient`): a connection from a peer address that
+ *   already holds that many is answered `503` (`AUTHORITY_UNAVAILABLE`,
+ *   `TOO_MANY_CLIENT_CONNECTIONS`, `Retry-After`, `Connection: close`) and
+ *   closed; its request is read and discarded for at most a second, so that the
+ *   close does not reset the answer. A peer in the trusted proxy list carries
+ *   many clients: its connections count only toward the global cap, and its
+ *   requests count per client (the address its forwarding headers name,
+ *   `ClientAddress`): a client with `maxPerClient` requests in flight (event
+ *   streams included) gets the same 503 as a JSON envelope of its path's family.
+ * - **Timeouts** ({@link serverOptions}): a request's headers must arrive within
+ *   `headersTimeoutSeconds`, the whole request (headers and body) within
+ *   `requestTimeoutSeconds`, checked every second at most; Node answers `408` and
+ *   closes. The response is not limited: an event stream (a GET whose request is
+ *   complete at its headers) lives on, and an idle keep-alive connection is
+ *   governed by the keep-alive timeout alone.
+ * - **Shutdown** ({@link Guard.close}, run by `server.close()`): connections with
+ *   no request in progress, idle keep-alive ones and those still sending headers
+ *   included, are closed at once; busy ones get `Connection: close` and are
+ *   closed when their response is done, so that the server stops as soon as the
+ *   last response is sent (event streams are ended first, and reset when their
+ *   subscriber does not read: `FastPath`).
+ *
+ * @since 0.1.0
+ */
+import type { IpNetwork } from "effect/net"
+import { readFileSync } from "node:fs"
+import type { IncomingMessage, ServerOptions, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import * as AggregatorErrors from "./AggregatorErrors.ts"
+import * as ClientAddress from "./ClientAddress.ts"
+import * as FastPath from "./FastPath.ts"
+import * as Http from "./Http.ts"
+import * as SolverErrors from "./SolverErrors.ts"
+
+/**
+ * The limits of a server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConnectionOptions {
+  /** Open connections of the server. Default: {@link defaultMaxConnections}. */
+  readonly maxConnections?: number | undefined
+  /** Open connections of one peer address; requests in flight of one client behind a trusted proxy. Default 128. */
+  readonly maxPerClient?: number | undefined
+  /** Proxies whose connections carry many clients. */
+  readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /** Time to receive a request's headers, seconds. Default 10. */
+  readonly headersTimeoutSeconds?: number | undefined
+  /** Time to receive a whole request, seconds. Default 30. */
+  readonly requestTimeoutSeconds?: number | undefined
+  /** Idle keep-alive connections are closed after this, seconds. Default 65. */
+  readonly keepAliveTimeoutSeconds?: number | undefined
+}
+
+/**
+ * What a guard counted.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConnectionStats {
+  /** Open connections (refused ones still closing included). */
+  readonly open: number
+  /** Connections closed at once at the global cap. */
+  readonly refusedGlobal: number
+  /** Connections answered 503 at the per-client cap. */
+  readonly refusedPerClient: number
+  /** Requests from trusted proxies answered 503 at the per-client cap. */
+  readonly refusedRequests: number
+}
+
+/**
+ * The connection guard of a server (see the module description).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Guard {
+  /** Admits a new connection, or refuses it (and takes care of it) and returns false. */
+  readonly admit: (socket: Socket) => boolean
+  /** Accounts a request; refuses it (answered here) and returns true at the per-client cap. */
+  readonly request: (request: IncomingMessage, response: ServerResponse) => boolean
+  /** The server is closing: closes idle connections now and busy ones when they are done. */
+  readonly close: () => void
+  readonly stats: () => ConnectionStats
+  /** The effective caps. */
+  readonly limits: { readonly maxConnections: number; readonly maxPerClient: number }
+}
+
+/**
+ * The default cap of open connections when none is configured.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const DEFAULT_MAX_CONNECTIONS = 12_000
+
+/** Descriptors kept for everything else the process opens (store, logs, RPC, Redis). */
+const RESERVED_DESCRIPTORS = 256
+
+/**
+ * The process's soft limit of open files (Linux, from /proc/self/limits), if known.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const openFileLimit = (): number | undefined => {
+  try {
+    const match = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"))
+    return match === null || match[1] === "unlimited" ? undefined : Number(match[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The cap of open connections when none is configured: 12,000 (the default
+ * 10,000 event-stream subscribers and room for requests), lowered to the
+ * open-file limit minus 256 when that is smaller.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const defaultMaxConnections = (limit: number | undefined = openFileLimit()): number =>
+  limit === undefined
+    ? DEFAULT_MAX_CONNECTIONS
+    : Math.max(16, Math.min(DEFAULT_MAX_CONNECTIONS, limit - RESERVED_DESCRIPTORS))
+
+/**
+ * The `node:http` options of the timeouts.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const serverOptions = (options?: ConnectionOptions): ServerOptions => {
+  const headers = 1000 * (options?.headersTimeoutSeconds ?? 10)
+  const request = Math.max(headers, 1000 * (options?.requestTimeoutSeconds ?? 30))
+  return {
+    headersTimeout: headers,
+    requestTimeout: request,
+    // Node checks both timeouts on an interval (default 30 s), by which a connection can overstay them
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headers / 4))),
+    // idle keep-alive connections outlive common clients' own idle timeouts (4-60 s), so that a
+    // client never reuses a connection the server is closing
+    keepAliveTimeout: 1000 * (options?.keepAliveTimeoutSeconds ?? 65)
+  }
+}
+
+/** How long a refused connection may take to send its request before it is closed. */
+const REFUSAL_LINGER_MILLIS = 1000
+
+const RETRY_AFTER_SECONDS = 5
+
+const REASON = "TOO_MANY_CLIENT_CONNECTIONS"
+
+const solverRefusal = () =>
+  Http.errorResponse(SolverErrors.failure("AUTHORITY_UNAVAILABLE", [REASON], {
+    detail: "too many open connections from this client address",
+    retryAfterSeconds: RETRY_AFTER_SECONDS
+  }))
+
+const aggregatorRefusal = () =>
+  AggregatorErrors.fail("SERVICE_UNAVAILABLE", [REASON], {
+    detail: "too many open connections from this client address",
+    retryAfterSeconds: RETRY_AFTER_SECONDS
+  })
+
+/** The raw 503 of a refused connection, built once. */
+const refusalBytes = (): Uint8Array => {
+  const response = solverRefusal()
+  const body = response.body._tag === "Uint8Array" ? response.body.body : new Uint8Array()
+  const headers: Record<string, string> = {
+    ...(response.headers as Record<string, string>),
+    "content-type": Http.JSON_TYPE,
+    "content-length": String(body.length),
+    connection: "close"
+  }
+  const head = `HTTP/1.1 503 Service Unavailable\r\n${
+    Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+  }\r\n`
+  const bytes = new Uint8Array(Buffer.byteLength(head) + body.length)
+  bytes.set(Buffer.from(head, "latin1"), 0)
+  bytes.set(body, bytes.length - body.length)
+  return bytes
+}
+
+interface SocketState {
+  /** Requests in progress. */
+  busy: number
+  /** The newest response, for `Connection: close` at shutdown. */
+  current: ServerResponse | undefined
+}
+
+/**
+ * The guard of a set of limits.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options?: ConnectionOptions): Guard => {
+  const maxConnections = Math.max(1, options?.maxConnections ?? defaultMaxConnections())
+  const maxPerClient = Math.max(1, options?.maxPerClient ?? 128)
+  const trusted = options?.trustedProxies ?? []
+  const isTrusted = ClientAddress.trusts(trusted)
+  const resolver = ClientAddress.makeResolver(trusted)
+  const refusal = refusalBytes()
+  const sockets = new Map<Socket, SocketState>()
+  const refusing = new Set<Socket>()
+  const perPeer = new Map<string, number>()
+  const perClient = new Map<string, number>()
+  let closing = false
+  let refusedGlobal = 0
+  let refusedPerClient = 0
+  let refusedRequests = 0
+
+  const decrement = (map: Map<string, number>, key: string) => {
+    const n = (map.get(key) ?? 1) - 1
+    if (n <= 0) map.delete(key)
+    else map.set(key, n)
+  }
+
+  const refuse = (socket: Socket) => {
+    refusing.add(socket)
+    socket.once("close", () => refusing.delete(socket))
+    socket.on("error", () => {})
+    // read and discard the request: closing a socket with unread bytes would reset the answer
+    socket.on("end", () => socket.destroy())
+    socket.setTimeout(REFUSAL_LINGER_MILLIS, () => socket.destroy())
+    socket.resume()
+    socket.end(refusal)
+  }
+
+  return {
+    limits: { maxConnections, maxPerClient },
+    admit: (socket) => {
+      if (closing || sockets.size + refusing.size >= maxConnections) {
+        if (!closing) refusedGlobal++
+        socket.destroy()
+        return false
+      }
+      const peer = socket.remoteAddress ?? "unknown"
+      const counted = !isTrusted(peer)
+      if (counted) {
+        const n = perPeer.get(peer) ?? 0
+        if (n >= maxPerClient) {
+          refusedPerClient++
+          refuse(socket)
+          return false
+        }
+        perPeer.set(peer, n + 1)
+      }
+      sockets.set(socket, { busy: 0, current: undefined })
+      socket.once("close", () => {
+        sockets.delete(socket)
+        if (counted) decrement(perPeer, peer)
+      })
+      return true
+    },
+    request: (request, response) => {
+      const socket = request.socket
+      const state = sockets.get(socket)
+      if (state !== undefined) {
+        state.busy++
+        state.current = response
+        if (closing) response.setHeader("connection", "close")
+        response.once("close", () => {
+          state.busy--
+          if (state.current === response) state.current = undefined
+          if (closing && state.busy === 0) socket.destroySoon()
+        })
+      }
+      if (trusted.length === 0 || !isTrusted(socket.remoteAddress)) return false
+      const headerOf = (value: string | Array<string> | undefined) =>
+        typeof value === "string" ? value : value?.join(", ")
+      const client = resolver.resolve(socket.remoteAddress, {
+        forwarded: headerOf(request.headers["forwarded"]),
+        xForwardedFor: headerOf(request.headers["x-forwarded-for"])
+      })
+      const n = perClient.get(client) ?? 0
+      if (n >= maxPerClient) {
+        refusedRequests++
+        const path = request.url ?? "/"
+        FastPath.writeResponse(
+          request,
+          response,
+          path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?") ? aggregatorRefusal() : solverRefusal(),
+          `refused-${refusedRequests.toString(36)}`
+        )
+        return true
+      }
+      perClient.set(client, n + 1)
+      response.once("close", () => decrement(perClient, client))
+      return false
+    },
+    close: () => {
+      closing = true
+      for (const socket of refusing) socket.destroy()
+      for (const [socket, state] of sockets) {
+        if (state.busy === 0) socket.destroy()
+        else if (state.current !== undefined && !state.current.headersSent) {
+          state.current.setHeader("connection", "close")
+        }
+      }
+    },
+    stats: () => ({
+      open: sockets.size + refusing.size,
+      refusedGlobal,
+      refusedPerClient,
+      refusedRequests
+    })
+  }
+}
+
+/**
+ * A server with the fast path's slot, the timeouts and the guard of a set of
+ * limits.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeServer = (options?: ConnectionOptions): FastPath.FrontServer => {
+  const server = FastPath.makeServer(serverOptions(options))
+  server.guard = make(options)
+  return server
+}
