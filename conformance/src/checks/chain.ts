@@ -51,6 +51,7 @@ import {
   signRequest
 } from "../Shared.ts"
 import { document, type Env, type Json, sameAddress } from "./common.ts"
+import { envelopeOf } from "./permits.ts"
 
 const ONCHAIN = "/.well-known/svc-onchain-discovery.json"
 const PERMITS = "/api/v6/execution-permits"
@@ -418,20 +419,12 @@ const facadeUri = Check.make<Env>({
 // The router verifies permits
 // ---------------------------------------------------------------------------
 
-/** The envelope of a permit answer, or a skip when none was issued. */
-const issuedEnvelope = (p: IssuedPermit) => {
-  const envelope = asObject(p.body.permit)
-  const permit = asObject(envelope?.permit)
-  return (p.exchange.response.status !== 201 && p.exchange.response.status !== 200) || envelope === undefined ||
-      permit === undefined
-    ? Effect.fail(
-      new Check.Skip({
-        reason:
-          `prerequisite failed: no permit was issued (POST ${PERMITS} answered ${p.exchange.response.status}, see permit_create_201)`
-      })
-    )
-    : Effect.succeed({ envelope, permit: permit as unknown as PermitAbi.AbiPermit })
-}
+/** The envelope of a permit answer with its permit in ABI form, or a skip when none was issued. */
+const issuedEnvelope = (p: IssuedPermit) =>
+  Effect.map(envelopeOf(p), ({ envelope, permit }) => ({
+    envelope,
+    permit: permit as unknown as PermitAbi.AbiPermit
+  }))
 
 const fillDirectCall = (permit: PermitAbi.AbiPermit, signature: string) => {
   try {

@@ -46,8 +46,8 @@ const postCreate = (body: unknown, headers?: Record<string, string>) =>
 
 const issued = Effect.flatMap(Effect.service(Shared), (f) => f.issuedPermit)
 
-/** The envelope of an issued permit response, or a skip when no permit was issued. */
-const envelopeOf = (p: IssuedPermit) => {
+/** The envelope of an issued permit response, or a skip when no permit was issued (the chain checks use it too). */
+export const envelopeOf = (p: IssuedPermit) => {
   const envelope = asObject(p.body.permit)
   const permit = asObject(envelope?.permit)
   return (p.exchange.response.status !== 201 && p.exchange.response.status !== 200) || envelope === undefined ||

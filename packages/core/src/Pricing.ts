@@ -207,6 +207,12 @@ export const termsAt = (
   })
 })
 
+/** DirectExecution.pricing.executionCapacity of a route: its fill bounds. */
+const executionCapacityOf = (route: CatalogRoute) => ({
+  minimumFillInRaw: route.minimumFillInRaw.toString(),
+  maximumFillInRaw: route.maximumFillInRaw === null ? null : route.maximumFillInRaw.toString()
+})
+
 /**
  * Options of the static pricing layer.
  *
@@ -273,10 +279,7 @@ export const makeStatic = (options?: StaticOptions): PricingShape => {
           payoutEconomicCeilingRequired: false,
           payoutEconomicCeiling: null,
           evidence,
-          executionCapacity: {
-            minimumFillInRaw: route.minimumFillInRaw.toString(),
-            maximumFillInRaw: route.maximumFillInRaw === null ? null : route.maximumFillInRaw.toString()
-          }
+          executionCapacity: executionCapacityOf(route)
         }
       }),
     capacity: (route, availableOutRaw) =>
@@ -486,10 +489,7 @@ export const makeOracle = (market: Market["Service"], options?: OracleOptions): 
           payoutEconomicCeilingRequired: false,
           payoutEconomicCeiling: null,
           evidence,
-          executionCapacity: {
-            minimumFillInRaw: route.minimumFillInRaw.toString(),
-            maximumFillInRaw: route.maximumFillInRaw === null ? null : route.maximumFillInRaw.toString()
-          }
+          executionCapacity: executionCapacityOf(route)
         }
       })
     },
