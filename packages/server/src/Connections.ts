@@ -24,10 +24,13 @@
  *   governed by the keep-alive timeout alone.
  * - **Shutdown** ({@link Guard.close}, run by `server.close()`): connections with
  *   no request in progress, idle keep-alive ones and those still sending headers
- *   included, are closed at once; busy ones get `Connection: close` and are
- *   closed when their response is done, so that the server stops as soon as the
- *   last response is sent (event streams are ended first, and reset when their
- *   subscriber does not read: `FastPath`).
+ *   included, are closed at once; a request whose body is still arriving (a slow
+ *   upload) is answered `503` at once (`SHUTTING_DOWN`, `Retry-After`,
+ *   `Connection: close`) instead of waiting for the rest of its body; other busy
+ *   connections get `Connection: close` and are closed when their response is
+ *   done, so that the server stops as soon as the last response is sent (event
+ *   streams are ended first, and reset when their subscriber does not read:
+ *   `FastPath`).
  *
  * @since 0.1.0
  */
@@ -163,6 +166,26 @@ const RETRY_AFTER_SECONDS = 5
 
 const REASON = "TOO_MANY_CLIENT_CONNECTIONS"
 
+const SHUTDOWN_DETAIL = "the server is stopping; retry (another replica, or this one once restarted, answers)"
+
+/** The 503 of a request whose body was still arriving at shutdown, in its path's family. */
+const shutdownAnswer = (path: string) =>
+  isAggregatorPath(path)
+    ? AggregatorErrors.fail("SERVICE_UNAVAILABLE", ["SHUTTING_DOWN"], {
+      detail: SHUTDOWN_DETAIL,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      headers: { connection: "close" }
+    })
+    : Http.errorResponse(
+      SolverErrors.failure("AUTHORITY_UNAVAILABLE", ["SHUTTING_DOWN"], {
+        detail: SHUTDOWN_DETAIL,
+        retryAfterSeconds: RETRY_AFTER_SECONDS
+      }),
+      { connection: "close" }
+    )
+
+const isAggregatorPath = (path: string): boolean => path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?")
+
 const solverRefusal = () =>
   Http.errorResponse(SolverErrors.failure("AUTHORITY_UNAVAILABLE", [REASON], {
     detail: "too many open connections from this client address",
@@ -199,6 +222,8 @@ interface SocketState {
   busy: number
   /** The newest response, for `Connection: close` at shutdown. */
   current: ServerResponse | undefined
+  /** The request of {@link current}. */
+  request: IncomingMessage | undefined
 }
 
 /**
@@ -222,6 +247,7 @@ export const make = (options?: ConnectionOptions): Guard => {
   let refusedGlobal = 0
   let refusedPerClient = 0
   let refusedRequests = 0
+  let drained = 0
 
   const decrement = (map: Map<string, number>, key: string) => {
     const n = (map.get(key) ?? 1) - 1
@@ -259,7 +285,7 @@ export const make = (options?: ConnectionOptions): Guard => {
         }
         perPeer.set(peer, n + 1)
       }
-      sockets.set(socket, { busy: 0, current: undefined })
+      sockets.set(socket, { busy: 0, current: undefined, request: undefined })
       socket.once("close", () => {
         sockets.delete(socket)
         if (counted) decrement(perPeer, peer)
@@ -272,10 +298,14 @@ export const make = (options?: ConnectionOptions): Guard => {
       if (state !== undefined) {
         state.busy++
         state.current = response
+        state.request = request
         if (closing) response.setHeader("connection", "close")
         response.once("close", () => {
           state.busy--
-          if (state.current === response) state.current = undefined
+          if (state.current === response) {
+            state.current = undefined
+            state.request = undefined
+          }
           if (closing && state.busy === 0) socket.destroySoon()
         })
       }
@@ -293,7 +323,7 @@ export const make = (options?: ConnectionOptions): Guard => {
         FastPath.writeResponse(
           request,
           response,
-          path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?") ? aggregatorRefusal() : solverRefusal(),
+          isAggregatorPath(path) ? aggregatorRefusal() : solverRefusal(),
           `refused-${refusedRequests.toString(36)}`
         )
         return true
@@ -308,7 +338,20 @@ export const make = (options?: ConnectionOptions): Guard => {
       for (const [socket, state] of sockets) {
         if (state.busy === 0) socket.destroy()
         else if (state.current !== undefined && !state.current.headersSent) {
-          state.current.setHeader("connection", "close")
+          const request = state.request
+          if (request !== undefined && !request.complete) {
+            // the body is still arriving: waiting for it would hold the shutdown up to the request
+            // timeout and then cut the connection without an answer
+            drained++
+            FastPath.writeResponse(
+              request,
+              state.current,
+              shutdownAnswer(request.url ?? "/"),
+              `shutdown-${drained.toString(36)}`
+            )
+          } else {
+            state.current.setHeader("connection", "close")
+          }
         }
       }
     },

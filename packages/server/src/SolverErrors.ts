@@ -115,7 +115,9 @@ export const TRANSPORT_REASON_CODES = {
     TOO_MANY_SUBSCRIBERS: "the event stream is at its subscriber cap",
     TOO_MANY_CLIENT_SUBSCRIBERS: "the client address holds `SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT` event streams",
     TOO_MANY_CLIENT_CONNECTIONS:
-      "the client address holds `SVC_MAX_CONNECTIONS_PER_CLIENT` connections (the connection is closed after the answer)"
+      "the client address holds `SVC_MAX_CONNECTIONS_PER_CLIENT` connections (the connection is closed after the answer)",
+    SHUTTING_DOWN:
+      "the server stopped while the request body was still arriving; the connection is closed after the answer, retry"
   }
 } as const satisfies Partial<Record<SolverErrorCode, CodeTable>>
 

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/protocol"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import { createServer as createNetServer } from "node:net"
+import { connect, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -114,6 +114,45 @@ describe("svc serve as a process", () => {
     const closed = await stream.nextEvent(10_000)
     assert.strictEqual(closed?.event, "publication-closed")
     assert.strictEqual(await stream.next(5000), undefined, "the stream ends")
+    assert.strictEqual(await server.exit, 0)
+  })
+
+  it("SIGTERM answers a request whose body is still arriving 503 with Connection: close", {
+    timeout: 60_000
+  }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const server = await start(dataDir)
+    const { hostname, port } = new URL(server.url)
+    const socket = connect(Number(port), hostname)
+    let answer = ""
+    socket.setEncoding("utf8")
+    socket.on("data", (d) => (answer += d))
+    socket.on("error", () => {})
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+    socket.write(
+      "POST /api/v6/execution-permits HTTP/1.1\r\nHost: svc\r\nContent-Type: application/json\r\n" +
+        "Content-Length: 4000\r\nX-Request-Id: slow-upload-1\r\n\r\n{"
+    )
+    // a slow upload: a byte every 100 ms, far from its 4,000
+    const trickle = setInterval(() => socket.writable && socket.write(" "), 100)
+    try {
+      await new Promise((r) => setTimeout(r, 500))
+      server.child.kill("SIGTERM")
+      await closed
+    } finally {
+      clearInterval(trickle)
+    }
+    const [head = "", body = ""] = answer.split("\r\n\r\n")
+    assert.match(head, /^HTTP\/1\.1 503 /)
+    assert.match(head, /\r\nconnection: close\r\n/i)
+    assert.match(head, /\r\nretry-after: \d+\r\n/i)
+    assert.deepStrictEqual(JSON.parse(body), {
+      ok: false,
+      error: "AUTHORITY_UNAVAILABLE",
+      reasonCodes: ["SHUTTING_DOWN"],
+      diagnostics: { detail: "the server is stopping; retry (another replica, or this one once restarted, answers)" }
+    })
     assert.strictEqual(await server.exit, 0)
   })
 
