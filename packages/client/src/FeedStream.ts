@@ -13,7 +13,9 @@
  *   reported as `Skipped`, never yielded.
  * - Reconnection sends `Last-Event-ID` = the last yielded dataVersion, with
  *   exponential backoff and jitter from the server's `retry:` value (capped by
- *   `maxDelayMs`).
+ *   `maxDelayMs`). A stream the server ends cleanly (its maximum lifetime, a
+ *   restart) is reopened after the `retry:` delay alone, as `EventSource` does,
+ *   and is not a failure.
  * - When recovery through the stream is not possible (the server answers 503,
  *   an event was rejected, or `fallbackAfter` consecutive attempts failed), a
  *   fresh verified HTTP snapshot of the feed is taken and yielded if newer; then
@@ -106,6 +108,8 @@ interface Outcome {
   readonly reason: string
   readonly error?: SvcClientError | undefined
   readonly snapshot: boolean
+  /** The server ended an open stream (its lifetime, a restart): a reconnection, not a failure. */
+  readonly clean?: true | undefined
 }
 
 /** The operation of the contract the stream reads: its method, success status and error body. */
@@ -262,7 +266,9 @@ export const feedEvents = (
               return { _tag: "Ended", reason: `no data for ${idleTimeoutMs} ms`, snapshot: false } satisfies Outcome
             }
             const chunk = read.success.value
-            if (chunk.done) return { _tag: "Ended", reason: "closed by the server", snapshot: false } satisfies Outcome
+            if (chunk.done) {
+              return { _tag: "Ended", reason: "closed by the server", snapshot: false, clean: true } satisfies Outcome
+            }
             for (const item of parser.push(decoder.decode(chunk.value, { stream: true }))) {
               if (item._tag === "Retry") {
                 retryMs = item.millis
@@ -331,6 +337,18 @@ export const feedEvents = (
           }
         }
         yield* emit({ _tag: "Disconnected", reason: outcome.reason })
+        if (outcome.clean === true) {
+          // like EventSource: a stream the server ended cleanly is reopened after the server's retry
+          // delay (jittered), without backoff, and does not count toward maxConsecutiveFailures
+          failures = 0
+          const delayMs = yield* backoffDelay({
+            initialDelayMs: Math.min(Math.max(retryMs, 1), maxDelayMs),
+            maxDelayMs
+          }, 1)
+          yield* emit({ _tag: "Reconnecting", failures: 0, delayMs })
+          yield* sleepMillis(delayMs)
+          continue
+        }
         if (outcome.snapshot) {
           needSnapshot = true
         }

@@ -223,6 +223,32 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("feed strea
       assert.strictEqual(error.code, "SVC_SDK_HTTP_ERROR")
     }).pipe(Effect.scoped))
 
+  it.effect("a stream the server ends cleanly (its lifetime) is reopened after retry:, never counted as a failure", () =>
+    Effect.gen(function*() {
+      // five connections that the server ends at once, with only its retry: line (a lifetime shorter
+      // than a heartbeat), then the real stream: with maxConsecutiveFailures 3, failures would end it
+      const s = yield* streamThrough(
+        (r) =>
+          r.path === EVENTS && r.n <= 5
+            ? {
+              kind: "answer",
+              status: 200,
+              body: "retry: 5\n\n",
+              headers: { "content-type": "text/event-stream" }
+            }
+            : { kind: "pass" },
+        { ...FAST, maxConsecutiveFailures: 3 }
+      )
+      yield* s.untilFeeds(1)
+      const reconnecting = s.events.filter((e) => e._tag === "Reconnecting")
+      assert.isAtLeast(reconnecting.length, 5)
+      for (const e of reconnecting) assert.strictEqual(e._tag === "Reconnecting" ? e.failures : -1, 0)
+      assert.isFalse(s.events.some((e) => e._tag === "ConnectFailed"))
+      // no HTTP snapshot: nothing failed
+      assert.strictEqual(s.proxy.requests.filter((r) => r.path === "/api/v6/solver-feed").length, 0)
+      assert.strictEqual(s.feeds()[0]!.verification.valid, true)
+    }).pipe(Effect.scoped))
+
   it.effect("Promise API: for await over verified feeds; close() stops the stream and its connection", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

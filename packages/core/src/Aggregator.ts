@@ -348,8 +348,15 @@ export interface AggregatorOptions {
 export interface AggregatorShape {
   /** An exact quote from one open L1 route. */
   readonly quote: (request: AggregatorQuoteRequest) => Effect.Effect<AggregatorQuote, AggregatorFailure>
-  /** Stage 1 (no requestSignature): the message to sign; stage 2: the transaction and permit. */
-  readonly build: (request: AggregatorBuildRequest) => Effect.Effect<AggregatorBuild, AggregatorFailure>
+  /**
+   * Stage 1 (no requestSignature): the message to sign; stage 2: the transaction
+   * and permit. `clientKey` names the requesting client (its address): the
+   * permits it gets count toward its hold share (`holdShares.clientBps`).
+   */
+  readonly build: (
+    request: AggregatorBuildRequest,
+    options?: { readonly clientKey?: string | undefined }
+  ) => Effect.Effect<AggregatorBuild, AggregatorFailure>
   /** One fill, recent fills, or the usability of a quote. */
   readonly status: (lookup: StatusLookup) => Effect.Effect<StatusResult, AggregatorFailure>
   /** Chains, open L1 pairs and their routes. */
@@ -442,7 +449,7 @@ export const make = (
     const statusLists = options.statusLists ?? "all"
     return Aggregator.of({
       quote: (request) => Quoting.quote(quoteDeps, request),
-      build: (request) => Building.build(buildDeps, request),
+      build: (request, options) => Building.build(buildDeps, request, options),
       status: (lookup) =>
         (lookup.by === "quoteId" && statusLists !== "all") || (lookup.by === "userAddress" && statusLists === "none")
           ? Effect.fail(

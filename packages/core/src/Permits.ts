@@ -100,8 +100,17 @@ export interface PermitOptions {
 export interface CreateOptions {
   /** The Idempotency-Key header, when sent. */
   readonly headerIdempotencyKey?: string | undefined
-  /** The rate-limit key of the client (for example its address). */
+  /**
+   * The key of the client (for example its address): its permit requests are
+   * rate limited under it, and its outstanding holds are capped by the client
+   * hold share.
+   */
   readonly clientKey?: string | undefined
+  /**
+   * False when the caller applies its own rate limit (the aggregator's `/v1`
+   * budget): the client key then only bounds holds. Default true.
+   */
+  readonly rateLimited?: boolean | undefined
   /**
    * An amountOut the caller displayed (an aggregator quote): the permit is issued
    * at exactly this amount when the fresh price covers it, else QuoteChanged.
@@ -424,7 +433,7 @@ export const layer = (
         fingerprint: string,
         opts: CreateOptions | undefined
       ) {
-        if (opts?.clientKey !== undefined) {
+        if (opts?.clientKey !== undefined && opts.rateLimited !== false) {
           yield* Effect.mapError(limiter.consume(opts.clientKey), (refused) =>
             fail(
               isStoreUnavailable(refused)

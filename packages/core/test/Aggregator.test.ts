@@ -263,6 +263,49 @@ describe("quote", () => {
 })
 
 describe("build", () => {
+  it.effect("hold share: 50 throwaway signers from one client building the route's maximum leave half the capacity", () =>
+    Effect.gen(function*() {
+      const aggregator = yield* Aggregator.Aggregator
+      const publisher = yield* Publisher
+      const probe = yield* aggregator.quote(baseToBsc("5000000"))
+      const capacity = Effect.map(
+        publisher.current,
+        (p) => BigInt(p.routes.find((r) => r.routeId === probe.routeId)!.maxAvailableInRaw)
+      )
+      const before = yield* capacity
+      let refusedCount = 0
+      for (let i = 0; i < 50; i++) {
+        const signer = `0x${(i + 2000).toString(16).padStart(64, "0")}` as const
+        const q = yield* aggregator.quote(
+          baseToBsc((yield* capacity).toString(), { userAddress: Signature.addressOf(signer), recipient })
+        )
+        const request = {
+          quoteToken: q.quoteToken,
+          quoteId: q.quoteId,
+          routeId: q.routeId,
+          userAddress: Signature.addressOf(signer),
+          idempotencyKey: `hold-share-${i}`
+        }
+        const first =
+          (yield* aggregator.build(request, { clientKey: "203.0.113.7" })) as AggregatorBuildSignatureRequired
+        const signed = { ...request, requestSignature: PermitMessage.sign(first.signingPayload.message, signer) }
+        const exit = yield* Effect.exit(aggregator.build(signed, { clientKey: "203.0.113.7" }))
+        if (Exit.isFailure(exit)) {
+          const f = yield* Effect.flip(aggregator.build(signed, { clientKey: "203.0.113.7" }))
+          assert.strictEqual(f.code, "INSUFFICIENT_CAPACITY", f.message)
+          refusedCount++
+        }
+        yield* publisher.refresh
+      }
+      assert.isAbove(refusedCount, 40, "the client's share ran out after a few builds")
+      const after = yield* capacity
+      assert.isTrue(after * 2n >= before, `${after} of ${before} left`)
+      // another client still builds
+      const q = yield* aggregator.quote(baseToBsc("5000000", { recipient }))
+      const other = yield* stage2(q, "share-other-1")
+      assert.isFalse(other.second.signatureRequired)
+    }).pipe(Effect.provide(makeAggregator())))
+
   it.effect("stage 1 message, stage 2 calldata binding every amount, idempotent replay", () =>
     Effect.gen(function*() {
       const aggregator = yield* Aggregator.Aggregator

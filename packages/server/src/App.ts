@@ -49,6 +49,7 @@ import * as DiscoveryHandlers from "./handlers/Discovery.ts"
 import * as FeedHandlers from "./handlers/Feed.ts"
 import * as PermitsHandlers from "./handlers/Permits.ts"
 import * as RoutesHandlers from "./handlers/Routes.ts"
+import * as HttpMetrics from "./HttpMetrics.ts"
 import * as Paths from "./Paths.ts"
 import * as SocketQueues from "./SocketQueues.ts"
 import * as Validation from "./Validation.ts"
@@ -251,7 +252,16 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     const slot = yield* Effect.serviceOption(FastPath.Slot)
     if (Option.isSome(slot)) {
       yield* slot.value.install(
-        FastPath.make({ publisher, feed, broadcaster, clients: clients.resolver, requestIds, queues }),
+        FastPath.make({
+          publisher,
+          feed,
+          broadcaster,
+          clients: clients.resolver,
+          requestIds,
+          queues,
+          // the fast path's requests are counted in the application's metric registry
+          metrics: HttpMetrics.makeRecorder(yield* Effect.context<never>())
+        }),
         // a server that closes ends the streams first (publication-closed), as AppControl.closeStreams does
         broadcaster.shutdown
       )

@@ -17,28 +17,13 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Context, Effect, Metric } from "effect"
+import { Cause, Clock, Context, Effect } from "effect"
 import { HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as AggregatorErrors from "./AggregatorErrors.ts"
 import * as Http from "./Http.ts"
+import * as HttpMetrics from "./HttpMetrics.ts"
 import type { Family, PathTable } from "./Paths.ts"
 import * as SolverErrors from "./SolverErrors.ts"
-
-/** Requests answered by the Effect path (the fast path's feed and stream are not counted here). */
-const httpRequests = Metric.counter("http_requests_total", {
-  description: "requests answered by the application, by operation (method and path pattern) and status",
-  incremental: true
-})
-
-const httpDuration = Metric.histogram("http_request_duration_ms", {
-  description: "time to answer a request, milliseconds, by operation",
-  boundaries: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
-})
-
-const BYTES32_SEGMENT = /\/0x[0-9a-fA-F]{64}(?=\/|$)/g
-
-/** The path pattern of a known path: 32-byte ids become `{id}` (bounded label values). */
-const operationOf = (path: string): string => path.replace(BYTES32_SEGMENT, "/{id}")
 
 /**
  * The id of the current request.
@@ -201,17 +186,11 @@ export const wrap = <E, R>(
         )
       })
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, Exclude<R, RequestId>>
-    const operation = table.lookup(path) === undefined ? "unknown" : `${method} ${operationOf(path)}`
+    const operation = table.lookup(path) === undefined ? "unknown" : HttpMetrics.operationOf(method, path)
     return Effect.flatMap(Clock.currentTimeMillis, (started) =>
       Effect.flatMap(handled, (response) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const measured = Effect.andThen(
-            Metric.update(
-              Metric.withAttributes(httpRequests, { operation, status: String(response.status) }),
-              1
-            ),
-            Metric.update(Metric.withAttributes(httpDuration, { operation }), now - started)
-          )
+          const measured = HttpMetrics.record(operation, response.status, now - started)
           if (method !== "POST" && response.status < 500) {
             return Effect.as(measured, tagged(response))
           }

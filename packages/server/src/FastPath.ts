@@ -38,6 +38,7 @@ import type { RequestIds } from "./Dispatch.ts"
 import type * as FeedServing from "./FeedServing.ts"
 import * as FeedHandlers from "./handlers/Feed.ts"
 import * as Http from "./Http.ts"
+import type * as HttpMetrics from "./HttpMetrics.ts"
 import type * as SocketQueues from "./SocketQueues.ts"
 import * as SolverErrors from "./SolverErrors.ts"
 
@@ -187,6 +188,8 @@ export interface FastPathContext {
   readonly requestIds: RequestIds
   /** The kernel's send queues of the stream sockets (the backlog bound); none: the process's own buffers only. */
   readonly queues?: SocketQueues.SocketQueues | undefined
+  /** Records each answered request (`http_requests_total`, `http_request_duration_ms`); none: not recorded. */
+  readonly metrics?: HttpMetrics.Recorder | undefined
 }
 
 /**
@@ -262,19 +265,33 @@ export const validPublication = (
 export const make = (context: FastPathContext): Front => {
   const feedPath = pathOfOperation("getSolverFeed")
   const eventsPath = pathOfOperation("streamSolverFeed")
+  const metrics = context.metrics
+  const operations = {
+    feed: { GET: `GET ${feedPath}`, HEAD: `HEAD ${feedPath}` },
+    events: { GET: `GET ${eventsPath}`, HEAD: `HEAD ${eventsPath}` }
+  } as const
+  const answered = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    response: HttpServerResponse.HttpServerResponse,
+    requestId: string,
+    operation: string,
+    started: number
+  ) => {
+    writeResponse(req, res, response, requestId)
+    metrics?.(operation, response.status, performance.now() - started)
+  }
 
   const serveFeed = (req: IncomingMessage, res: ServerResponse, query: string): boolean => {
     const filter = feedFilter(query)
     if (filter === undefined || (query.length > 0 && Publisher.filterIssues(filter).length > 0)) return false
+    const started = performance.now()
+    const operation = operations.feed[req.method as "GET" | "HEAD"]
     const requestId = context.requestIds.of(req.headers["x-request-id"])
     const current = validPublication(context.publisher)
     if ("unavailable" in current) {
-      writeResponse(
-        req,
-        res,
-        Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable)),
-        requestId
-      )
+      const refusal = Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable))
+      answered(req, res, refusal, requestId, operation, started)
       return true
     }
     const answer = context.feed.respond(
@@ -284,13 +301,15 @@ export const make = (context: FastPathContext): Front => {
       headerOf(req.headers["accept-encoding"])
     )
     if (answer instanceof Promise) {
-      answer.then((response) => writeResponse(req, res, response, requestId), () => res.destroy())
-    } else writeResponse(req, res, answer, requestId)
+      answer.then((response) => answered(req, res, response, requestId, operation, started), () => res.destroy())
+    } else answered(req, res, answer, requestId, operation, started)
     return true
   }
 
   const serveEvents = (req: IncomingMessage, res: ServerResponse, query: string): boolean => {
     if (query.length > 0) return false
+    const started = performance.now()
+    const operation = operations.events[req.method as "GET" | "HEAD"]
     const requestId = context.requestIds.of(req.headers["x-request-id"])
     const client = context.clients.resolve(req.socket.remoteAddress, {
       forwarded: headerOf(req.headers["forwarded"]),
@@ -303,7 +322,7 @@ export const make = (context: FastPathContext): Front => {
       client
     )
     if (refused !== undefined) {
-      writeResponse(req, res, Http.errorResponse(refused), requestId)
+      answered(req, res, Http.errorResponse(refused), requestId, operation, started)
       return true
     }
     res.writeHead(200, {
@@ -311,6 +330,7 @@ export const make = (context: FastPathContext): Front => {
       "content-type": FeedHandlers.STREAM_CONTENT_TYPE,
       "x-request-id": requestId
     })
+    metrics?.(operation, 200, performance.now() - started)
     if (req.method === "HEAD") {
       res.end()
       return true

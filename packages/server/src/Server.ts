@@ -33,6 +33,7 @@ import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
 import * as RedisRateLimit from "./RedisRateLimit.ts"
 import * as ServerConfig from "./ServerConfig.ts"
+import * as Tracing from "./Tracing.ts"
 
 /**
  * The server could not start: the message names what to fix.
@@ -296,8 +297,13 @@ const serve = (config: ServerConfig.ServerConfig) =>
           "SVC_SIGNER_KEY: the production profile needs the authority's own key; the generated development key is for the demo and test profiles (SVC_PROFILE=demo)"
       })
     }
+    // spans go to an OpenTelemetry collector when the standard OTEL_* variables name one
+    const tracing = Option.match(
+      yield* Tracing.settings.pipe(Effect.mapError((e) => new StartupError({ message: e.message }))),
+      { onNone: () => Layer.empty, onSome: Tracing.layerOtlp }
+    )
     yield* Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(layer(config, catalog, onchain)).pipe(
+      const context = yield* Layer.build(layer(config, catalog, onchain).pipe(Layer.provide(tracing))).pipe(
         Effect.mapError((e) =>
           new StartupError({
             // a store that cannot open names the setting that chose it, with the driver's reason

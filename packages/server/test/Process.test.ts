@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/protocol"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -54,7 +55,7 @@ const start = (dataDir: string, extraEnv: Record<string, string> = {}): Promise<
 
 const payer = Signature.addressOf(PAYER_KEY)
 
-const createPermit = async (url: string, key: string) => {
+const createPermit = async (url: string, key: string, headers: Record<string, string> = {}) => {
   const feed = await (await fetch(`${url}/api/v6/solver-feed`)).json() as any
   const route = feed.feed.openRoutes[0]
   const request = {
@@ -67,7 +68,7 @@ const createPermit = async (url: string, key: string) => {
   const requestSignature = PermitMessage.sign(PermitMessage.build(request), PAYER_KEY)
   const response = await fetch(`${url}/api/v6/execution-permits`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify({ ...request, requestSignature })
   })
   return { status: response.status, body: await response.json() as any, dataVersion: BigInt(feed.feed.dataVersion) }
@@ -190,6 +191,8 @@ describe("svc serve as a process", () => {
             /^# TYPE svc_http_requests_total counter$/m,
             /^svc_http_requests_total\{.*operation="POST \/api\/v6\/execution-permits".*status="201".*\} 1$/m,
             /^svc_http_request_duration_ms_bucket\{/m,
+            // the fast path's feed is counted too
+            /^svc_http_requests_total\{.*operation="GET \/api\/v6\/solver-feed".*status="200".*\} [1-9]/m,
             /^svc_permits_issued_total\{route="0x[0-9a-f]{64}"\} 1$/m,
             /^svc_publications_total [1-9]/m,
             /^svc_publication_duration_ms_count [1-9]/m,
@@ -205,6 +208,74 @@ describe("svc serve as a process", () => {
       }
     }
   )
+
+  it("OTEL_EXPORTER_OTLP_ENDPOINT: spans reach an OTLP/HTTP collector, continuing the caller's traceparent", {
+    timeout: 60_000
+  }, async () => {
+    // a collector: OTLP/HTTP with JSON bodies on /v1/traces
+    const batches: Array<any> = []
+    const collector = createHttpServer((req, res) => {
+      let body = ""
+      req.setEncoding("utf8")
+      req.on("data", (d) => (body += d))
+      req.on("end", () => {
+        if (req.method === "POST" && req.url === "/v1/traces") batches.push(JSON.parse(body))
+        res.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", () => resolve()))
+    const address = collector.address()
+    const collectorPort = typeof address === "object" && address !== null ? address.port : 0
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const server = await start(dataDir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+      OTEL_SERVICE_NAME: "svc-under-test"
+    })
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+    const callerSpan = "00f067aa0ba902b7"
+    try {
+      const created = await createPermit(server.url, "traced-key-0001", {
+        traceparent: `00-${traceId}-${callerSpan}-01`
+      })
+      assert.strictEqual(created.status, 201)
+      const spansOf = () =>
+        batches.flatMap((batch) =>
+          batch.resourceSpans.flatMap((rs: any) =>
+            rs.scopeSpans.flatMap((ss: any) => ss.spans.map((span: any) => ({ ...span, resource: rs.resource })))
+          )
+        ).filter((span: any) => span.traceId === traceId)
+      for (let i = 0; i < 100 && !spansOf().some((span: any) => span.name === "Permits.create"); i++) {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const spans = spansOf()
+      const serverSpan = spans.find((span: any) => span.parentSpanId === callerSpan)
+      assert.isDefined(serverSpan, "the request's server span continues the caller's trace")
+      const attributes = Object.fromEntries(
+        serverSpan.attributes.map((a: any) => [a.key, Object.values(a.value)[0]])
+      )
+      assert.strictEqual(attributes["http.request.method"], "POST")
+      assert.strictEqual(String(attributes["http.response.status_code"]), "201")
+      const create = spans.find((span: any) => span.name === "Permits.create")
+      assert.isDefined(create, "the engine's spans are exported under the request")
+      const service = create.resource.attributes.find((a: any) => a.key === "service.name")
+      assert.strictEqual(service?.value.stringValue, "svc-under-test")
+    } finally {
+      server.child.kill("SIGKILL")
+      await server.exit
+      collector.close()
+    }
+  })
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused at start with the variable named", { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
+    const failure = await start(dataDir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc"
+    }).then(() => "started", (e: Error) => e.message)
+    assert.match(failure, /OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported/)
+  })
 
   it("svc admin acts on a running server through its store", { timeout: 60_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))

@@ -19,6 +19,7 @@ import { Effect, Result, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import * as AggregatorErrors from "../AggregatorErrors.ts"
+import * as ClientAddress from "../ClientAddress.ts"
 import * as Http from "../Http.ts"
 import * as RequestBody from "../RequestBody.ts"
 
@@ -90,7 +91,12 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
           Effect.flatMap(
             body(request, (u) => decodeBuild(u, strictParseOptions)),
             (decoded) =>
-              Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.build(decoded.success))
+              Result.isFailure(decoded)
+                ? Effect.succeed(decoded.failure)
+                : Effect.flatMap(
+                  ClientAddress.current,
+                  (clientKey) => answer(aggregator.build(decoded.success, { clientKey }))
+                )
           ))
         .handleRaw("aggregator_status", ({ query }) => {
           const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Record<

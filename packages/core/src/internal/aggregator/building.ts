@@ -315,7 +315,8 @@ export const transactionStage = Effect.fnUntraced(function*(
   deps: BuildDeps,
   q: AggregatorQuote,
   signed: PermitCreateRequest,
-  now: number
+  now: number,
+  clientKey: string | undefined
 ) {
   const slot = idempotencySlotOf(signed)
   const existing = slot !== undefined
@@ -325,12 +326,28 @@ export const transactionStage = Effect.fnUntraced(function*(
     const problem = yield* quoteProblem(deps, q, now, false)
     if (problem !== undefined) return yield* problem
   }
-  const { envelope } = yield* deps.permits.create(signed, { boundAmountOutRaw: BigInt(q.amountOut) }).pipe(
+  // the client's holds count toward its hold share; /v1 has its own rate limits
+  const { envelope } = yield* deps.permits.create(signed, {
+    boundAmountOutRaw: BigInt(q.amountOut),
+    clientKey,
+    rateLimited: false
+  }).pipe(
     Effect.mapError(fromPermitError)
   )
   const data = yield* fillDirectData(envelope)
   return transactionOf(q, envelope, data)
 })
+
+/**
+ * Options of one build call.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface BuildOptions {
+  /** The requesting client (its address): the permits it gets count toward its hold share. */
+  readonly clientKey?: string | undefined
+}
 
 /**
  * Stage 1 (no requestSignature): the message to sign; stage 2: the transaction
@@ -339,7 +356,11 @@ export const transactionStage = Effect.fnUntraced(function*(
  * @category constructors
  * @since 0.1.0
  */
-export const build = Effect.fn("Aggregator.build")(function*(deps: BuildDeps, request: AggregatorBuildRequest) {
+export const build = Effect.fn("Aggregator.build")(function*(
+  deps: BuildDeps,
+  request: AggregatorBuildRequest,
+  options?: BuildOptions
+) {
   const issues = checksumIssues({ userAddress: request.userAddress, recipient: request.recipient })
   if (issues.length > 0) {
     return yield* failure("INVALID_REQUEST", issues, { detail: "a mixed-case address has a wrong EIP-55 checksum" })
@@ -350,5 +371,11 @@ export const build = Effect.fn("Aggregator.build")(function*(deps: BuildDeps, re
   const permitRequest = permitRequestOf(q, request)
   const now = yield* nowSeconds
   if (request.requestSignature === undefined) return yield* signingStage(deps, q, permitRequest, now)
-  return yield* transactionStage(deps, q, { ...permitRequest, requestSignature: request.requestSignature }, now)
+  return yield* transactionStage(
+    deps,
+    q,
+    { ...permitRequest, requestSignature: request.requestSignature },
+    now,
+    options?.clientKey
+  )
 })
