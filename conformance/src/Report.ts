@@ -107,6 +107,24 @@ export interface Report {
   readonly summary: Counts & { readonly total: number }
   readonly groups: Readonly<Partial<Record<Group, Counts>>>
   readonly results: ReadonlyArray<CheckResult>
+  /**
+   * The harness's self-check before the run: its own primitives and the second
+   * path against the independent vectors (a run whose self-check fails never
+   * starts, so a report always shows a passed one).
+   */
+  readonly selfCheck?: SelfCheckSummary | undefined
+}
+
+/**
+ * What the self-check verified and what it cost.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SelfCheckSummary {
+  /** Vectors and agreements verified. */
+  readonly verified: number
+  readonly durationMs: number
 }
 
 /**
