@@ -150,3 +150,76 @@ export const scan = (text: string): ReadonlyArray<JsonFinding> | undefined => {
     return undefined
   }
 }
+
+/** The end (exclusive) of the JSON string starting at `i` (a `"`), or -1. */
+const stringEnd = (text: string, i: number): number => {
+  for (let j = i + 1; j < text.length; j++) {
+    const ch = text[j]
+    if (ch === "\\") j++
+    else if (ch === "\"") return j + 1
+  }
+  return -1
+}
+
+/** The end (exclusive) of the JSON value starting at `i`, or -1 (text assumed to parse). */
+const valueEnd = (text: string, i: number): number => {
+  const first = text[i]
+  if (first === "\"") return stringEnd(text, i)
+  if (first === "{" || first === "[") {
+    let depth = 0
+    for (let j = i; j < text.length; j++) {
+      const ch = text[j]
+      if (ch === "\"") {
+        j = stringEnd(text, j) - 1
+        if (j < 0) return -1
+      } else if (ch === "{" || ch === "[") depth++
+      else if (ch === "}" || ch === "]") {
+        depth--
+        if (depth === 0) return j + 1
+      }
+    }
+    return -1
+  }
+  let j = i
+  while (j < text.length && !/[\s,}\]]/.test(text[j]!)) j++
+  return j === i ? -1 : j
+}
+
+const skipSpace = (text: string, i: number): number => {
+  while (i < text.length && /\s/.test(text[i]!)) i++
+  return i
+}
+
+/**
+ * The text of a top-level member's value exactly as sent (for byte-for-byte
+ * comparisons that `JSON.parse` would hide: `5.0` for `5`, escapes, key order,
+ * whitespace), or undefined when the text is not an object holding the member.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const memberText = (text: string, key: string): string | undefined => {
+  let i = skipSpace(text, 0)
+  if (text[i] !== "{") return undefined
+  i = skipSpace(text, i + 1)
+  while (i < text.length && text[i] !== "}") {
+    if (text[i] !== "\"") return undefined
+    const keyEnd = stringEnd(text, i)
+    if (keyEnd < 0) return undefined
+    let name: unknown
+    try {
+      name = JSON.parse(text.slice(i, keyEnd))
+    } catch {
+      return undefined
+    }
+    i = skipSpace(text, keyEnd)
+    if (text[i] !== ":") return undefined
+    i = skipSpace(text, i + 1)
+    const end = valueEnd(text, i)
+    if (end < 0) return undefined
+    if (name === key) return text.slice(i, end)
+    i = skipSpace(text, end)
+    if (text[i] === ",") i = skipSpace(text, i + 1)
+  }
+  return undefined
+}

@@ -5,10 +5,11 @@
  *
  * @since 0.1.0
  */
-import { RouteDetailResponse } from "@svc/protocol"
-import { Effect } from "effect"
+import { CanonicalJson, RouteDetailResponse } from "@svc/protocol"
+import { Effect, Result } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
+import * as JsonText from "../JsonText.ts"
 import { asObject, expectStatus, failure, send, Shared } from "../Shared.ts"
 import { type Env, firstDifference, sameJson } from "./common.ts"
 
@@ -23,7 +24,8 @@ const detailUrl = (template: unknown, routeId: string) =>
 const equalsSigned = Check.make<Env>({
   name: "route_detail_equals_signed",
   group: "route",
-  title: "for each signed route, route detail answers 200 with the identical route (canonical JSON) and RouteMetrics",
+  title:
+    "for each signed route, route detail answers 200 with the identical route, its text byte for byte the canonical JSON of the signed route",
   reference: "spec §4 getRouteDetail (the exact canonical active signed-feed route plus separate metrics)",
   run: Effect.gen(function*() {
     const shared = yield* Shared
@@ -60,6 +62,21 @@ const equalsSigned = Check.make<Env>({
             `route detail of ${String(route.routeId).slice(0, 10)}… differs from the signed route`,
             "the signed route, field for field",
             firstDifference(body?.route, signed) ?? ""
+          )
+        )
+        continue
+      }
+      // equal values can still be different bytes (5.0 for 5, -0, escapes, key order): the route is the
+      // exact canonical signed route
+      const canonical = CanonicalJson.stringifyResult(signed)
+      const sent = JsonText.memberText(exchange.response.body, "route")
+      if (Result.isSuccess(canonical) && sent !== canonical.success) {
+        c.add(
+          failure(
+            exchange,
+            `route detail of ${String(route.routeId).slice(0, 10)}… is not the canonical JSON of the signed route`,
+            canonical.success,
+            sent ?? "no route member in the response text"
           )
         )
       }

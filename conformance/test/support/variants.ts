@@ -488,6 +488,21 @@ export const variants: ReadonlyArray<Variant> = [
     )
   },
   {
+    name: "route-detail-text-drift",
+    breaks:
+      "route detail writes one field of the route in another form with the same value (18.0 for 18): not the signed bytes",
+    caughtBy: ["route_detail_equals_signed"],
+    response: (r, res) =>
+      r.path.startsWith("/api/v6/routes/") && res.status === 200 && isJson(res)
+        ? {
+          ...res,
+          body: Buffer.from(
+            res.body.toString("utf8").replace(/"destinationTokenDecimals":(\d+)/, "\"destinationTokenDecimals\":$1.0")
+          )
+        }
+        : res
+  },
+  {
     name: "extra-response-field",
     breaks: "route detail carries a field RouteDetailResponse does not list",
     caughtBy: ["route_detail_schema", "no_unknown_fields"],
