@@ -47,6 +47,7 @@ export const GROUPS = [
   "route",
   "sse",
   "permits",
+  "golden",
   "chain",
   "negative",
   "aggregator",
@@ -77,6 +78,8 @@ export const GROUP_TITLES: Readonly<Record<Group, string>> = {
   route: "route detail equals the signed route",
   sse: "the event stream, read incrementally: names, ids, Last-Event-ID rules, verification, no replay",
   permits: "permit requests: message bytes, create, idempotency, conflicts, limits, digest, payload, status",
+  golden:
+    "golden fixtures against the live deployment: every golden permit request form's message byte for byte against the second path, route ids by the documented derivations, published constants against the vectors",
   chain:
     "on chain, with --rpc: contract code, the facade against the on-chain discovery document, the router verifying a permit; --execute: one real fill",
   negative: "generated malformed inputs per operation: documented 4xx with the error body, never 5xx",

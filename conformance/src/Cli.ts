@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, FileSystem, Option, Result, Schema } from "effect"
+import { Data, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type Check, GROUP_TITLES, GROUPS } from "./Check.ts"
 import * as Registry from "./Registry.ts"
@@ -17,6 +17,7 @@ import { type Report, ReportInput } from "./Report.ts"
 import * as Reporters from "./Reporters.ts"
 import * as Runner from "./Runner.ts"
 import * as RunOptions from "./RunOptions.ts"
+import * as SelfCheck from "./SelfCheck.ts"
 import * as Transport from "./Transport.ts"
 
 /**
@@ -57,6 +58,15 @@ export const stdout = (): Output => ({
 })
 
 /**
+ * The harness's self-check failed: its own primitives or its second path
+ * disagree with the independent vectors, so it refuses to judge (exit 2).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SelfCheckRefused extends Data.TaggedError("SelfCheckRefused")<{ readonly message: string }> {}
+
+/**
  * What {@link execute} runs and where it reports.
  *
  * @category models
@@ -80,11 +90,20 @@ export interface ExecuteOptions {
  */
 export const execute = (options: RunOptions.RunOptions, run: ExecuteOptions = {}) =>
   Effect.gen(function*() {
+    // the harness judges no one while its own primitives disagree with the independent vectors
+    const self = SelfCheck.run()
+    if (!self.ok) {
+      return yield* new SelfCheckRefused({
+        message: `self-check failed, refusing to judge: ${self.problem ?? "unknown disagreement"}`
+      })
+    }
     const reporters = [
       Reporters.consoleReporter(run.output ?? stdout()),
       ...(yield* Reporters.fileReporters(options.reports))
     ]
-    return yield* Runner.runScoped(run.checks ?? Registry.all, reporters).pipe(
+    return yield* Runner.runScoped(run.checks ?? Registry.all, reporters, {
+      selfCheck: { verified: self.verified, durationMs: self.durationMs }
+    }).pipe(
       Effect.provide(Transport.layer({
         baseUrl: options.baseUrl,
         timeoutMs: options.timeoutSeconds * 1000,
@@ -169,7 +188,7 @@ const sharedFlags = {
     Flag.optional
   ),
   report: Flag.String("report").pipe(
-    Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH"),
+    Flag.withDescription("report files: junit=PATH,json=PATH,ndjson=PATH,html=PATH"),
     Flag.optional
   ),
   rpc: Flag.String("rpc").pipe(
@@ -275,7 +294,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         ...chainOptions(input)
       })
       out.write(`replaying ${failed.length} failed check(s) of ${input.file} (seed ${options.seed})\n\n`)
-      const report = yield* execute(options, { output: out })
+      const report = yield* execute(options, { output: out }).pipe(
+        Effect.catchTag("SelfCheckRefused", (e) => bad(e.message))
+      )
       const still = report.results.filter((r) => r.status === "failed").map((r) => r.name)
       const fixed = failed.filter((n) => !still.includes(n))
       out.write(
@@ -358,7 +379,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {}),
         ...chainOptions(input)
       })
-      const report = yield* execute(options, { output: output() })
+      const report = yield* execute(options, { output: output() }).pipe(
+        Effect.catchTag("SelfCheckRefused", (e) => bad(e.message))
+      )
       yield* verdict(report)
     })).pipe(
       Command.withDescription(

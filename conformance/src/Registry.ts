@@ -11,6 +11,7 @@ import * as Chain from "./checks/chain.ts"
 import * as Discovery from "./checks/discovery.ts"
 import * as Etag from "./checks/etag.ts"
 import * as Feed from "./checks/feed.ts"
+import * as Golden from "./checks/golden.ts"
 import * as Http from "./checks/http.ts"
 import * as Negative from "./checks/negative.ts"
 import * as OpenApi from "./checks/openapi.ts"
@@ -50,6 +51,7 @@ export const all: ReadonlyArray<Check> = make([
   ...Route.checks,
   ...Sse.checks,
   ...Permits.checks,
+  ...Golden.checks,
   ...Chain.checks,
   ...Negative.checks,
   ...Aggregator.checks,

@@ -138,6 +138,8 @@ export type RunEvent =
     readonly type: "run-started"
     readonly baseUrl: string
     readonly checks: number
+    /** The self-check that preceded the run, when one did. */
+    readonly selfCheck?: SelfCheckSummary | undefined
     readonly groups: ReadonlyArray<{ readonly group: Group; readonly checks: number }>
     readonly options: ReportedOptions
   }

@@ -2,12 +2,14 @@
  * Reporters: the console (a live progress line per group, then a summary
  * table and, for each failure, the check, what was expected, what came back
  * and a curl command that reproduces it), and the report files: JUnit XML,
- * the JSON report (read back by replay) and NDJSON events as they happen.
+ * the JSON report (read back by replay), the HTML report (Html.ts) and NDJSON
+ * events as they happen.
  *
  * @since 0.1.0
  */
 import { Effect, FileSystem, Path } from "effect"
 import { type Group, GROUP_TITLES } from "./Check.ts"
+import * as Html from "./Html.ts"
 import type { CheckResult, Counts, Report, RunEvent } from "./Report.ts"
 import type { Reporter } from "./Runner.ts"
 import type { ReportTargets } from "./RunOptions.ts"
@@ -144,6 +146,11 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
                   o.rpcChainIds === undefined ? "" : `; chains ${o.rpcChainIds.join(", ")}`
                 }${o.execute === true ? "; execute" : ""}; wallet ${o.wallet}`
               ) +
+              (event.selfCheck === undefined ? "" : `\n${
+                dim(
+                  `  self-check passed: ${event.selfCheck.verified} vectors and agreements of the two paths in ${event.selfCheck.durationMs} ms`
+                )
+              }`) +
               "\n\n"
           )
           return
@@ -270,7 +277,7 @@ export const junit = (report: Report): string => {
 }
 
 /**
- * Parses `--report junit=PATH,json=PATH,ndjson=PATH`.
+ * Parses `--report junit=PATH,json=PATH,ndjson=PATH,html=PATH`.
  *
  * @category running
  * @since 0.1.0
@@ -281,8 +288,8 @@ export const parseTargets = (text: string): { readonly targets: ReportTargets } 
     const i = part.indexOf("=")
     const kind = i === -1 ? "" : part.slice(0, i)
     const path = i === -1 ? "" : part.slice(i + 1)
-    if (!["junit", "json", "ndjson"].includes(kind) || path.length === 0) {
-      return { error: `--report: "${part}" is not junit=PATH, json=PATH or ndjson=PATH` }
+    if (!["junit", "json", "ndjson", "html"].includes(kind) || path.length === 0) {
+      return { error: `--report: "${part}" is not junit=PATH, json=PATH, ndjson=PATH or html=PATH` }
     }
     targets[kind] = path
   }
@@ -290,8 +297,8 @@ export const parseTargets = (text: string): { readonly targets: ReportTargets } 
 }
 
 /**
- * The file reporters of the targets: NDJSON lines as events happen, JUnit and
- * JSON at the end of the run. Parent folders are created.
+ * The file reporters of the targets: NDJSON lines as events happen, JUnit,
+ * JSON and HTML at the end of the run. Parent folders are created.
  *
  * @category running
  * @since 0.1.0
@@ -327,5 +334,6 @@ export const fileReporters = (targets: ReportTargets) =>
     }
     atEnd(targets.junit, "JUnit", junit)
     atEnd(targets.json, "JSON", (r) => `${JSON.stringify(r, null, 2)}\n`)
+    atEnd(targets.html, "HTML", Html.render)
     return reporters
   })

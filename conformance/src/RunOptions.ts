@@ -16,6 +16,7 @@ export interface ReportTargets {
   readonly junit?: string | undefined
   readonly json?: string | undefined
   readonly ndjson?: string | undefined
+  readonly html?: string | undefined
 }
 
 /**

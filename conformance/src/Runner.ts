@@ -19,7 +19,8 @@ import {
   type FailureRecord,
   type Report,
   type ReportedOptions,
-  type RunEvent
+  type RunEvent,
+  type SelfCheckSummary
 } from "./Report.ts"
 import { Options, type RunOptions } from "./RunOptions.ts"
 import * as Shared from "./Shared.ts"
@@ -223,7 +224,11 @@ export const reportedOptions = (options: RunOptions, wallet: string): ReportedOp
  * @category running
  * @since 0.1.0
  */
-export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Reporter>) =>
+export const run = (
+  checks: ReadonlyArray<Check>,
+  reporters: ReadonlyArray<Reporter>,
+  extras?: { readonly selfCheck?: SelfCheckSummary | undefined }
+) =>
   Effect.gen(function*() {
     const options = yield* Options
     const emit = (event: RunEvent) => Effect.forEach(reporters, (r) => r.onEvent(event), { discard: true })
@@ -236,7 +241,15 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
       const n = entries.filter((e) => e.check.group === group).length
       return n === 0 ? [] : [{ group, checks: n }]
     })
-    yield* emit({ type: "run-started", baseUrl: options.baseUrl, checks: entries.length, groups, options: reported })
+    const selfCheck = extras?.selfCheck
+    yield* emit({
+      type: "run-started",
+      baseUrl: options.baseUrl,
+      checks: entries.length,
+      groups,
+      options: reported,
+      ...(selfCheck === undefined ? {} : { selfCheck })
+    })
     // the observation window of the time-dependent checks is the whole run
     if (entries.some((e) => e.check.group === "timing" && e.skip === undefined)) yield* observer.start
     const results: Array<CheckResult> = []
@@ -271,7 +284,8 @@ export const run = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Repor
       groups: Object.fromEntries(
         groups.map(({ group }) => [group, countsOf(results.filter((r) => r.group === group))])
       ),
-      results
+      results,
+      ...(selfCheck === undefined ? {} : { selfCheck })
     }
     yield* emit({ type: "run-finished", report })
     return report
@@ -292,8 +306,11 @@ export const layer: Layer.Layer<Shared.Shared | Observer.Observer | Chain.Chains
  * @category running
  * @since 0.1.0
  */
-export const runScoped = (checks: ReadonlyArray<Check>, reporters: ReadonlyArray<Reporter>) =>
-  run(checks, reporters).pipe(Effect.provide(layer))
+export const runScoped = (
+  checks: ReadonlyArray<Check>,
+  reporters: ReadonlyArray<Reporter>,
+  extras?: { readonly selfCheck?: SelfCheckSummary | undefined }
+) => run(checks, reporters, extras).pipe(Effect.provide(layer))
 
 /**
  * Exit code of a report: 0 only when nothing failed.

@@ -17,6 +17,10 @@ export * as Curl from "./Curl.ts"
 /** @since 0.1.0 */
 export * as Exchange from "./Exchange.ts"
 /** @since 0.1.0 */
+export * as Html from "./Html.ts"
+/** @since 0.1.0 */
+export * as Independent from "./Independent.ts"
+/** @since 0.1.0 */
 export * as Shared from "./Shared.ts"
 /** @since 0.1.0 */
 export * as JsonText from "./JsonText.ts"
@@ -34,6 +38,8 @@ export * as Reporters from "./Reporters.ts"
 export * as RunOptions from "./RunOptions.ts"
 /** @since 0.1.0 */
 export * as Runner from "./Runner.ts"
+/** @since 0.1.0 */
+export * as SelfCheck from "./SelfCheck.ts"
 /** @since 0.1.0 */
 export * as Sse from "./Sse.ts"
 /** @since 0.1.0 */

@@ -9,6 +9,7 @@ import { getAddress } from "viem"
 import type * as Check from "../Check.ts"
 import { type CheckFailed, expectSchema, fail, type Inconclusive, type Skip } from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
+import * as Independent from "../Independent.ts"
 import { asObject, expectJson, expectStatus, failure, Shared } from "../Shared.ts"
 
 /**
@@ -152,6 +153,14 @@ export const verifyFeed = (feed: Json, authority: string, nowSeconds: number) =>
     }]
   }
   const hash = FeedSignature.hashCanonical(canonical.success)
+  const independent = secondPath(() => Independent.feedHash(payload))
+  if (independent !== hash) {
+    problems.push({
+      title: "the shared library and the second path disagree on the feed hash",
+      expected: `${independent} (second path)`,
+      actual: `${hash} (@svc/protocol)`
+    })
+  }
   if (String(feed.feedHash).toLowerCase() !== hash) {
     problems.push({
       title: "feedHash is not the hash of the signed payload",
@@ -211,3 +220,39 @@ export const pathOf = (url: unknown): string | undefined => {
   if (typeof url !== "string" || !URL.canParse(url)) return undefined
   return new URL(url).pathname
 }
+
+/**
+ * A value of the second path (`Independent`): the value, or `error: <message>`
+ * when it threw, so that it can be compared and shown like any other text.
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const secondPath = (compute: () => string): string => {
+  try {
+    return compute()
+  } catch (e) {
+    return `error: ${(e as Error)?.message ?? String(e)}`
+  }
+}
+
+/**
+ * The failure to report when the shared library and the second path give
+ * different values for the same input: the harness cannot tell which one the
+ * deployment should match, and that alone fails the check.
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const pathsDisagree = (
+  exchange: Exchange.Exchange,
+  what: string,
+  library: string,
+  independent: string
+): Check.Failure | undefined =>
+  library.toLowerCase() === independent.toLowerCase() ? undefined : failure(
+    exchange,
+    `the shared library and the second path disagree on ${what}`,
+    `${independent} (second path)`,
+    `${library} (@svc/protocol)`
+  )

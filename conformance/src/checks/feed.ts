@@ -11,6 +11,7 @@ import { Effect, Result } from "effect"
 import { keccak256, stringToBytes } from "viem"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
+import * as Independent from "../Independent.ts"
 import { asObject, expectStatus, failure, type FeedSnapshot, send, Shared } from "../Shared.ts"
 import {
   CLOCK_SKEW_SECONDS,
@@ -19,8 +20,10 @@ import {
   firstDifference,
   type Json,
   nowSeconds,
+  pathsDisagree,
   sameAddress,
-  sameJson
+  sameJson,
+  secondPath
 } from "./common.ts"
 
 const FEED = "/api/v6/solver-feed"
@@ -86,6 +89,9 @@ const feedHash = Check.make<Env>({
     }
     const computed = FeedSignature.hashCanonical(canonical.success)
     const declared = String(snapshot.feed.feedHash)
+    const independent = secondPath(() => Independent.feedHash(snapshot.payload))
+    const disagreement = pathsDisagree(snapshot.exchange, "the feed hash", computed, independent)
+    if (disagreement !== undefined) return yield* Check.fail(disagreement)
     if (declared.toLowerCase() === computed) return
     // diagnose: the hash of the payload text in the key order received (not sorted)
     const asReceived = keccak256(stringToBytes(`${FeedSignature.FEED_DOMAIN}\n${JSON.stringify(snapshot.payload)}`))
@@ -126,6 +132,11 @@ const feedSignature = Check.make<Env>({
       )
     }
     const c = Check.collector()
+    const independent = secondPath(() =>
+      Independent.recoverFeedSigner(Independent.feedHash(snapshot.payload), signature)
+    )
+    const disagreement = pathsDisagree(snapshot.exchange, "the feed signer", recovered.success, independent)
+    if (disagreement !== undefined) c.add(disagreement)
     if (!sameAddress(recovered.success, snapshot.feed.feedSigner)) {
       c.add(
         failure(

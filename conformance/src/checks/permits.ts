@@ -21,6 +21,7 @@ import {
 import { Effect, Result } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
+import * as Independent from "../Independent.ts"
 import { Options, randomKey } from "../RunOptions.ts"
 import {
   asObject,
@@ -33,7 +34,7 @@ import {
   Shared,
   signRequest
 } from "../Shared.ts"
-import { type Env, firstDifference, type Json, sameAddress, sameJson } from "./common.ts"
+import { type Env, firstDifference, type Json, pathsDisagree, sameAddress, sameJson, secondPath } from "./common.ts"
 
 const MESSAGE = "/api/v6/execution-permits/request-message"
 const CREATE = "/api/v6/execution-permits"
@@ -108,6 +109,13 @@ const requestMessage = Check.make<Env>({
         )
       }
       const expected = PermitMessage.build(request)
+      const disagreement = pathsDisagree(
+        exchange,
+        "the permit request message",
+        JSON.stringify(expected),
+        JSON.stringify(secondPath(() => Independent.permitRequestMessage(request)))
+      )
+      if (disagreement !== undefined) c.add(disagreement)
       const actual = String(asObject(body)?.message)
       if (actual !== expected) {
         const lines = [expected.split("\n"), actual.split("\n")] as const
@@ -401,6 +409,13 @@ const digestSignature = Check.make<Env>({
       )
     }
     const c = Check.collector()
+    const disagreement = pathsDisagree(
+      p.exchange,
+      "the EIP-712 permit digest",
+      digest,
+      secondPath(() => Independent.permitDigest(permit))
+    )
+    if (disagreement !== undefined) c.add(disagreement)
     if (String(envelope.permitDigest).toLowerCase() !== digest) {
       c.add(
         failure(
@@ -424,8 +439,19 @@ const digestSignature = Check.make<Env>({
           recovered.failure.message
         )
       )
-    } else if (!sameAddress(recovered.success, authority)) {
-      c.add(failure(p.exchange, "permitSignature is not by the authority", authority, `recovered ${recovered.success}`))
+    } else {
+      const signer = pathsDisagree(
+        p.exchange,
+        "the permit signer",
+        recovered.success,
+        secondPath(() => Independent.recoverPermitSigner(permit, String(envelope.permitSignature)))
+      )
+      if (signer !== undefined) c.add(signer)
+      if (!sameAddress(recovered.success, authority)) {
+        c.add(
+          failure(p.exchange, "permitSignature is not by the authority", authority, `recovered ${recovered.success}`)
+        )
+      }
     }
     yield* c.done
   })
@@ -462,6 +488,34 @@ const payload = Check.make<Env>({
       }
       if (decoded.signature.toLowerCase() !== signature.toLowerCase()) {
         c.add(failure(p.exchange, "the signature does not survive the round trip", signature, decoded.signature))
+      }
+      // the second path encodes on its own and decodes the library's bytes into the permit's JSON fields
+      const bytes = pathsDisagree(
+        p.exchange,
+        "the standard payload bytes",
+        encoded,
+        secondPath(() => Independent.permitPayload(permit, signature))
+      )
+      if (bytes !== undefined) c.add(bytes)
+      try {
+        const independent = Independent.decodePermitPayload(encoded)
+        for (const { name } of PermitAbi.PERMIT_TUPLE_FIELDS) {
+          const mine = String(independent.permit[name as keyof typeof independent.permit]).toLowerCase()
+          if (mine !== String(abi[name]).toLowerCase()) {
+            c.add(
+              failure(
+                p.exchange,
+                `permit.${name}: the second path decodes the payload to another value`,
+                String(abi[name]),
+                mine
+              )
+            )
+          }
+        }
+      } catch (e) {
+        c.add(
+          failure(p.exchange, "the second path cannot decode the payload", "abi.encode(permit, signature)", String(e))
+        )
       }
       const calldata = PermitAbi.encodeFillDirect(abi, signature)
       if (calldata.slice(0, 10) !== PermitAbi.FILL_DIRECT_SELECTOR || `0x${calldata.slice(10)}` !== encoded) {

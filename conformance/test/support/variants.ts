@@ -6,7 +6,7 @@
  * the variant (and passes on the real server).
  */
 import { CanonicalJson, FeedSignature, Signature } from "@svc/protocol"
-import { keccak256, stringToBytes } from "viem"
+import { keccak256, stringToBytes, toFunctionSelector } from "viem"
 import {
   bodyJson,
   errorResponse,
@@ -143,6 +143,23 @@ export const variants: ReadonlyArray<Variant> = [
         }
       }
     })
+  },
+  {
+    name: "routeat-signature-drift",
+    breaks:
+      "the on-chain document names routeAt(uint64) with that signature's own selector everywhere: consistent, but not the interface",
+    caughtBy: ["golden_discovery_constants"],
+    response: (r, res) =>
+      get("/.well-known/svc-onchain-discovery.json")(r, res) && isJson(res)
+        ? {
+          ...res,
+          body: Buffer.from(
+            res.body.toString("utf8").split("routeAt(uint256)").join("routeAt(uint64)").split(
+              toFunctionSelector("routeAt(uint256)")
+            ).join(toFunctionSelector("routeAt(uint64)"))
+          )
+        }
+        : res
   },
   {
     name: "topic0-mismatch",
@@ -392,7 +409,7 @@ export const variants: ReadonlyArray<Variant> = [
   {
     name: "quote-id-not-derived",
     breaks: "a route's quoteId is not derived from its terms (consistently in payload and views, re-signed)",
-    caughtBy: ["feed_identifiers"],
+    caughtBy: ["feed_identifiers", "golden_route_ids"],
     response: json(feedOk, (b, _r, ctx) => {
       const first = b.feed.signedPayload.routes[0]
       const quoteId = keccak256(stringToBytes(`other ${first.quoteId}`))
@@ -619,6 +636,22 @@ export const variants: ReadonlyArray<Variant> = [
     breaks: "request-message answers the message with a trailing LF",
     caughtBy: ["permit_request_message_bytes"],
     response: json((r, res) => post(MESSAGE)(r) && res.status === 200, (b) => ({ ...b, message: `${b.message}\n` }))
+  },
+  {
+    name: "permit-message-account-form",
+    breaks:
+      "request-message writes an account-form payer's account id in uppercase hex (address-form payers are answered correctly)",
+    caughtBy: ["golden_request_messages"],
+    response: json(
+      (r, res) => post(MESSAGE)(r) && res.status === 200 && /"payerAccountId":"0x/.test(r.body.toString("utf8")),
+      (b) => ({
+        ...b,
+        message: String(b.message).replace(
+          /^payerAccountId=0x([0-9a-f]{64})$/m,
+          (_m, hex: string) => `payerAccountId=0x${hex.toUpperCase()}`
+        )
+      })
+    )
   },
   {
     name: "create-200-instead-of-201",

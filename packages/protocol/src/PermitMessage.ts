@@ -117,6 +117,8 @@ export class PermitRequestInvalid extends Data.TaggedError("PermitRequestInvalid
 
 const DECIMAL = UINT
 const STANDARD = /^[A-Z0-9][A-Z0-9._:-]{0,63}$/
+/** The input pattern (the spec's): ASCII only, checked before uppercasing ("ı" and "ß" uppercase to ASCII). */
+const STANDARD_INPUT = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/
 const KEY = IDEMPOTENCY_KEY
 const UINT128_LIMIT = 1n << 128n
 
@@ -236,7 +238,9 @@ export const normalize = (input: PermitRequestInput, options?: NormalizeOptions)
   }
   const requestedAmountInRaw = parseAmount(input.requestedAmountInRaw)
   const standardInput = input.standard ?? "DIRECT"
-  const standard = typeof standardInput === "string" ? standardInput.toUpperCase() : ""
+  const standard = typeof standardInput === "string" && STANDARD_INPUT.test(standardInput)
+    ? standardInput.toUpperCase()
+    : ""
   if (!STANDARD.test(standard)) {
     throw invalid("STANDARD_INVALID", "standard", "1 to 64 of A-Z 0-9 . _ : -, starting with a letter or digit")
   }

@@ -286,7 +286,23 @@ describe("PermitMessage normalisation errors", () => {
   })
 
   it("STANDARD_INVALID", () => {
-    for (const standard of ["", "-DIRECT", ".X", "a b", "DIRECT!", "é", "S".repeat(65), "A/B", 5, true]) {
+    for (
+      const standard of [
+        "",
+        "-DIRECT",
+        ".X",
+        "a b",
+        "DIRECT!",
+        "é",
+        "d\u0131rect",
+        "\u017f",
+        "stra\u00dfe",
+        "S".repeat(65),
+        "A/B",
+        5,
+        true
+      ]
+    ) {
       expectCode({ ...base, standard }, "STANDARD_INVALID", "standard")
     }
     assert.isUndefined(codeOf({ ...base, standard: "S".repeat(64) }))
