@@ -67,6 +67,35 @@ export const stdout = (): Output => ({
 export class SelfCheckRefused extends Data.TaggedError("SelfCheckRefused")<{ readonly message: string }> {}
 
 /**
+ * The base URL does not answer (connection refused, no such host, no answer
+ * within the timeout): nothing can be judged (exit 2).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Unreachable extends Data.TaggedError("Unreachable")<{ readonly message: string }> {}
+
+/** Undefined when the base URL answers anything (any status), else why it cannot be reached, in one line. */
+const reach = async (
+  baseUrl: string,
+  timeoutSeconds: number,
+  fetchImpl: typeof globalThis.fetch | undefined
+): Promise<string | undefined> => {
+  const url = `${baseUrl.replace(/\/+$/, "")}/.well-known/svc-solver.json`
+  try {
+    const response = await (fetchImpl ?? globalThis.fetch)(url, { signal: AbortSignal.timeout(timeoutSeconds * 1000) })
+    await response.body?.cancel().catch(() => undefined)
+    return undefined
+  } catch (e) {
+    const error = e as Error & { readonly cause?: { readonly code?: string; readonly message?: string } }
+    const reason = error.name === "TimeoutError"
+      ? `no answer within ${timeoutSeconds} s`
+      : error.cause?.code ?? error.cause?.message ?? error.message
+    return `cannot reach ${baseUrl} (${reason}); is the server running at that address?`
+  }
+}
+
+/**
  * What {@link execute} runs and where it reports.
  *
  * @category models
@@ -97,6 +126,9 @@ export const execute = (options: RunOptions.RunOptions, run: ExecuteOptions = {}
         message: `self-check failed, refusing to judge: ${self.problem ?? "unknown disagreement"}`
       })
     }
+    // a base URL that does not answer at all ends the run at once: no check is judged on no response
+    const reached = yield* Effect.promise(() => reach(options.baseUrl, options.timeoutSeconds, run.fetch))
+    if (reached !== undefined) return yield* new Unreachable({ message: reached })
     const reporters = [
       Reporters.consoleReporter(run.output ?? stdout()),
       ...(yield* Reporters.fileReporters(options.reports))
@@ -295,7 +327,7 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       })
       out.write(`replaying ${failed.length} failed check(s) of ${input.file} (seed ${options.seed})\n\n`)
       const report = yield* execute(options, { output: out }).pipe(
-        Effect.catchTag("SelfCheckRefused", (e) => bad(e.message))
+        Effect.catchTags({ SelfCheckRefused: (e) => bad(e.message), Unreachable: (e) => bad(e.message) })
       )
       const still = report.results.filter((r) => r.status === "failed").map((r) => r.name)
       const fixed = failed.filter((n) => !still.includes(n))
@@ -380,7 +412,7 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         ...chainOptions(input)
       })
       const report = yield* execute(options, { output: output() }).pipe(
-        Effect.catchTag("SelfCheckRefused", (e) => bad(e.message))
+        Effect.catchTags({ SelfCheckRefused: (e) => bad(e.message), Unreachable: (e) => bad(e.message) })
       )
       yield* verdict(report)
     })).pipe(

@@ -215,6 +215,15 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
               (r.durationMs / 1000).toFixed(1)
             } s\n`
           )
+          if (r.summary.inconclusive > 0) {
+            options.write(
+              dim(
+                `  inconclusive is not failed: ${r.summary.inconclusive} check${
+                  r.summary.inconclusive === 1 ? "" : "s"
+                } needed time or an event this run did not wait for (a new publication, a quote's expiry); "Not decided" above says what decides each\n`
+              )
+            )
+          }
           return
         }
       }

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { createServer } from "node:net"
 import { GROUPS } from "../src/Check.ts"
 import * as Registry from "../src/Registry.ts"
 import type { Report } from "../src/Report.ts"
@@ -56,19 +57,25 @@ describe("the command line", () => {
       assert.include(text, "chain_execute_fill [creates a permit] [needs --rpc] [needs --execute]")
     }))
 
-  it.effect("an unreachable deployment fails (exit 1), with a failure per check, not a crash", () =>
+  it.effect("an unreachable deployment stops the run at once: one line, exit 2, no check judged", () =>
     Effect.gen(function*() {
-      const { exit, text } = yield* cli([
-        "--url",
-        "http://127.0.0.1:9",
-        "--only",
-        "discovery_solver_manifest",
-        "--timeout",
-        "2"
-      ])
-      assert.include(errorOf(exit), "Failed")
-      assert.match(text, /FAILED discovery_solver_manifest/)
-      assert.match(text, /ECONNREFUSED|fetch failed|no response/)
+      // a port that was just free: nothing listens there
+      const port = yield* Effect.promise(() =>
+        new Promise<number>((resolve) => {
+          const probe = createServer()
+          probe.listen(0, "127.0.0.1", () => {
+            const address = probe.address()
+            probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+          })
+        })
+      )
+      const { exit, text } = yield* cli(["--url", `http://127.0.0.1:${port}`, "--timeout", "2"])
+      assert.include(errorOf(exit), "Bad")
+      assert.match(
+        errorOf(exit),
+        new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is the server running`)
+      )
+      assert.strictEqual(text, "", "no run was printed: no check passed or failed on no response")
     }))
 
   it.effect("replay of a report without failures has nothing to do", () =>

@@ -28,10 +28,11 @@ describe("JsonText.memberText", () => {
         for (const [key, value] of Object.entries(object)) {
           const member = JsonText.memberText(text, key)
           assert.isDefined(member)
-          assert.deepStrictEqual(JSON.parse(member!), value)
+          // the text's own value (JSON has no -0: JSON.stringify writes it 0)
+          assert.deepStrictEqual(JSON.parse(member!), JSON.parse(JSON.stringify(value)))
         }
       }),
-      { numRuns: 300 }
+      { numRuns: 300, examples: [[{ "": -0 }, 1]] } // a shrunk failure: -0 is written 0
     ))
 
   it("keeps the bytes JSON.parse hides, and answers undefined when there is no such member", () => {

@@ -211,4 +211,65 @@ const notJson = Check.make<Env>({
  * @category testing
  * @since 0.1.0
  */
-export const checks = [unknownPath, wrongMethod, cors, documentCache, notJson]
+const SDK_HEADER = "x-svc-sdk"
+
+const corsSdkHeader = Check.make<Env>({
+  name: "http_cors_sdk_header",
+  group: "http",
+  title:
+    "browsers may send the x-svc-sdk header that SDKs add to every call: preflights for the feed and for permit requests allow it, and such a request is answered",
+  reference: "docs/operations.md, CORS (request headers: x-svc-sdk)",
+  run: Effect.gen(function*() {
+    const c = Check.collector()
+    const allows = (headers: Readonly<Record<string, string>>, name: string) => {
+      const allowed = (headers["access-control-allow-headers"] ?? "").toLowerCase().split(",").map((h) => h.trim())
+      return allowed.includes(name) || allowed.includes("*")
+    }
+    for (
+      const [method, path, requested] of [
+        ["GET", "/api/v6/solver-feed", SDK_HEADER],
+        ["POST", "/api/v6/execution-permits/request-message", `content-type, ${SDK_HEADER}`]
+      ] as const
+    ) {
+      const preflight = yield* send({
+        method: "OPTIONS",
+        path,
+        headers: {
+          origin: "https://wallet.example",
+          "access-control-request-method": method,
+          "access-control-request-headers": requested
+        }
+      })
+      const status = preflight.response.status
+      if ((status !== 204 && status !== 200) || !allows(preflight.response.headers, SDK_HEADER)) {
+        c.add(
+          failure(
+            preflight,
+            `the preflight of ${method} ${path} does not allow ${SDK_HEADER}`,
+            `204 with Access-Control-Allow-Headers including ${SDK_HEADER}`,
+            `${status} ${
+              preflight.response.headers["access-control-allow-headers"] ?? "(no Access-Control-Allow-Headers)"
+            }`
+          )
+        )
+      }
+    }
+    const request = yield* send({
+      path: "/api/v6/solver-feed",
+      headers: { origin: "https://wallet.example", [SDK_HEADER]: "typescript/0.1.0" }
+    })
+    if (request.response.status !== 200 || request.response.headers["access-control-allow-origin"] === undefined) {
+      c.add(
+        failure(
+          request,
+          `a feed request carrying ${SDK_HEADER} is not answered to the browser`,
+          "200 with Access-Control-Allow-Origin",
+          Exchange.responseSummary(request)
+        )
+      )
+    }
+    yield* c.done
+  })
+})
+
+export const checks = [unknownPath, wrongMethod, cors, corsSdkHeader, documentCache, notJson]

@@ -44,10 +44,17 @@ const newPublication = (than: string) =>
     const http = yield* shared.freshFeed
     if (BigInt(http.dataVersion) > BigInt(than)) return { missed: http.dataVersion }
     const problem = observer.problem()
+    // how to decide it: the current feed must be replaced before its validUntil
+    const left = Number(http.payload.validUntil) - Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    const decide = Number.isFinite(left) && left > 0
+      ? `; the current feed is valid for ${left} s more, so --timeout ${
+        options.timeoutSeconds + left + 10
+      } decides it, or trigger a publication during the run (svc admin republish on an svc deployment)`
+      : "; trigger a publication during the run (svc admin republish on an svc deployment) to decide it"
     return yield* new Check.Inconclusive({
       reason: problem !== undefined
         ? `the publication observer could not watch the stream: ${problem}`
-        : `no new publication within --timeout (${options.timeoutSeconds} s after the run started)`
+        : `no new publication within --timeout (${options.timeoutSeconds} s after the run started)${decide}`
     })
   })
 
@@ -174,7 +181,7 @@ const quoteExpiry = Check.make<Env>({
       return yield* new Check.Inconclusive({
         reason: `the quote expires at ${
           new Date(route.validUntil * 1000).toISOString()
-        } (in ${left} s), beyond --timeout (${options.timeoutSeconds} s)`
+        } (in ${left} s), beyond --timeout (${options.timeoutSeconds} s); --timeout ${left + 10} decides it`
       })
     }
     const exchange = yield* send({

@@ -258,6 +258,21 @@ export const variants: ReadonlyArray<Variant> = [
     }
   },
   {
+    name: "cors-without-sdk-header",
+    breaks: "the CORS preflight allows only its four fixed headers: browsers block calls that carry x-svc-sdk",
+    caughtBy: ["http_cors_sdk_header"],
+    response: (r, res) =>
+      r.method === "OPTIONS" && res.headers["access-control-allow-headers"] !== undefined
+        ? {
+          ...res,
+          headers: {
+            ...res.headers,
+            "access-control-allow-headers": "Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID"
+          }
+        }
+        : res
+  },
+  {
     name: "document-cache-no-store",
     breaks: "the solver manifest is served with Cache-Control no-store",
     caughtBy: ["http_document_cache_headers"],
