@@ -3,9 +3,10 @@
  * runnable, as a user would paste it, from the repository root:
  *
  * - `<!-- runnable -->` on the line before a fenced `sh` block: the block runs
- *   with `sh -e` against a fresh server (`npm start` with an empty data
- *   directory, on the documented port 8787) and must exit 0. The blocks of one
- *   document run in order and share what they `export`, like one terminal.
+ *   in bash (the shell a terminal gives; `set -e`) against a fresh server
+ *   (`npm start` with an empty data directory, on the documented port 8787) and
+ *   must exit 0. The blocks of one document run in order in one shell, like one
+ *   terminal: variables carry over.
  * - `<!-- runnable: long-running[; note] -->`: the block serves until stopped
  *   (`npm start`, an event stream, an embedded solver): it must print something
  *   and still be running two seconds later; it is then stopped like Ctrl-C.
@@ -21,7 +22,7 @@
  * and the end of its output are printed).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createConnection } from "node:net"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
@@ -83,8 +84,11 @@ interface Running {
   readonly exited: Promise<number | null>
 }
 
+/** The shell a user pastes into: bash where there is one. */
+const SHELL = ["/bin/bash", "/usr/bin/bash"].find((p) => existsSync(p)) ?? "sh"
+
 const start = (command: string, env: NodeJS.ProcessEnv): Running => {
-  const child = spawn("sh", ["-c", command], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(SHELL, ["-c", command], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
@@ -141,8 +145,6 @@ export interface Outcome {
 export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): Promise<ReadonlyArray<Outcome>> => {
   const outcomes: Array<Outcome> = []
   const work = mkdtempSync(join(tmpdir(), "svc-runnable-docs-"))
-  const state = join(work, "state.sh")
-  writeFileSync(state, "")
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     // a fresh server: its own data directory, shared with the blocks (svc admin acts on the same store)
@@ -184,14 +186,35 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
         }
       }
     }
-    const script = `set -e\n. "${state}"\n${block.code}\nexport -p > "${state}"\n`
+    throw new Error("plain blocks run through runSequence")
+  }
+
+  /** The plain blocks of a document, in order, in one shell (like one terminal): variables carry over. */
+  const runSequence = async (sequence: ReadonlyArray<Block>): Promise<ReadonlyArray<Outcome>> => {
+    const started = Date.now()
+    const script = [
+      "set -e",
+      ...sequence.map((b) => `printf '\\n@@runnable-block ${b.line}\\n'\n${b.code}`),
+      "printf '\\n@@runnable-done\\n'"
+    ].join("\n")
     const running = start(script, env)
-    const timer = setTimeout(() => void stop(running, 2000), 300_000)
+    const timer = setTimeout(() => void stop(running, 2000), 600_000)
     const code = await running.exited
     clearTimeout(timer)
-    return code === 0
-      ? { block, ok: true, millis: Date.now() - started }
-      : { block, ok: false, millis: Date.now() - started, detail: `exit ${code}\n${tail(running.output())}` }
+    const output = running.output()
+    const reached = [...output.matchAll(/@@runnable-block (\d+)/g)].map((m) => Number(m[1]))
+    const done = output.includes("@@runnable-done")
+    const millis = Date.now() - started
+    return sequence.map((block) => {
+      if (done && code === 0) return { block, ok: true, millis }
+      const last = reached.at(-1)
+      if (last === undefined || block.line < last) return { block, ok: last !== undefined, millis }
+      if (block.line === last) {
+        const from = output.lastIndexOf(`@@runnable-block ${last}`)
+        return { block, ok: false, millis, detail: `exit ${code}\n${tail(output.slice(from))}` }
+      }
+      return { block, ok: false, millis: 0, detail: "not run: an earlier block of the document failed" }
+    })
   }
 
   try {
@@ -202,7 +225,7 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
       const devnet = start("npm run devnet", env)
       try {
         await until("npm run devnet is ready", () => /svc devnet ready/.test(devnet.output()), devnet, 240_000)
-        for (const block of devnetBlocks) outcomes.push(await runBlock(block))
+        outcomes.push(...await runSequence(devnetBlocks))
       } catch (e) {
         for (const block of devnetBlocks) {
           outcomes.push({ block, ok: false, millis: 0, detail: `${(e as Error).message}\n${tail(devnet.output())}` })
@@ -227,7 +250,8 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
       const server = start("npm start", env)
       try {
         await until("npm start is listening", () => /svc listening on/.test(server.output()), server, 180_000)
-        for (const block of rest) outcomes.push(await runBlock(block))
+        for (const block of rest.filter((b) => b.kind === "long-running")) outcomes.push(await runBlock(block))
+        outcomes.push(...await runSequence(rest.filter((b) => b.kind === "run")))
       } catch (e) {
         for (const block of rest) {
           if (!outcomes.some((o) => o.block === block)) {
