@@ -190,14 +190,17 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
   }
 
   /** The plain blocks of a document, in order, in one shell (like one terminal): variables carry over. */
-  const runSequence = async (sequence: ReadonlyArray<Block>): Promise<ReadonlyArray<Outcome>> => {
+  const runSequence = async (
+    sequence: ReadonlyArray<Block>,
+    shellEnv: NodeJS.ProcessEnv = env
+  ): Promise<ReadonlyArray<Outcome>> => {
     const started = Date.now()
     const script = [
       "set -e",
       ...sequence.map((b) => `printf '\\n@@runnable-block ${b.line}\\n'\n${b.code}`),
       "printf '\\n@@runnable-done\\n'"
     ].join("\n")
-    const running = start(script, env)
+    const running = start(script, shellEnv)
     const timer = setTimeout(() => void stop(running, 2000), 600_000)
     const code = await running.exited
     clearTimeout(timer)
@@ -222,10 +225,13 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
     for (const block of servers) outcomes.push(await runBlock(block))
     const devnetBlocks = blocks.filter((b) => b.kind === "devnet")
     if (devnetBlocks.length > 0) {
-      const devnet = start("npm run devnet", env)
+      // the devnet keeps its state where the documents say (./.svc-devnet), not in the fresh data directory
+      const devnetEnv = { ...env }
+      delete devnetEnv.SVC_DATA_DIR
+      const devnet = start("npm run devnet", devnetEnv)
       try {
         await until("npm run devnet is ready", () => /svc devnet ready/.test(devnet.output()), devnet, 240_000)
-        outcomes.push(...await runSequence(devnetBlocks))
+        outcomes.push(...await runSequence(devnetBlocks, devnetEnv))
       } catch (e) {
         for (const block of devnetBlocks) {
           outcomes.push({ block, ok: false, millis: 0, detail: `${(e as Error).message}\n${tail(devnet.output())}` })
