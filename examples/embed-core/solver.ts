@@ -1,24 +1,30 @@
 /**
  * A custom solver that embeds the svc core with its own pricing layer.
  *
- * Run it from the repository root with `node_modules/.bin/node examples/embed-core/solver.ts`
- * (docs/embedding.md walks through it). It:
+ * Run it from the repository root (docs/embedding.md walks through it):
+ *
+ *   node_modules/.bin/node examples/embed-core/solver.ts               # serves until Ctrl-C
+ *   node_modules/.bin/node examples/embed-core/solver.ts --round-trip  # one client round trip, then exits
+ *
+ * It:
  *
  * 1. defines a pricing layer that quotes from a (here simulated) price oracle with a
  *    spread that grows with the amount, rounding in the solver's favour;
  * 2. builds the svc engine over SQLite with that pricing, a catalog written in code and
  *    a signer key;
- * 3. serves the whole svc HTTP API on an ephemeral port;
- * 4. acts as a client: reads the signed feed, verifies it, requests a permit signed by
- *    a wallet key, and prints the permit's price evidence.
+ * 3. serves the whole svc HTTP API, as a long-running process: `Layer.launch` keeps the
+ *    layer up until the process is interrupted (Ctrl-C, SIGTERM), then closes it in
+ *    reverse order: the HTTP server drains, the event streams end, the store closes;
+ * 4. with `--round-trip`, acts as a client instead: reads the signed feed, verifies it,
+ *    requests a permit signed by a wallet key, and prints the permit's price evidence.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { type Catalog, Pricing, Signer } from "@svc/core"
 import { FeedSignature, PermitMessage, Signature } from "@svc/protocol"
 import { App } from "@svc/server"
 import { SqliteStore } from "@svc/store"
-import { Clock, Context, Effect, Layer, Redacted, References, Result } from "effect"
-import { mkdtempSync } from "node:fs"
+import { Cause, Clock, Context, Effect, Exit, Layer, Redacted, References, Result } from "effect"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -165,8 +171,8 @@ export const catalog = {
 const AUTHORITY_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 const WALLET_KEY = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"
 
-/** The custom solver: svc's HTTP API over the engine with our pricing. */
-export const SolverLive = (dataDir: string) =>
+/** The custom solver: svc's HTTP API over the engine with our pricing (port 0: any free port). */
+export const SolverLive = (dataDir: string, port = 0) =>
   App.layer({
     catalog,
     parts: { pricing: OraclePricing(simulatedOracle) },
@@ -175,18 +181,46 @@ export const SolverLive = (dataDir: string) =>
     Layer.provideMerge(Layer.mergeAll(
       SqliteStore.layer({ filename: join(dataDir, "solver.sqlite") }),
       Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))),
-      NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+      NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })
     )),
     Layer.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
 
 // ---------------------------------------------------------------------------
-// 3. and 4. Serve, then use it as a client
+// 3. Serve until stopped
+// ---------------------------------------------------------------------------
+
+/**
+ * The long-running solver: SolverLive on `PORT` (default 8788) with its data in
+ * `SVC_DATA_DIR` (default ./.svc-embed, kept across restarts), announcing where it
+ * listens and what its health endpoint says once it is up.
+ */
+export const ServeLive = Layer.unwrap(Effect.sync(() => {
+  const dataDir = process.env.SVC_DATA_DIR ?? ".svc-embed"
+  mkdirSync(dataDir, { recursive: true })
+  const port = Number(process.env.PORT ?? 8788)
+  const announce = Layer.effectDiscard(Effect.gen(function*() {
+    const url = (yield* App.AppControl).publicUrl
+    // /health/ready answers 200 once the store, the signer and a publication are ready (503 naming the part otherwise)
+    const ready = yield* Effect.promise(() => fetch(`${url}/health/ready`).then((r) => r.text()))
+    console.log(`solver listening on ${url}; ${url}/health/ready: ${ready}`)
+    yield* Effect.addFinalizer(() => Effect.sync(() => console.log("solver stopped")))
+  }))
+  return announce.pipe(Layer.provideMerge(SolverLive(dataDir, port)))
+}))
+
+// ---------------------------------------------------------------------------
+// 4. Or: one client round trip
 // ---------------------------------------------------------------------------
 
 /** Runs the solver and one client round trip; returns what it observed. */
 export const main = Effect.scoped(Effect.gen(function*() {
-  const context = yield* Layer.build(SolverLive(mkdtempSync(join(tmpdir(), "svc-embed-"))))
+  // a data folder of its own, removed when the example ends (after the store closes)
+  const dataDir = yield* Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "svc-embed-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+  const context = yield* Layer.build(SolverLive(dataDir))
   const url = Context.get(context, App.AppControl).publicUrl
   const authority = Signature.addressOf(AUTHORITY_KEY)
 
@@ -224,11 +258,18 @@ export const main = Effect.scoped(Effect.gen(function*() {
 }))
 
 if (import.meta.main) {
-  Effect.runPromise(main).then(
-    (result) => console.log(JSON.stringify(result, null, 2)),
-    (error) => {
-      console.error(error)
-      process.exitCode = 1
-    }
-  )
+  if (process.argv.includes("--round-trip")) {
+    Effect.runPromise(main).then(
+      (result) => console.log(JSON.stringify(result, null, 2)),
+      (error) => {
+        console.error(error)
+        process.exitCode = 1
+      }
+    )
+  } else {
+    // runs until SIGINT or SIGTERM, which interrupt it: the layer then closes and the process exits 0
+    NodeRuntime.runMain(Layer.launch(ServeLive), {
+      teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+    })
+  }
 }

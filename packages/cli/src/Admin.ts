@@ -7,9 +7,13 @@
  * - `svc admin pause [--reason text]` / `svc admin resume`: while paused, the feed,
  *   the stream and permit creation answer 503 PUBLICATION_CLOSED; open streams get
  *   publication-closed.
+ * - `svc admin republish`: the server publishes a new feed version within about a
+ *   second (event-stream subscribers get it at once), even when nothing changed.
  * - `svc admin route <routeId> <OPEN|PAUSED|TEMP_UNAVAILABLE|CLOSED|DAILY_OPEN|RESET>`:
  *   sets a route's executionStatus (OPEN, PAUSED, TEMP_UNAVAILABLE), its
- *   dailyStatus (CLOSED, DAILY_OPEN), or removes the override (RESET).
+ *   dailyStatus (CLOSED, DAILY_OPEN), or removes the override (RESET). The route
+ *   must be in the deployment's catalog (SVC_CATALOG, else the demo catalog); RESET
+ *   also clears an override the store holds for a route the catalog no longer has.
  * - `svc admin settle <fillId> <source-observed|source-confirmed|payout-submitted|paid|failed> [txHash|reason]`:
  *   records a lifecycle observation through the SettlementObserver (until chain
  *   watchers exist, this is how states past ISSUED are reached).
@@ -18,45 +22,112 @@
  *   reasonCodes (why it FAILED: the public status carries the state only), its
  *   transaction hashes, amounts, times and its payout intent.
  *
- * Output is one JSON value on stdout; errors exit 2.
+ * Output is one JSON value on stdout, naming the store it acted on (`store`:
+ * `sqlite:<absolute path of the database file>` or `postgres:<database name>`);
+ * errors exit 2.
  *
  * @since 0.1.0
  */
-import { Settlement, Store } from "@svc/core"
-import { ServerConfig } from "@svc/server"
+import { Catalog, Connector, Settlement, Store } from "@svc/core"
+import { Server, ServerConfig } from "@svc/server"
 import { StoreConfig } from "@svc/store"
-import { Effect, Layer, Option } from "effect"
+import { ConfigProvider, Effect, type FileSystem, Layer, Option, Redacted, type Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { resolve } from "node:path"
 import { BadInput, writeJson } from "./Io.ts"
 
-const storeLayer = Layer.unwrap(
-  Effect.map(
-    ServerConfig.load,
-    (config) =>
-      StoreConfig.layerFromUrl({ databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir })
-  )
-)
+const oneLine = (e: unknown) => String((e as { message?: string })?.message ?? e).replace(/\s*\n\s*/g, " ")
+
+const config = ServerConfig.load.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
+
+const storeOptions = (c: ServerConfig.ServerConfig) => ({
+  databaseUrl: Option.getOrUndefined(c.databaseUrl),
+  dataDir: c.dataDir
+})
+
+/**
+ * The store a configuration selects, by name: `sqlite:<absolute path of the
+ * database file>` or `postgres:<database name>` (never the URL, its host or its
+ * password).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const storeName = (options: StoreConfig.StoreConfigOptions): string => {
+  const url = options.databaseUrl === undefined ? undefined : Redacted.value(options.databaseUrl)
+  if (url !== undefined && StoreConfig.isPostgresUrl(url)) {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    const database = decodeURIComponent(parsed?.pathname.replace(/^\/+/, "") ?? "")
+    // PostgreSQL's own default: the database named as the user
+    return `postgres:${database || decodeURIComponent(parsed?.username ?? "") || "postgres"}`
+  }
+  return `sqlite:${resolve(StoreConfig.sqliteFilename(options.dataDir))}`
+}
+
+const storeLayer = Layer.unwrap(Effect.map(config, (c) => StoreConfig.layerFromUrl(storeOptions(c))))
+
+/** The name of the store the admin commands act on. */
+const currentStore = Effect.map(config, (c) => storeName(storeOptions(c)))
 
 /** Tells every replica (PostgreSQL: NOTIFY) that the operator state changed; best effort, they poll too. */
-const announceChange = Effect.flatMap(ServerConfig.load, (config) =>
-  StoreConfig.announceFromUrl(
-    { databaseUrl: Option.getOrUndefined(config.databaseUrl), dataDir: config.dataDir },
-    "operator",
-    "changed"
-  )).pipe(
+const announceChange = Effect.flatMap(
+  config,
+  (c) => StoreConfig.announceFromUrl(storeOptions(c), "operator", "changed")
+)
+  .pipe(
     Effect.catchCause((cause) => Effect.logWarning("could not notify the replicas; they notice within a tick", cause))
   )
 
+/** A store that cannot open names the setting that chose it, the store and the driver's reason. */
+const openFailure = (e: Store.StoreError) =>
+  Effect.flatMap(config, (c) =>
+    Effect.fail(
+      new BadInput({
+        message: `${Option.isSome(c.databaseUrl) ? "DATABASE_URL" : "SVC_DATA_DIR"}: cannot open the store ${
+          storeName(storeOptions(c))
+        }: ${oneLine(e).replace(/^store open failed: /, "")}`
+      })
+    ))
+
+/** Errors as one line: a store that cannot open names it. */
+const oneLineErrors = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.catch(self, (e: E) =>
+    e instanceof Store.StoreError && e.operation === "open"
+      ? openFailure(e)
+      : Effect.fail(e instanceof BadInput ? e : new BadInput({ message: oneLine(e) })))
+
 const withStore = <A, E>(f: (store: Store.StoreShape) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Effect.service(Store.Store), f).pipe(
-    Effect.provide(storeLayer),
-    Effect.mapError((e) => new BadInput({ message: String((e as { message?: string }).message ?? e) }))
+  Effect.flatMap(Effect.service(Store.Store), f).pipe(Effect.provide(storeLayer), oneLineErrors)
+
+/** Writes the answer of an admin command with the name of its store first. */
+const answer = (value: object): Effect.Effect<void, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.flatMap(currentStore, (store) => writeJson({ store, ...value }))
+
+/**
+ * The routeIds of the deployment's catalog (SVC_CATALOG, else the demo catalog),
+ * resolved as the server resolves them (with the configured connectors).
+ */
+const catalogRouteIds = Effect.gen(function*() {
+  const source = yield* ServerConfig.provider.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
+  const c = yield* ServerConfig.fromProvider(source).pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
+  const path = Option.getOrElse(c.catalogPath, () => Server.DEMO_CATALOG_PATH)
+  const document = yield* Server.readDocument(path, "SVC_CATALOG")
+  const registrations = yield* Server.connectors(c, document).pipe(
+    Effect.provideService(ConfigProvider.ConfigProvider, source)
   )
+  const catalog = yield* Effect.fromResult(
+    Catalog.fromUnknown(document, { registry: Connector.makeRegistry(registrations), profile: c.profile })
+  ).pipe(Effect.mapError((e) => new BadInput({ message: `SVC_CATALOG: ${e.message}` })))
+  return {
+    where: Option.isSome(c.catalogPath) ? c.catalogPath.value : "the demo catalog",
+    routeIds: new Set(catalog.routes.map((r) => r.routeId.toLowerCase()))
+  }
+}).pipe(Effect.mapError((e) => e instanceof BadInput ? e : new BadInput({ message: oneLine(e) })))
 
 const status = Command.make(
   "status",
   {},
-  () => withStore((store) => store.operatorState).pipe(Effect.flatMap(writeJson))
+  () => withStore((store) => store.operatorState).pipe(Effect.flatMap(answer))
 ).pipe(
   Command.withDescription("print the operator state (paused, route overrides)")
 )
@@ -69,7 +140,7 @@ const pause = Command.make(
   ({ reason }) =>
     withStore((store) => store.setPaused(true, Option.getOrElse(reason, () => "paused by the operator"))).pipe(
       Effect.tap(() => announceChange),
-      Effect.flatMap(writeJson)
+      Effect.flatMap(answer)
     )
 ).pipe(Command.withDescription("pause publication: feed, stream and permit creation answer 503"))
 
@@ -77,9 +148,41 @@ const resume = Command.make(
   "resume",
   {},
   () =>
-    withStore((store) => store.setPaused(false, null)).pipe(Effect.tap(() => announceChange), Effect.flatMap(writeJson))
+    withStore((store) => store.setPaused(false, null)).pipe(Effect.tap(() => announceChange), Effect.flatMap(answer))
 ).pipe(
   Command.withDescription("resume publication")
+)
+
+/**
+ * The route whose (never set) override `svc admin republish` clears: not a
+ * routeId (those are 0x + 64 hex), so the call changes nothing but the operator
+ * state's version, which the publisher acts on.
+ */
+const REPUBLISH_MARKER = "republish-requested"
+
+const republish = Command.make(
+  "republish",
+  {},
+  () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const state = yield* store.operatorState
+        if (state.paused) {
+          return yield* new BadInput({
+            message: "publication is paused: nothing is published until svc admin resume (which publishes)"
+          })
+        }
+        return yield* store.setRouteOverride(REPUBLISH_MARKER, {})
+      })
+    ).pipe(
+      Effect.tap(() => announceChange),
+      Effect.flatMap((state) => answer({ republishRequested: true, version: state.version }))
+    )
+).pipe(
+  Command.withDescription(
+    "publish a new feed version now, even when nothing changed: the server does within about a second and event-stream subscribers get it"
+  ),
+  Command.withShortDescription("publish a new feed version within about a second")
 )
 
 const ROUTE_STATUSES = ["OPEN", "PAUSED", "TEMP_UNAVAILABLE", "CLOSED", "DAILY_OPEN", "RESET"] as const
@@ -95,9 +198,17 @@ const route = Command.make("route", {
       return yield* new BadInput({ message: "routeId: must be 0x followed by 64 hex digits" })
     }
     const id = routeId.toLowerCase()
+    const catalog = yield* catalogRouteIds
     return yield* withStore((store) =>
       Effect.gen(function*() {
-        const current = (yield* store.operatorState).routes[id] ?? {}
+        const state = yield* store.operatorState
+        // RESET may clear what the store holds for a route the catalog no longer has
+        if (!catalog.routeIds.has(id) && !(status === "RESET" && id in state.routes)) {
+          return yield* new BadInput({
+            message: `route ${routeId} is not in the catalog (${catalog.where}); its routeIds are in the feed's routes`
+          })
+        }
+        const current = state.routes[id] ?? {}
         const next = status === "RESET"
           ? {}
           : status === "CLOSED"
@@ -107,7 +218,7 @@ const route = Command.make("route", {
           : { ...current, executionStatus: status }
         return yield* store.setRouteOverride(id, next)
       })
-    ).pipe(Effect.tap(() => announceChange), Effect.flatMap(writeJson))
+    ).pipe(Effect.tap(() => announceChange), Effect.flatMap(answer))
   })).pipe(Command.withDescription("set a route's status at run time"))
 
 const EVENTS = ["source-observed", "source-confirmed", "payout-submitted", "paid", "failed"] as const
@@ -144,9 +255,9 @@ const settle = Command.make("settle", {
       }
     }).pipe(
       Effect.provide(Settlement.layer({ sweepMillis: 0 }).pipe(Layer.provide(storeLayer))),
-      Effect.mapError((e) => new BadInput({ message: String((e as { message?: string }).message ?? e) }))
+      oneLineErrors
     )
-    yield* writeJson({
+    yield* answer({
       fillId: record.fillId,
       state: record.state,
       sourceTxHash: record.sourceTxHash,
@@ -160,42 +271,43 @@ const expire = Command.make("expire", {}, () =>
     return yield* observer.expireDue
   }).pipe(
     Effect.provide(Settlement.layer({ sweepMillis: 0 }).pipe(Layer.provide(storeLayer))),
-    Effect.mapError((e) => new BadInput({ message: String((e as { message?: string }).message ?? e) })),
-    Effect.flatMap((expired) => writeJson({ expired }))
+    oneLineErrors,
+    Effect.flatMap((expired) => answer({ expired }))
   )).pipe(Command.withDescription("expire every permit past validUntil + grace now"))
 
 const permit = Command.make("permit", {
   fillId: Argument.String("fillId").pipe(Argument.withDescription("the permit's fillId"))
 }, ({ fillId }) =>
-  withStore((store) =>
-    Effect.gen(function*() {
-      const id = fillId.toLowerCase()
-      const record = yield* store.getPermit(id)
-      if (record === undefined) return yield* new BadInput({ message: `no permit with fillId ${fillId}` })
-      const intent = yield* store.payoutIntent(id)
-      return {
-        fillId: record.fillId,
-        state: record.state,
-        reasonCodes: record.reasonCodes,
-        routeId: record.routeId,
-        quoteId: record.quoteId,
-        payer: record.payerAddress ?? record.scope,
-        amountInRaw: record.amountInRaw,
-        amountOutRaw: record.amountOutRaw,
-        sourceTxHash: record.sourceTxHash,
-        payoutTxHash: record.payoutTxHash,
-        validUntil: new Date(record.validUntil * 1000).toISOString(),
-        createdAt: new Date(record.createdAt).toISOString(),
-        updatedAt: new Date(record.updatedAt).toISOString(),
-        payoutIntent: intent === undefined ? null : {
-          txHash: intent.txHash,
-          sender: intent.sender,
-          nonce: intent.nonce,
-          attempt: intent.attempt
+  Effect.flatMap(currentStore, (where) =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const id = fillId.toLowerCase()
+        const record = yield* store.getPermit(id)
+        if (record === undefined) return yield* new BadInput({ message: `no permit with fillId ${fillId} in ${where}` })
+        const intent = yield* store.payoutIntent(id)
+        return {
+          fillId: record.fillId,
+          state: record.state,
+          reasonCodes: record.reasonCodes,
+          routeId: record.routeId,
+          quoteId: record.quoteId,
+          payer: record.payerAddress ?? record.scope,
+          amountInRaw: record.amountInRaw,
+          amountOutRaw: record.amountOutRaw,
+          sourceTxHash: record.sourceTxHash,
+          payoutTxHash: record.payoutTxHash,
+          validUntil: new Date(record.validUntil * 1000).toISOString(),
+          createdAt: new Date(record.createdAt).toISOString(),
+          updatedAt: new Date(record.updatedAt).toISOString(),
+          payoutIntent: intent === undefined ? null : {
+            txHash: intent.txHash,
+            sender: intent.sender,
+            nonce: intent.nonce,
+            attempt: intent.attempt
+          }
         }
-      }
-    })
-  ).pipe(Effect.flatMap(writeJson))).pipe(
+      })
+    )).pipe(Effect.flatMap(answer))).pipe(
     Command.withDescription("print what the store holds of a permit: state, reasonCodes, transactions, payout intent")
   )
 
@@ -207,5 +319,5 @@ const permit = Command.make("permit", {
  */
 export const admin = Command.make("admin").pipe(
   Command.withDescription("operator control of a deployment through its store"),
-  Command.withSubcommands([status, pause, resume, route, settle, expire, permit])
+  Command.withSubcommands([status, pause, resume, republish, route, settle, expire, permit])
 )

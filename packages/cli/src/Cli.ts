@@ -6,12 +6,12 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { Cli as Conformance } from "@svc/conformance"
-import { Server } from "@svc/server"
+import { Server, ServerConfig } from "@svc/server"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
 import * as Devnet from "./Devnet.ts"
-import { BadInput, Invalid, readJson, writeJson, writeText } from "./Io.ts"
+import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
 import { newConnector } from "./NewConnector.ts"
 import { newSolver } from "./NewSolver.ts"
 import * as Protocol from "./Protocol.ts"
@@ -75,7 +75,10 @@ const permitDigest = Command.make(
   { path: inputPath },
   ({ path }) => run(Protocol.permitDigest)(path).pipe(Effect.flatMap(writeJson))
 ).pipe(
-  Command.withDescription("print {permitDigest} (EIP-712) of an ExecutionPermit, envelope or permit response")
+  Command.withDescription(
+    "print {permitDigest} (EIP-712) of an ExecutionPermit, envelope or permit response. The permit has all 35 fields, or only the 31 of the ABI tuple (without the JSON-only publicationLane, serviceCategory, feeMode, serviceFeeBps, which the digest does not cover): same digest"
+  ),
+  Command.withShortDescription("print {permitDigest} (EIP-712) of a permit of 35 or 31 fields, envelope or response")
 )
 
 const encodePermit = Command.make(
@@ -84,9 +87,46 @@ const encodePermit = Command.make(
   ({ path }) => run(Protocol.encodePermit)(path).pipe(Effect.flatMap(writeJson))
 ).pipe(
   Command.withDescription(
-    "print {payload} = abi.encode(permit, permitSignature) of an envelope or {permit, permitSignature}"
-  )
+    "print {payload} = abi.encode(permit, permitSignature) of an envelope or {permit, permitSignature}. The permit has all 35 fields, or only the 31 of the ABI tuple (without the JSON-only publicationLane, serviceCategory, feeMode, serviceFeeBps, which the tuple does not hold): same payload"
+  ),
+  Command.withShortDescription("print {payload} = abi.encode(permit, permitSignature) of an envelope")
 )
+
+const sign = Command.make("sign", {
+  path: Argument.String("path").pipe(
+    Argument.withDescription(
+      "the message: JSON carrying it ({message}, {ok, message}, {signingPayload: {message}} or a whole build answer) or its raw bytes; standard input when absent or -"
+    ),
+    Argument.optional
+  ),
+  key: Flag.String("key").pipe(
+    Flag.withDescription(
+      "private key, 0x + 64 hex (default: SVC_SIGN_KEY). For test keys only: never give a funded key on a command line"
+    ),
+    Flag.optional
+  ),
+  raw: Flag.Boolean("raw").pipe(
+    Flag.withDescription("sign the input bytes as they are, even when they are JSON"),
+    Flag.withDefault(false)
+  )
+}, ({ key, path, raw }) =>
+  Effect.gen(function*() {
+    const privateKey = Option.getOrUndefined(key) ?? process.env.SVC_SIGN_KEY
+    if (privateKey === undefined || privateKey.length === 0) {
+      return yield* new BadInput({ message: "--key: required (or set SVC_SIGN_KEY)" })
+    }
+    const input = yield* readInputBytes(path)
+    const signed = yield* Effect.try({
+      try: () => Protocol.sign(input, privateKey, { raw }),
+      catch: (e) => e as BadInput
+    })
+    yield* writeJson(signed)
+  })).pipe(
+    Command.withDescription(
+      "print {signature, address}: the EIP-191 (personal_sign) signature of a message by a local test key, as a wallet signs a permit request message or the aggregator's signingPayload.message"
+    ),
+    Command.withShortDescription("print {signature, address}: personal_sign a message with a local test key")
+  )
 
 const ids = Command.make(
   "ids",
@@ -98,12 +138,31 @@ const ids = Command.make(
   )
 )
 
+/**
+ * The description of `svc serve`: what it does and every setting it reads, from
+ * the table the configuration reads ({@link ServerConfig.SETTINGS}).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const SERVE_DESCRIPTION = [
+  "start the svc server (docs/operations.md)",
+  "",
+  "  SETTINGS: environment variables, else the same keys in the SVC_CONFIG file; NAME (default) meaning",
+  "",
+  ServerConfig.settingsHelp("  "),
+  "",
+  "  Connector plug-ins read their own keys (the EVM connector: SVC_RPC_URLS, SVC_RPC_TIMEOUT_MS,",
+  "  SVC_PAYOUT_KEY; docs/connectors.md); the standard OTEL_* variables export traces (docs/operations.md)."
+].join("\n")
+
 const serve = Command.make(
   "serve",
   {},
   () => Server.run.pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
 ).pipe(
-  Command.withDescription("start the svc server (configuration from the environment; see docs/operations.md)")
+  Command.withDescription(SERVE_DESCRIPTION),
+  Command.withShortDescription("start the svc server (settings: svc serve --help)")
 )
 
 const devnet = Command.make(
@@ -159,6 +218,7 @@ export const svc = Command.make("svc").pipe(
     permitMessage,
     permitDigest,
     encodePermit,
+    sign,
     ids,
     serve,
     devnet,

@@ -53,6 +53,43 @@ export const readInput = (
   })
 
 /**
+ * Reads the input bytes exactly as they are: the file at `path`, or stdin when
+ * the path is absent or `-`.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const readInputBytes = (
+  path: Option.Option<string>
+): Effect.Effect<Uint8Array, BadInput, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    if (Option.isSome(path) && path.value !== "-") {
+      const fs = yield* FileSystem.FileSystem
+      return yield* fs.readFile(path.value).pipe(
+        Effect.mapError((e) => new BadInput({ message: `cannot read ${path.value}: ${e.message.split("\n")[0]}` }))
+      )
+    }
+    const stdio = yield* Stdio.Stdio
+    return yield* stdio.stdin.pipe(
+      Stream.mkUint8Array,
+      Effect.mapError((e) => new BadInput({ message: `cannot read standard input: ${e.message.split("\n")[0]}` }))
+    )
+  })
+
+/**
+ * Writes a human-readable line to standard error (never to standard output,
+ * which carries the one JSON value).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const writeNote = (text: string) =>
+  Effect.flatMap(
+    Effect.service(Stdio.Stdio),
+    (stdio) => Stream.make(text.endsWith("\n") ? text : `${text}\n`).pipe(Stream.run(stdio.stderr()))
+  ).pipe(Effect.orDie)
+
+/**
  * Reads and parses the JSON input.
  *
  * @category running

@@ -12,8 +12,8 @@ import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { caretRange, type GeneratedFile, templateFiles, writeGenerated } from "./internal/scaffold.ts"
-import { BadInput, writeJson } from "./Io.ts"
+import { caretRange, type GeneratedFile, summary, templateFiles, writeGenerated } from "./internal/scaffold.ts"
+import { BadInput, writeJson, writeNote } from "./Io.ts"
 
 /**
  * The template folder.
@@ -184,27 +184,28 @@ export const newConnector = Command.make("new-connector", {
           : path.resolve(cwd, `connector-${name}`)
     })
     const inWorkspace = Option.isSome(root) && path.relative(root.value, target).split(path.sep)[0] === "packages"
+    // outside the svc workspace the @svc scope is not yours to publish under
+    const packageOf = Option.getOrElse(
+      packageName,
+      () => inWorkspace ? `@svc/connector-${name}` : `svc-connector-${name}`
+    )
     const files = yield* write(target, {
       name,
       family: Option.getOrUndefined(family),
-      // outside the svc workspace the @svc scope is not yours to publish under
-      packageName: Option.getOrElse(
-        packageName,
-        () => inWorkspace ? `@svc/connector-${name}` : `svc-connector-${name}`
-      ),
+      packageName: packageOf,
       coreRange: inWorkspace ? "workspace:^" : caretRange("@svc/core"),
       exportsFrom: inWorkspace ? "source" : "dist"
     })
-    yield* writeJson({
-      created: target,
-      files,
-      next: [
-        inWorkspace ? "node_modules/.bin/pnpm install" : "npm install (or pnpm install)",
-        `fill in the TODOs of src/ and test/utils.ts (README.md lists them in order)`,
-        inWorkspace
-          ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
-          : "npx vitest run",
-        "read docs/connectors.md: the contract, its invariants and a walkthrough"
-      ]
-    })
+    const next = [
+      ...(inWorkspace ? [] : [`cd ${path.relative(cwd, target) || "."}`]),
+      inWorkspace ? "node_modules/.bin/pnpm install" : "npm install (or pnpm install)",
+      `fill in the TODOs of src/ and test/utils.ts (README.md lists them in order)`,
+      inWorkspace
+        ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
+        : "npx vitest run",
+      "read docs/connectors.md: the contract, its invariants and a walkthrough"
+    ]
+    yield* writeJson({ created: target, files, next })
+    // for the person at the terminal: standard output stays one JSON value
+    yield* writeNote(summary({ what: `the connector package ${packageOf}`, dir: target, files: files.length, next }))
   })).pipe(Command.withDescription("generate a network connector package that runs the connector testkit"))

@@ -17,10 +17,11 @@ import {
   type GeneratedFile,
   PACKAGE_DIR,
   requireInstalled,
+  summary,
   templateFiles,
   writeGenerated
 } from "./internal/scaffold.ts"
-import { BadInput, writeJson } from "./Io.ts"
+import { BadInput, writeJson, writeNote } from "./Io.ts"
 
 /**
  * The template folder.
@@ -200,19 +201,16 @@ export const newSolver = Command.make("new-solver", {
       catch: (e) => e instanceof BadInput ? e : new BadInput({ message: String(e) })
     })
     const files = yield* write(target, { name: packageName, ranges })
-    yield* writeJson({
-      created: target,
-      name: packageName,
-      files,
-      dependencies: ranges,
-      next: [
-        `cd ${path.relative(process.cwd(), target) || "."}`,
-        "npm install",
-        "npm test",
-        "npm start (listens on http://127.0.0.1:8787; PORT to change)",
-        "make src/pricing.ts and src/catalog.json yours (README.md: what each file is, where to go next)"
-      ]
-    })
+    const next = [
+      `cd ${path.relative(process.cwd(), target) || "."}`,
+      "npm install",
+      "npm test",
+      "npm start (listens on http://127.0.0.1:8787; PORT to change)",
+      "make src/pricing.ts and src/catalog.json yours (README.md: what each file is, where to go next)"
+    ]
+    yield* writeJson({ created: target, name: packageName, files, dependencies: ranges, next })
+    // for the person at the terminal: standard output stays one JSON value
+    yield* writeNote(summary({ what: `the solver project ${packageName}`, dir: target, files: files.length, next }))
   })).pipe(
     Command.withDescription(
       "generate a runnable custom solver project: svc's HTTP API with its own pricing and catalog"

@@ -7,16 +7,20 @@
  */
 import {
   CanonicalJson,
+  describeSchemaError,
   ExecutionPermit,
   FeedSignature,
   Ids,
   PermitAbi,
   PermitDigest,
   PermitMessage,
+  Signature,
   strictParseOptions
 } from "@svc/protocol"
-import { Result, Schema } from "effect"
+import { Result, Schema, Struct } from "effect"
 import { BadInput } from "./Io.ts"
+
+type Hex = `0x${string}`
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -98,7 +102,20 @@ export const permitMessage = (input: unknown): string =>
     return PermitMessage.build(input as unknown as PermitMessage.PermitRequestInput)
   })
 
+/**
+ * The four fields of an ExecutionPermit that are JSON only: not part of the ABI
+ * tuple, not covered by permitDigest.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const JSON_ONLY_PERMIT_FIELDS = ["publicationLane", "serviceCategory", "feeMode", "serviceFeeBps"] as const
+
 const decodePermit = Schema.decodeUnknownResult(ExecutionPermit)
+/** The 31 fields the ABI encodes and the digest covers, with the same rules as in ExecutionPermit. */
+const decodeTuplePermit = Schema.decodeUnknownResult(
+  ExecutionPermit.mapFields(Struct.pick(PermitAbi.PERMIT_TUPLE_FIELDS.map((f) => f.name)))
+)
 
 /** Finds the permit (and signature, when present) in a permit, envelope or response. */
 const permitParts = (input: unknown): { permit: unknown; signature: unknown } => {
@@ -109,23 +126,46 @@ const permitParts = (input: unknown): { permit: unknown; signature: unknown } =>
   return { permit: envelope, signature: undefined }
 }
 
-const strictPermit = (permit: unknown): ExecutionPermit => {
-  const decoded = decodePermit(permit, strictParseOptions)
-  if (Result.isFailure(decoded)) {
-    return bad(
-      `permit: ${firstLine(decoded.failure.message)}${
-        decoded.failure.message.includes("\n")
-          ? ` ${decoded.failure.message.split("\n").slice(1).join(" ").trim()}`
-          : ""
-      }`
-    )
-  }
+const pathText = (path: ReadonlyArray<string | number>) =>
+  path.map((p, i) => typeof p === "number" ? `[${p}]` : i === 0 ? p : `.${p}`).join("")
+
+/** One line of a permit's schema issues: the missing keys together, then each other issue at its path. */
+const permitIssues = (error: Schema.SchemaError, tupleForm: boolean): string => {
+  const issues = describeSchemaError(error)
+  const missing = issues.filter((i) => i.code.endsWith("_MISSING") && i.path.length === 1).map((i) => String(i.path[0]))
+  const others = issues.filter((i) => !(i.code.endsWith("_MISSING") && i.path.length === 1)).map((i) =>
+    i.path.length === 0 ? i.message : `${pathText(i.path)}: ${i.code === "UNKNOWN_FIELD" ? "unknown field" : i.message}`
+  )
+  const parts = [...(missing.length > 0 ? [`missing ${missing.join(", ")}`] : []), ...others]
+  const jsonOnlyMissing = missing.some((m) => (JSON_ONLY_PERMIT_FIELDS as ReadonlyArray<string>).includes(m))
+  const hint = missing.length === 0
+    ? ""
+    : tupleForm
+    ? ` (read as the 31-field ABI form: it has none of ${JSON_ONLY_PERMIT_FIELDS.join(", ")})`
+    : jsonOnlyMissing
+    ? ` (give all 35 fields, or the 31 ABI fields without ${JSON_ONLY_PERMIT_FIELDS.join(", ")})`
+    : ""
+  return `${parts.join("; ")}${hint}`
+}
+
+/**
+ * Decodes a permit in either form: all 35 fields of an ExecutionPermit, or the 31
+ * fields of the ABI tuple (what the digest covers and the payload encodes) when
+ * none of the 4 JSON-only fields is present.
+ */
+const strictPermit = (permit: unknown): PermitAbi.AbiPermit => {
+  if (!isRecord(permit)) return bad("permit: expected an object")
+  const tupleForm = JSON_ONLY_PERMIT_FIELDS.every((field) => !(field in permit))
+  const decoded = tupleForm ? decodeTuplePermit(permit, strictParseOptions) : decodePermit(permit, strictParseOptions)
+  if (Result.isFailure(decoded)) return bad(`permit: ${permitIssues(decoded.failure, tupleForm)}`)
   return decoded.success
 }
 
 /**
  * `svc permit-digest`: `{ permitDigest }` of an ExecutionPermit (or of the permit
- * inside an envelope or a permit response).
+ * inside an envelope or a permit response). The permit has all 35 fields, or only
+ * the 31 of the ABI tuple (without {@link JSON_ONLY_PERMIT_FIELDS}): the digest is
+ * the same.
  *
  * @category running
  * @since 0.1.0
@@ -136,7 +176,8 @@ export const permitDigest = (input: unknown): { readonly permitDigest: string } 
 /**
  * `svc encode-permit`: `{ payload }`, the standard payload `abi.encode(permit,
  * permitSignature)` of an ExecutionPermitEnvelope (or `{ permit, permitSignature }`,
- * or a permit response).
+ * or a permit response). The permit has all 35 fields, or only the 31 of the ABI
+ * tuple: the payload is the same.
  *
  * @category running
  * @since 0.1.0
@@ -148,6 +189,74 @@ export const encodePermit = (input: unknown): { readonly payload: string } =>
       return bad("permitSignature: must be 0x followed by 130 hex digits")
     }
     return { payload: PermitAbi.encodePayload(strictPermit(permit), signature) }
+  })
+
+/**
+ * The message of a JSON answer that carries one: `{ message }` (a permit
+ * request-message answer `{ ok, message }`, or `svc permit-message`'s output) or
+ * `{ signingPayload: { message } }` (the aggregator build's stage-1 answer);
+ * undefined for input that is not such JSON.
+ */
+const messageOfJson = (text: string): string | undefined => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!isRecord(parsed)) return undefined
+  if ("message" in parsed) {
+    if (typeof parsed.message !== "string") return bad("message: expected a string")
+    return parsed.message
+  }
+  if (isRecord(parsed.signingPayload)) {
+    if (typeof parsed.signingPayload.message !== "string") return bad("signingPayload.message: expected a string")
+    return parsed.signingPayload.message
+  }
+  return bad(
+    "input: a JSON object without message or signingPayload.message (give --raw to sign its bytes as they are)"
+  )
+}
+
+/**
+ * The key of `svc sign`: 0x and 64 hex digits (the 0x may be left out); the
+ * error never shows the value.
+ */
+const signingKey = (key: string): Hex => {
+  const hex = /^[0-9a-fA-F]{64}$/.test(key) ? `0x${key}` : key
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) return bad("--key: must be 0x followed by 64 hex digits (value not shown)")
+  try {
+    Signature.addressOf(hex as Hex)
+  } catch {
+    return bad("--key: not a secp256k1 private key: 0 or not below the curve order (value not shown)")
+  }
+  return hex as Hex
+}
+
+/**
+ * `svc sign`: `{ signature, address }`, the EIP-191 (`personal_sign`) signature
+ * of a message by a local key and the address (EIP-55) it recovers to. The
+ * input is JSON carrying the message (`{ message }`, `{ ok, message }`,
+ * `{ signingPayload: { message } }` or a whole aggregator build answer), signed as
+ * its UTF-8 bytes; any other input (or any input with `raw`) is the message
+ * itself, its bytes exactly as read.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const sign = (
+  input: Uint8Array,
+  key: string,
+  options?: { readonly raw?: boolean | undefined }
+): { readonly signature: string; readonly address: string } =>
+  wrap(() => {
+    const privateKey = signingKey(key)
+    const text = options?.raw === true ? undefined : new TextDecoder("utf-8", { fatal: false }).decode(input)
+    const message: string | Uint8Array = (text === undefined ? undefined : messageOfJson(text)) ?? input
+    return {
+      signature: Signature.signPersonalMessage(message, privateKey),
+      address: Signature.addressOf(privateKey)
+    }
   })
 
 const str = (input: Record<string, unknown>, field: string): string => {

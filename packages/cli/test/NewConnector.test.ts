@@ -28,7 +28,7 @@ const childEnv = () => ({
 
 const run = (args: ReadonlyArray<string>, cwd: string) => {
   const r = spawnSync(NODE, args, { cwd, env: childEnv(), encoding: "utf8", timeout: 120_000 })
-  return { status: r.status, output: `${r.stdout}${r.stderr}` }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, output: `${r.stdout}${r.stderr}` }
 }
 
 /** The code blocks of docs/connectors.md marked `file=<path>`. */
@@ -174,9 +174,16 @@ describe("svc new-connector", () => {
         const filled = join(base, "filled")
         const created = run([BIN, "new-connector", "zeta", "--dir", skeleton], base)
         assert.strictEqual(created.status, 0, created.output)
-        const generated = JSON.parse(created.output)
+        // standard output: one JSON value; standard error: the summary a person reads
+        const generated = JSON.parse(created.stdout)
         assert.strictEqual(generated.created, skeleton)
         assert.strictEqual(generated.files.length, 11)
+        assert.deepStrictEqual(created.stderr.trimEnd().split("\n"), [
+          `created the connector package svc-connector-zeta in skeleton (11 files)`,
+          "next:",
+          ...generated.next.map((step: string, i: number) => `  ${i + 1}. ${step}`)
+        ])
+        assert.strictEqual(generated.next[0], "cd skeleton")
         cpSync(skeleton, filled, { recursive: true })
         const files = walkthroughFiles()
         assert.deepStrictEqual(files.map((f) => f.path).sort(), [

@@ -164,10 +164,16 @@ describe("svc new-solver", () => {
         const project = join(base, "my-solver")
         const created = await run([BIN, "new-solver", "my-solver"], base)
         assert.strictEqual(created.status, 0, created.output)
+        // standard output: one JSON value; standard error: the summary a person reads
         const generated = JSON.parse(created.stdout)
         assert.strictEqual(generated.created, project)
         assert.strictEqual(generated.name, "my-solver")
         assert.strictEqual(generated.files.length, 10)
+        assert.deepStrictEqual(created.stderr.trimEnd().split("\n"), [
+          "created the solver project my-solver in my-solver (10 files)",
+          "next:",
+          ...generated.next.map((step: string, i: number) => `  ${i + 1}. ${step}`)
+        ])
         assert.deepStrictEqual(generated.dependencies, installedRanges())
         assert.deepStrictEqual(
           JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies["@svc/server"],

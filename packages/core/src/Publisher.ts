@@ -2,7 +2,9 @@
  * The publisher: builds the signed feed from the catalog, the operator state,
  * pricing and inventory; assigns a strictly increasing dataVersion (kept by the
  * store across restarts); signs; keeps the current publication; republishes when
- * the signed content changes and before the feed's validUntil runs out; and
+ * the signed content changes, when the operator state changes (its `version`:
+ * `svc admin republish` asks for a publication that way) and before the feed's
+ * validUntil runs out; and
  * announces every confirmed publication (and the closing of publication) to
  * subscribers.
  *
@@ -565,6 +567,9 @@ export const layer = (
         last: Option.none()
       })
       const fingerprintRef = yield* Ref.make<string>("")
+      // the operator state's version the current publication was built under: any operator
+      // change (`svc admin`, including `svc admin republish`) publishes a new version
+      const operatorVersionRef = yield* Ref.make<number | undefined>(undefined)
       // every event is the full current state: a subscriber more than a few events behind is
       // disconnected by its reader, so a bounded sliding buffer keeps memory bounded even for a
       // subscriber that stopped reading (it never holds more than EVENT_BUFFER publications)
@@ -749,7 +754,11 @@ export const layer = (
         })
       })
 
-      const publishWith = (now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) =>
+      const publishWith = (
+        now: number,
+        built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>,
+        operatorVersion: number
+      ) =>
         Effect.gen(function*() {
           const started = yield* Clock.currentTimeMillis
           const publication = yield* build(now, built)
@@ -764,6 +773,7 @@ export const layer = (
             yield* Metric.update(Metric.withAttributes(Metrics.routeOpen, labelled), route.open ? 1 : 0)
           }
           yield* Ref.set(fingerprintRef, termsFingerprint(built))
+          yield* Ref.set(operatorVersionRef, operatorVersion)
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
           yield* coordination.announce("publication", publication.dataVersion.toString())
           return publication
@@ -791,9 +801,12 @@ export const layer = (
           )
           if (!force && state._tag === "Open") {
             const fresh = state.publication.validUntil - now > refreshBefore
-            if (fresh && termsFingerprint(built) === (yield* Ref.get(fingerprintRef))) return state.publication
+            const sameOperatorState = operator.success.version === (yield* Ref.get(operatorVersionRef))
+            if (fresh && sameOperatorState && termsFingerprint(built) === (yield* Ref.get(fingerprintRef))) {
+              return state.publication
+            }
           }
-          return yield* publishWith(now, built)
+          return yield* publishWith(now, built, operator.success.version)
         }))
 
       const refresh = tick(false).pipe(

@@ -62,7 +62,10 @@ export interface RouteOverride {
 
 /**
  * What an operator has set on a running deployment. `version` increases with
- * every change, so that a server notices changes by polling it.
+ * every operator call (setPaused, setRouteOverride, clearing an override that
+ * is not set included), so that a server notices changes by polling it; the
+ * publisher publishes a new version whenever it changed, which is how
+ * `svc admin republish` asks for a publication.
  *
  * @category models
  * @since 0.1.0

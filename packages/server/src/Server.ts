@@ -54,6 +54,40 @@ export const DEMO_CATALOG_PATH = fileURLToPath(new URL("../catalog/demo.json", i
 const oneLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/\s*\n\s*/g, " ")
 
 /**
+ * What to do when a listener cannot start (a port in use, a privileged port, an
+ * address this machine does not have): one line naming the setting, or
+ * undefined for other failures.
+ */
+const listenProblem = (e: unknown, config: ServerConfig.ServerConfig): string | undefined => {
+  if (typeof e !== "object" || e === null || (e as { _tag?: unknown })._tag !== "ServeError") return undefined
+  const cause = (e as { readonly cause?: unknown }).cause as
+    | { readonly code?: unknown; readonly port?: unknown; readonly address?: unknown }
+    | undefined
+  if (cause === undefined || cause === null) return undefined
+  const metrics = config.metricsPort !== undefined && config.metricsPort !== 0 && cause.port === config.metricsPort &&
+    cause.port !== config.port
+  const key = metrics ? "SVC_METRICS_PORT" : "PORT"
+  const hostKey = metrics ? "SVC_METRICS_HOST" : "HOST"
+  const port = typeof cause.port === "number" ? cause.port : metrics ? config.metricsPort : config.port
+  const host = typeof cause.address === "string"
+    ? cause.address
+    : metrics
+    ? config.metricsHost ?? "127.0.0.1"
+    : config.host
+  const what = metrics ? "metrics port" : "port"
+  switch (cause.code) {
+    case "EADDRINUSE":
+      return `${what} ${port} on ${host} is in use: stop the other server or set ${key} (${key}=0 picks a free port)`
+    case "EACCES":
+      return `${what} ${port} on ${host}: permission denied (ports below 1024 need privileges): set ${key} to 1024 or above (${key}=0 picks a free port)`
+    case "EADDRNOTAVAIL":
+      return `${hostKey}: ${host} is not an address of this machine (127.0.0.1 or 0.0.0.0 listen locally or everywhere)`
+    default:
+      return undefined
+  }
+}
+
+/**
  * Reads a JSON or YAML document (by extension: .yaml / .yml are YAML).
  *
  * @category running
@@ -311,7 +345,8 @@ const serve = (config: ServerConfig.ServerConfig) =>
               ? `${Option.isSome(config.databaseUrl) ? "DATABASE_URL" : "SVC_DATA_DIR"}: cannot open the ${
                 Option.isSome(config.databaseUrl) ? "PostgreSQL" : "SQLite"
               } store: ${oneLine(e).replace(/^store open failed: /, "")}`
-              : oneLine(e)
+              // a listener that cannot start names the setting and what to do
+              : listenProblem(e, config) ?? oneLine(e)
           })
         )
       )

@@ -2,59 +2,16 @@
  * Server configuration, read from the environment and, for keys the environment
  * does not set, from the JSON file named by `SVC_CONFIG` (same key names).
  *
- * | Key | Default | Meaning |
- * | --- | --- | --- |
- * | PORT | 8787 | listening port; 0 picks a free port |
- * | HOST | 127.0.0.1 | listening address |
- * | SVC_PUBLIC_URL | http://HOST:port | public base URL used in discovery documents |
- * | SVC_DATA_DIR | ./.svc-data | data directory (SQLite database, development key, server secret) |
- * | SVC_SIGNER_KEY | (development key) | authority private key, 0x + 64 hex |
- * | SVC_CATALOG | (demo catalog) | catalog file (JSON) |
- * | DATABASE_URL | (SQLite in the data dir) | postgres://... selects PostgreSQL |
- * | SVC_SERVER_SECRET | (generated in the data dir) | secret for quote tokens (at least 32 characters) |
- * | SVC_ONCHAIN | (demo placeholders) | on-chain discovery configuration file (JSON) |
- * | SVC_FEED_TTL_SECONDS | 300 | validity of each signed feed |
- * | SVC_PERMIT_TTL_SECONDS | 120 | longest permit validity |
- * | SVC_PERMIT_RATE_LIMIT | 600 | permit creations per client per SVC_PERMIT_RATE_WINDOW_SECONDS |
- * | SVC_PERMIT_RATE_WINDOW_SECONDS | 60 | window of the permit rate limit |
- * | SVC_SSE_MAX_SUBSCRIBERS | 10000 | concurrent event-stream subscribers (503 beyond) |
- * | SVC_SSE_HEARTBEAT_MS | 15000 | event-stream heartbeat period |
- * | SVC_LOG_LEVEL | info | minimum log level (trace, debug, info, warning, error, none) |
- * | SVC_PROFILE | (the catalog's; demo for the embedded demo catalog) | production, demo or test (see docs/connectors.md) |
- * | SVC_CONNECTORS | @svc/connector-evm,@svc/connector-solana | comma-separated connector packages to load (the file may give a `connectors` list instead) |
- * | SVC_AGGREGATOR_RATE_LIMIT | 120 | `/v1` requests per client per SVC_AGGREGATOR_RATE_WINDOW_SECONDS |
- * | SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT | 20 | of those, quote and build POSTs (each build stage counts) |
- * | SVC_AGGREGATOR_RATE_WINDOW_SECONDS | 60 | window of the aggregator rate limits |
- * | SVC_AGGREGATOR_ORIGINS | (none: all allowed) | comma-separated browser Origins allowed on `/v1` (others 403) |
- * | SVC_QUOTE_TTL_SECONDS | (none) | caps an aggregator quote's validity (it is always capped by route, feed and pricing) |
- * | SVC_PRICING | static | `static` (the catalog's prices) or `oracle` (the catalog's USD price feeds; see docs/pricing.md) |
- * | SVC_ORACLE_MAX_AGE_SECONDS | 3600 | a price feed round older than this is stale (its routes close) |
- * | SVC_ORACLE_MAX_DEVIATION_BPS | 1000 | oracle pricing refuses a rate this far from the catalog's price; `off` disables |
- * | SVC_QUOTE_TOLERANCE_BPS | 50 | oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED |
- * | SVC_MARKET_POLL_MS | 5000 | how often price feeds and gas prices are read |
- * | SVC_HOLD_SHARE_CLIENT_BPS | 2500 | one client's unfilled permits may hold at most this share of a destination asset's inventory; `off` disables |
- * | SVC_HOLD_SHARE_PAYER_BPS | 5000 | the same for one payer |
- * | SVC_METRICS_PORT | (none: off) | Prometheus text metrics at `http://SVC_METRICS_HOST:port/metrics`, a listener of their own (never the public port) |
- * | SVC_METRICS_HOST | 127.0.0.1 | address of the metrics listener |
- * | SVC_STATUS_LISTS | all | `/v1/status` list lookups: `all` (by quoteId and userAddress, as the interface describes), `address` (a userAddress's own history only) or `none` |
- * | SVC_PERMIT_RETENTION_DAYS | 90 | terminal permits (PAID, EXPIRED, FAILED) are deleted this long after their last change; 0 keeps them (never below the quote window + grace + a day) |
- * | REDIS_URL | (none: limits in process memory) | redis:// or rediss:// URL: the permit and `/v1` rate limits are shared by every replica using it; unreachable at start: the server does not start |
- * | SVC_REDIS_PREFIX | svc: | prefix of the Redis keys (deployments or tests sharing one Redis use different prefixes) |
- * | SVC_TRUSTED_PROXIES | (none) | comma-separated addresses or CIDR ranges of proxies whose `Forwarded` / `X-Forwarded-For` name the client (rate limits, connection caps) |
- * | SVC_MAX_CONNECTIONS | 12000, at most the open-file limit minus 256 | open TCP connections; a connection beyond is closed at once |
- * | SVC_MAX_CONNECTIONS_PER_CLIENT | 128 | open connections of one peer address (503 and close beyond); from a trusted proxy: concurrent requests of one client (503 beyond) |
- * | SVC_HEADERS_TIMEOUT_SECONDS | 10 | a request's headers must arrive within this (408 and close) |
- * | SVC_REQUEST_TIMEOUT_SECONDS | 30 | a whole request, headers and body, must arrive within this (408 and close); responses, event streams included, are not limited |
- * | SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT | 32 | concurrent event-stream subscribers of one client address (503 beyond) |
- * | SVC_SSE_MAX_LIFETIME_SECONDS | 1800 | an event stream is ended after this (less up to 10 %), and its client reconnects with Last-Event-ID; 0: no limit |
- * | SVC_SSE_BACKLOG_BYTES | 65536 | floor of a subscriber's backlog bound (unsent and unacknowledged bytes; the bound is the larger of this and twice the current event) |
+ * Every key, its default and its meaning are in {@link SETTINGS}: the table the
+ * configuration reads its keys and defaults from, and the list `svc serve --help`
+ * prints ({@link settingsHelp}).
  *
  * @since 0.1.0
  */
 import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted, Result } from "effect"
 import type { IpNetwork } from "effect/net"
 import { parseTrustedProxies } from "./ClientAddress.ts"
-import { validateNames } from "./ConnectorLoader.ts"
+import { DEFAULT_CONNECTORS, validateNames } from "./ConnectorLoader.ts"
 
 /**
  * A configuration that cannot start the server, with a message naming the key.
@@ -63,6 +20,281 @@ import { validateNames } from "./ConnectorLoader.ts"
  * @since 0.1.0
  */
 export class ConfigInvalid extends Data.TaggedError("ConfigInvalid")<{ readonly message: string }> {}
+
+/**
+ * The groups of {@link SETTINGS}, in the order `svc serve --help` lists them.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SETTING_GROUPS = [
+  "Deployment",
+  "Listening",
+  "Keys and storage",
+  "Pricing",
+  "Feed and permits",
+  "Aggregator (/v1)",
+  "Event stream",
+  "Connections",
+  "Logs and metrics"
+] as const
+
+/**
+ * One configuration key of the server.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Setting {
+  readonly group: typeof SETTING_GROUPS[number]
+  /** The value used when the key is not set, written as the environment would give it. */
+  readonly default?: string | undefined
+  /** What happens when the key is not set, for keys without a default value. */
+  readonly unset?: string | undefined
+  readonly meaning: string
+}
+
+/**
+ * Every key the server reads (environment first, then the `SVC_CONFIG` file),
+ * with its default and its meaning. The configuration reads its keys and
+ * defaults from this table; `svc serve --help` lists it.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SETTINGS = {
+  SVC_CONFIG: {
+    group: "Deployment",
+    unset: "none",
+    meaning: "JSON file with any of these keys, for those the environment does not set"
+  },
+  PORT: { group: "Listening", default: "8787", meaning: "listening port; 0 picks a free port" },
+  HOST: { group: "Listening", default: "127.0.0.1", meaning: "listening address (0.0.0.0: every interface)" },
+  SVC_PUBLIC_URL: {
+    group: "Listening",
+    unset: "http://HOST:PORT",
+    meaning: "public base URL used in discovery documents"
+  },
+  SVC_DATA_DIR: {
+    group: "Keys and storage",
+    default: "./.svc-data",
+    meaning: "data directory (SQLite database, development key, server secret)"
+  },
+  SVC_SIGNER_KEY: {
+    group: "Keys and storage",
+    unset: "development key in the data dir",
+    meaning: "authority private key, 0x + 64 hex (the production profile requires it)"
+  },
+  DATABASE_URL: {
+    group: "Keys and storage",
+    unset: "SQLite in the data dir",
+    meaning: "postgres://... selects PostgreSQL (replicas share it)"
+  },
+  SVC_SERVER_SECRET: {
+    group: "Keys and storage",
+    unset: "generated in the data dir",
+    meaning: "secret of the quote tokens (at least 32 characters)"
+  },
+  REDIS_URL: {
+    group: "Keys and storage",
+    unset: "limits in process memory",
+    meaning: "redis:// or rediss:// URL: rate limits shared by every replica; unreachable at start: no start"
+  },
+  SVC_REDIS_PREFIX: {
+    group: "Keys and storage",
+    default: "svc:",
+    meaning: "prefix of the Redis keys (deployments sharing one Redis use different prefixes)"
+  },
+  SVC_CATALOG: { group: "Deployment", unset: "the demo catalog", meaning: "catalog file (JSON or YAML)" },
+  SVC_ONCHAIN: {
+    group: "Deployment",
+    unset: "demo placeholders",
+    meaning: "on-chain discovery configuration file (JSON or YAML)"
+  },
+  SVC_PROFILE: {
+    group: "Deployment",
+    unset: "the catalog's; demo for the demo catalog",
+    meaning: "production, demo or test (docs/connectors.md)"
+  },
+  SVC_CONNECTORS: {
+    group: "Deployment",
+    unset: DEFAULT_CONNECTORS.join(","),
+    meaning: "comma-separated connector packages to load (the SVC_CONFIG file may give a connectors list)"
+  },
+  SVC_PRICING: {
+    group: "Pricing",
+    default: "static",
+    meaning: "static (the catalog's prices) or oracle (the catalog's USD price feeds; docs/pricing.md)"
+  },
+  SVC_ORACLE_MAX_AGE_SECONDS: {
+    group: "Pricing",
+    default: "3600",
+    meaning: "a price feed round older than this is stale (its routes close)"
+  },
+  SVC_ORACLE_MAX_DEVIATION_BPS: {
+    group: "Pricing",
+    default: "1000",
+    meaning: "oracle pricing refuses a rate this far from the catalog's price; off disables"
+  },
+  SVC_QUOTE_TOLERANCE_BPS: {
+    group: "Pricing",
+    default: "50",
+    meaning: "oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED"
+  },
+  SVC_MARKET_POLL_MS: {
+    group: "Pricing",
+    default: "5000",
+    meaning: "how often price feeds and gas prices are read"
+  },
+  SVC_FEED_TTL_SECONDS: {
+    group: "Feed and permits",
+    default: "300",
+    meaning: "validity of each signed feed (republished when half of it is left)"
+  },
+  SVC_PERMIT_TTL_SECONDS: { group: "Feed and permits", default: "120", meaning: "longest permit validity" },
+  SVC_PERMIT_RATE_LIMIT: {
+    group: "Feed and permits",
+    default: "600",
+    meaning: "permit creations per client per SVC_PERMIT_RATE_WINDOW_SECONDS"
+  },
+  SVC_PERMIT_RATE_WINDOW_SECONDS: {
+    group: "Feed and permits",
+    default: "60",
+    meaning: "window of the permit rate limit"
+  },
+  SVC_HOLD_SHARE_CLIENT_BPS: {
+    group: "Feed and permits",
+    default: "2500",
+    meaning: "share of a destination asset's inventory one client's unfilled permits may hold; off disables"
+  },
+  SVC_HOLD_SHARE_PAYER_BPS: { group: "Feed and permits", default: "5000", meaning: "the same for one payer" },
+  SVC_PERMIT_RETENTION_DAYS: {
+    group: "Feed and permits",
+    default: "90",
+    meaning: "terminal permits are deleted this long after their last change; 0 keeps them"
+  },
+  SVC_AGGREGATOR_RATE_LIMIT: {
+    group: "Aggregator (/v1)",
+    default: "120",
+    meaning: "/v1 requests per client per SVC_AGGREGATOR_RATE_WINDOW_SECONDS"
+  },
+  SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT: {
+    group: "Aggregator (/v1)",
+    default: "20",
+    meaning: "of those, quote and build POSTs (each build stage counts)"
+  },
+  SVC_AGGREGATOR_RATE_WINDOW_SECONDS: {
+    group: "Aggregator (/v1)",
+    default: "60",
+    meaning: "window of the aggregator rate limits"
+  },
+  SVC_AGGREGATOR_ORIGINS: {
+    group: "Aggregator (/v1)",
+    unset: "all allowed",
+    meaning: "comma-separated browser Origins allowed on /v1 (others 403)"
+  },
+  SVC_QUOTE_TTL_SECONDS: {
+    group: "Aggregator (/v1)",
+    unset: "none",
+    meaning: "caps a quote's validity (always capped by route, feed and pricing)"
+  },
+  SVC_STATUS_LISTS: {
+    group: "Aggregator (/v1)",
+    default: "all",
+    meaning: "/v1/status list lookups: all, address (a userAddress's own history) or none"
+  },
+  SVC_SSE_MAX_SUBSCRIBERS: {
+    group: "Event stream",
+    default: "10000",
+    meaning: "concurrent event-stream subscribers (503 beyond)"
+  },
+  SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT: {
+    group: "Event stream",
+    default: "32",
+    meaning: "concurrent subscribers of one client address (503 beyond)"
+  },
+  SVC_SSE_HEARTBEAT_MS: { group: "Event stream", default: "15000", meaning: "heartbeat period" },
+  SVC_SSE_MAX_LIFETIME_SECONDS: {
+    group: "Event stream",
+    default: "1800",
+    meaning: "a stream is ended after this and its client reconnects with Last-Event-ID; 0: no limit"
+  },
+  SVC_SSE_BACKLOG_BYTES: {
+    group: "Event stream",
+    default: "65536",
+    meaning: "floor of a subscriber's backlog bound (unsent and unacknowledged bytes)"
+  },
+  SVC_TRUSTED_PROXIES: {
+    group: "Connections",
+    unset: "none",
+    meaning: "comma-separated addresses or CIDR ranges of proxies whose Forwarded / X-Forwarded-For name the client"
+  },
+  SVC_MAX_CONNECTIONS: {
+    group: "Connections",
+    unset: "12000, at most the open-file limit minus 256",
+    meaning: "open TCP connections; one beyond is closed at once"
+  },
+  SVC_MAX_CONNECTIONS_PER_CLIENT: {
+    group: "Connections",
+    default: "128",
+    meaning: "open connections of one peer (from a trusted proxy: concurrent requests of one client)"
+  },
+  SVC_HEADERS_TIMEOUT_SECONDS: {
+    group: "Connections",
+    default: "10",
+    meaning: "a request's headers must arrive within this (408 and close)"
+  },
+  SVC_REQUEST_TIMEOUT_SECONDS: {
+    group: "Connections",
+    default: "30",
+    meaning: "a whole request must arrive within this (408 and close); responses are not limited"
+  },
+  SVC_LOG_LEVEL: {
+    group: "Logs and metrics",
+    default: "info",
+    meaning: "minimum level of the JSON log lines on standard error: trace, debug, info, warning, error, none"
+  },
+  SVC_METRICS_PORT: {
+    group: "Logs and metrics",
+    unset: "off",
+    meaning: "Prometheus metrics at http://SVC_METRICS_HOST:port/metrics, a listener of their own"
+  },
+  SVC_METRICS_HOST: { group: "Logs and metrics", default: "127.0.0.1", meaning: "address of the metrics listener" }
+} as const satisfies Record<string, Setting>
+
+/**
+ * A key of {@link SETTINGS}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type SettingKey = keyof typeof SETTINGS
+
+type KeyWithDefault = { [K in SettingKey]: typeof SETTINGS[K] extends { readonly default: string } ? K : never }[
+  SettingKey
+]
+
+/** The default of a key, from the table. */
+const defaultOf = <K extends KeyWithDefault>(key: K): typeof SETTINGS[K]["default"] => SETTINGS[key].default
+
+/**
+ * The settings as help text: one line per key, `NAME (default) meaning`, under
+ * the name of its group.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const settingsHelp = (indent: string = ""): string => {
+  const entries = Object.entries(SETTINGS) as Array<[SettingKey, Setting]>
+  return SETTING_GROUPS.map((group) =>
+    [
+      `${indent}${group}`,
+      ...entries.filter(([, s]) => s.group === group).map(([key, s]) =>
+        `${indent}  ${key} (${s.default ?? s.unset}) ${s.meaning}`
+      )
+    ].join("\n")
+  ).join("\n")
+}
 
 /**
  * The validated server configuration.
@@ -145,78 +377,77 @@ export interface ServerConfig {
   readonly sseBacklogBytes?: number | undefined
 }
 
-const optionalString = (name: string) => Config.option(Config.String(name))
-const optionalRedacted = (name: string) => Config.option(Config.Redacted(name))
+const optionalString = (name: SettingKey) => Config.option(Config.String(name))
+const optionalRedacted = (name: SettingKey) => Config.option(Config.Redacted(name))
+const int = (name: KeyWithDefault) => Config.Int(name).pipe(Config.withDefault(Number(defaultOf(name))))
+const optionalInt = (name: SettingKey) => Config.option(Config.Int(name)).pipe(Config.map(Option.getOrUndefined))
+const string = (name: KeyWithDefault) => Config.String(name).pipe(Config.withDefault(defaultOf(name)))
 
 /** Basis points 0-10000, or `off` (null); anything else is NaN, refused by validation. */
-const bpsOrOff = (name: string, fallback: string) =>
-  Config.String(name).pipe(
-    Config.withDefault(fallback),
+const bpsOrOff = (name: KeyWithDefault) =>
+  string(name).pipe(
     Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,5}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
   )
 
+/** A comma-separated list (empty entries dropped). */
+const list = (text: string) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+
 const serverConfig = Config.all({
-  port: Config.Int("PORT").pipe(Config.withDefault(8787)),
-  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: int("PORT"),
+  host: string("HOST"),
   publicUrl: optionalString("SVC_PUBLIC_URL"),
-  dataDir: Config.String("SVC_DATA_DIR").pipe(Config.withDefault("./.svc-data")),
+  dataDir: string("SVC_DATA_DIR"),
   signerKey: optionalRedacted("SVC_SIGNER_KEY"),
   catalogPath: optionalString("SVC_CATALOG"),
   databaseUrl: optionalRedacted("DATABASE_URL"),
   serverSecret: optionalRedacted("SVC_SERVER_SECRET"),
   onchainPath: optionalString("SVC_ONCHAIN"),
-  feedTtlSeconds: Config.Int("SVC_FEED_TTL_SECONDS").pipe(Config.withDefault(300)),
-  permitTtlSeconds: Config.Int("SVC_PERMIT_TTL_SECONDS").pipe(Config.withDefault(120)),
-  permitRateLimit: Config.Int("SVC_PERMIT_RATE_LIMIT").pipe(Config.withDefault(600)),
-  permitRateWindowSeconds: Config.Int("SVC_PERMIT_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
-  sseMaxSubscribers: Config.Int("SVC_SSE_MAX_SUBSCRIBERS").pipe(Config.withDefault(10_000)),
-  sseHeartbeatMs: Config.Int("SVC_SSE_HEARTBEAT_MS").pipe(Config.withDefault(15_000)),
+  feedTtlSeconds: int("SVC_FEED_TTL_SECONDS"),
+  permitTtlSeconds: int("SVC_PERMIT_TTL_SECONDS"),
+  permitRateLimit: int("SVC_PERMIT_RATE_LIMIT"),
+  permitRateWindowSeconds: int("SVC_PERMIT_RATE_WINDOW_SECONDS"),
+  sseMaxSubscribers: int("SVC_SSE_MAX_SUBSCRIBERS"),
+  sseHeartbeatMs: int("SVC_SSE_HEARTBEAT_MS"),
   logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(
-    Config.withDefault("info" as const)
+    Config.withDefault(defaultOf("SVC_LOG_LEVEL"))
   ),
   profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(
     Config.map(Option.getOrUndefined)
   ),
+  // unset: undefined, so that the loader's own default applies (the table shows it)
   connectors: Config.option(Config.String("SVC_CONNECTORS")).pipe(
-    Config.map(Option.match({
-      onNone: () => undefined,
-      onSome: (list) => list.split(",").map((name) => name.trim()).filter((name) => name.length > 0)
-    }))
+    Config.map(Option.match({ onNone: () => undefined, onSome: list }))
   ),
-  aggregatorRateLimit: Config.Int("SVC_AGGREGATOR_RATE_LIMIT").pipe(Config.withDefault(120)),
-  aggregatorQuoteBuildRateLimit: Config.Int("SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT").pipe(Config.withDefault(20)),
-  aggregatorRateWindowSeconds: Config.Int("SVC_AGGREGATOR_RATE_WINDOW_SECONDS").pipe(Config.withDefault(60)),
-  aggregatorOrigins: Config.String("SVC_AGGREGATOR_ORIGINS").pipe(
-    Config.withDefault(""),
-    Config.map((list) => list.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
+  aggregatorRateLimit: int("SVC_AGGREGATOR_RATE_LIMIT"),
+  aggregatorQuoteBuildRateLimit: int("SVC_AGGREGATOR_QUOTE_BUILD_RATE_LIMIT"),
+  aggregatorRateWindowSeconds: int("SVC_AGGREGATOR_RATE_WINDOW_SECONDS"),
+  aggregatorOrigins: Config.String("SVC_AGGREGATOR_ORIGINS").pipe(Config.withDefault(""), Config.map(list)),
+  quoteTtlSeconds: optionalInt("SVC_QUOTE_TTL_SECONDS"),
+  pricing: Config.Literals(["static", "oracle"], "SVC_PRICING").pipe(Config.withDefault(defaultOf("SVC_PRICING"))),
+  oracleMaxAgeSeconds: int("SVC_ORACLE_MAX_AGE_SECONDS"),
+  oracleMaxDeviationBps: bpsOrOff("SVC_ORACLE_MAX_DEVIATION_BPS"),
+  quoteToleranceBps: int("SVC_QUOTE_TOLERANCE_BPS"),
+  marketPollMs: int("SVC_MARKET_POLL_MS"),
+  permitRetentionDays: int("SVC_PERMIT_RETENTION_DAYS"),
+  statusLists: Config.Literals(["all", "address", "none"], "SVC_STATUS_LISTS").pipe(
+    Config.withDefault(defaultOf("SVC_STATUS_LISTS"))
   ),
-  quoteTtlSeconds: Config.option(Config.Int("SVC_QUOTE_TTL_SECONDS")).pipe(Config.map(Option.getOrUndefined)),
-  pricing: Config.Literals(["static", "oracle"], "SVC_PRICING").pipe(Config.withDefault("static" as const)),
-  oracleMaxAgeSeconds: Config.Int("SVC_ORACLE_MAX_AGE_SECONDS").pipe(Config.withDefault(3600)),
-  oracleMaxDeviationBps: Config.String("SVC_ORACLE_MAX_DEVIATION_BPS").pipe(
-    Config.withDefault("1000"),
-    Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,5}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
-  ),
-  quoteToleranceBps: Config.Int("SVC_QUOTE_TOLERANCE_BPS").pipe(Config.withDefault(50)),
-  marketPollMs: Config.Int("SVC_MARKET_POLL_MS").pipe(Config.withDefault(5000)),
-  permitRetentionDays: Config.Int("SVC_PERMIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
-  statusLists: Config.Literals(["all", "address", "none"], "SVC_STATUS_LISTS").pipe(Config.withDefault("all" as const)),
-  metricsPort: Config.option(Config.Int("SVC_METRICS_PORT")).pipe(Config.map(Option.getOrUndefined)),
-  metricsHost: Config.String("SVC_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
-  holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS", "2500"),
-  holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS", "5000"),
+  metricsPort: optionalInt("SVC_METRICS_PORT"),
+  metricsHost: string("SVC_METRICS_HOST"),
+  holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS"),
+  holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
-  redisPrefix: Config.String("SVC_REDIS_PREFIX").pipe(Config.withDefault("svc:")),
+  redisPrefix: string("SVC_REDIS_PREFIX"),
   // parsed by validate, which names the key in its error
   trustedProxies: Config.String("SVC_TRUSTED_PROXIES").pipe(Config.withDefault("")),
   // unset: derived from the open-file limit when the server starts
-  maxConnections: Config.option(Config.Int("SVC_MAX_CONNECTIONS")).pipe(Config.map(Option.getOrUndefined)),
-  maxConnectionsPerClient: Config.Int("SVC_MAX_CONNECTIONS_PER_CLIENT").pipe(Config.withDefault(128)),
-  headersTimeoutSeconds: Config.Int("SVC_HEADERS_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
-  requestTimeoutSeconds: Config.Int("SVC_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
-  sseMaxSubscribersPerClient: Config.Int("SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT").pipe(Config.withDefault(32)),
-  sseMaxLifetimeSeconds: Config.Int("SVC_SSE_MAX_LIFETIME_SECONDS").pipe(Config.withDefault(1800)),
-  sseBacklogBytes: Config.Int("SVC_SSE_BACKLOG_BYTES").pipe(Config.withDefault(65_536))
+  maxConnections: optionalInt("SVC_MAX_CONNECTIONS"),
+  maxConnectionsPerClient: int("SVC_MAX_CONNECTIONS_PER_CLIENT"),
+  headersTimeoutSeconds: int("SVC_HEADERS_TIMEOUT_SECONDS"),
+  requestTimeoutSeconds: int("SVC_REQUEST_TIMEOUT_SECONDS"),
+  sseMaxSubscribersPerClient: int("SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT"),
+  sseMaxLifetimeSeconds: int("SVC_SSE_MAX_LIFETIME_SECONDS"),
+  sseBacklogBytes: int("SVC_SSE_BACKLOG_BYTES")
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))

@@ -6,7 +6,7 @@
  */
 import { Effect, FileSystem, Path } from "effect"
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { BadInput } from "../Io.ts"
 
@@ -97,3 +97,21 @@ export const requireInstalled = (name: string, from: string = PACKAGE_DIR): Inst
 /** `^<version>` of the package installed next to `from`. */
 export const caretRange = (name: string, from: string = PACKAGE_DIR): string =>
   `^${requireInstalled(name, from).version}`
+
+/**
+ * The readable summary of a generated project, for standard error: what was
+ * created where, and the next steps, numbered.
+ */
+export const summary = (options: {
+  readonly what: string
+  readonly dir: string
+  readonly files: number
+  readonly next: ReadonlyArray<string>
+}): string => {
+  const where = relative(process.cwd(), options.dir) || "."
+  return [
+    `created ${options.what} in ${where.startsWith("..") ? options.dir : where} (${options.files} files)`,
+    "next:",
+    ...options.next.map((step, i) => `  ${i + 1}. ${step}`)
+  ].join("\n")
+}

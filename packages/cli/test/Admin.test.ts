@@ -1,0 +1,206 @@
+/**
+ * `svc admin` against a deployment's store: every answer names the store it acted
+ * on; a route the catalog does not have is refused; `svc admin republish` makes a
+ * running server publish a new version within seconds, which a stream client
+ * (examples/client/stream.ts) receives at once.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Store } from "@svc/core"
+import { SqliteStore } from "@svc/store"
+import { Effect, Redacted } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { storeName } from "../src/Admin.ts"
+import { BIN, childEnv, oneLineRefusal, ROOT, svc } from "./support/svc.ts"
+
+const json = (r: { code: number | null; stdout: string; stderr: string }) => {
+  assert.strictEqual(r.code, 0, r.stderr)
+  assert.strictEqual(r.stdout.split("\n").length, 2, "one JSON value and LF")
+  return JSON.parse(r.stdout)
+}
+
+interface Running {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly exit: Promise<number | null>
+}
+
+const start = (dataDir: string): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, "serve"], {
+      env: childEnv({ PORT: "0", HOST: "127.0.0.1", SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warning" }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exit = new Promise<number | null>((done) => child.once("exit", done))
+    let out = ""
+    let err = ""
+    child.stderr!.on("data", (d) => (err += d))
+    child.stdout!.on("data", (d) => {
+      out += d
+      const m = /svc listening on (\S+)/.exec(out)
+      if (m !== null) resolve({ child, url: m[1]!, exit })
+    })
+    exit.then((code) => reject(new Error(`server exited ${code}: ${err}`)))
+    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), 30_000)
+  })
+
+const dataVersionOf = async (url: string) =>
+  BigInt((await (await fetch(`${url}/api/v6/solver-feed`)).json() as any).feed.dataVersion)
+
+describe("svc admin", () => {
+  it("every answer names its store: sqlite:<absolute path> or postgres:<database>", { timeout: 60_000 }, async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-")))
+    try {
+      mkdirSync(join(base, "work"))
+      // a relative SVC_DATA_DIR: the answer names the absolute path of the database file
+      const env = { SVC_DATA_DIR: "data" }
+      const cwd = join(base, "work")
+      const expected = `sqlite:${join(cwd, "data", "svc.sqlite")}`
+      mkdirSync(join(cwd, "data"))
+      const status = json(await svc(["admin", "status"], { env, cwd }))
+      assert.strictEqual(status.store, expected)
+      assert.strictEqual(Object.keys(status)[0], "store", "the store comes first")
+      const [paused, expired, unknownPermit, pg] = await Promise.all([
+        svc(["admin", "pause", "--reason", "maintenance"], { env, cwd }),
+        svc(["admin", "expire"], { env, cwd }),
+        svc(["admin", "permit", `0x${"ab".repeat(32)}`], { env, cwd }),
+        svc(["admin", "status"], {
+          env: { ...env, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc_orders" },
+          cwd
+        })
+      ])
+      assert.strictEqual(json(paused).store, expected)
+      assert.isTrue(json(paused).paused)
+      assert.deepStrictEqual(json(expired), { store: expected, expired: 0 })
+      assert.match(oneLineRefusal(unknownPermit), new RegExp(`no permit with fillId 0x(ab)+ in ${expected}$`))
+      // a store that cannot open: the setting, the store's name, never the URL or its password
+      const pgLine = oneLineRefusal(pg)
+      assert.match(pgLine, /^svc: DATABASE_URL: cannot open the store postgres:svc_orders: /)
+      assert.notInclude(pgLine, "secret-pw")
+      const resumed = json(await svc(["admin", "resume"], { env, cwd }))
+      assert.strictEqual(resumed.store, expected)
+      assert.isFalse(resumed.paused)
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
+    assert.strictEqual(
+      storeName({
+        databaseUrl: Redacted.make("postgresql://u:p%40ss@db.example:5432/my%20db?sslmode=require"),
+        dataDir: "x"
+      }),
+      "postgres:my db"
+    )
+    assert.strictEqual(
+      storeName({ databaseUrl: Redacted.make("postgres://alice:pw@db.example"), dataDir: "x" }),
+      "postgres:alice"
+    )
+  })
+
+  it(
+    "route: an id the catalog does not have is refused, naming it; RESET clears a stale override",
+    { timeout: 60_000 },
+    async () => {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-")))
+      try {
+        const env = { SVC_DATA_DIR: base }
+        const unknownId = `0x${"12".repeat(32)}`
+        const [unknown, malformed, missingCatalog] = await Promise.all([
+          svc(["admin", "route", unknownId, "PAUSED"], { env }),
+          svc(["admin", "route", "0x12", "PAUSED"], { env }),
+          svc(["admin", "route", unknownId, "PAUSED"], { env: { ...env, SVC_CATALOG: join(base, "missing.json") } })
+        ])
+        assert.strictEqual(
+          oneLineRefusal(unknown),
+          `svc: route ${unknownId} is not in the catalog (the demo catalog); its routeIds are in the feed's routes`
+        )
+        assert.match(oneLineRefusal(malformed), /routeId: must be 0x followed by 64 hex digits/)
+        assert.match(oneLineRefusal(missingCatalog), /^svc: SVC_CATALOG: cannot read /)
+        // nothing was written for the refused ones
+        assert.deepStrictEqual(json(await svc(["admin", "status"], { env })).routes, {})
+        // an override the store holds for a route the catalog no longer has: RESET clears it
+        await Effect.runPromise(
+          Effect.flatMap(
+            Effect.service(Store.Store),
+            (store) => store.setRouteOverride(unknownId, { executionStatus: "PAUSED" })
+          ).pipe(
+            Effect.provide(SqliteStore.layer({ filename: join(base, "svc.sqlite") }))
+          )
+        )
+        assert.match(oneLineRefusal(await svc(["admin", "route", unknownId, "OPEN"], { env })), /is not in the catalog/)
+        assert.deepStrictEqual(json(await svc(["admin", "route", unknownId, "RESET"], { env })).routes, {})
+      } finally {
+        rmSync(base, { recursive: true, force: true })
+      }
+    }
+  )
+
+  it(
+    "republish: the running server publishes a new version within seconds; stream.ts says what it waits for, then prints it",
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "svc-admin-republish-"))
+      const server = await start(dataDir)
+      const stream = spawn(process.execPath, [join(ROOT, "examples/client/stream.ts")], {
+        env: childEnv({ SVC_URL: server.url, SVC_STREAM_COUNT: "2" }),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      const streamExit = new Promise<number | null>((done) => stream.once("exit", done))
+      let streamOut = ""
+      let streamErr = ""
+      stream.stdout!.on("data", (d) => (streamOut += d))
+      stream.stderr!.on("data", (d) => (streamErr += d))
+      try {
+        // the stream got the current feed and, with nothing new, says what it waits for
+        const deadline = Date.now() + 45_000
+        while (!streamErr.includes("waiting for the next publication") && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        const before = await dataVersionOf(server.url)
+        assert.match(
+          streamErr,
+          new RegExp(
+            `^connected; the current feed is dataVersion ${before}; waiting for the next publication \\(the server republishes about every 150 s, and when a route changes; \`svc admin republish\` triggers one now\\)\\n$`
+          )
+        )
+        assert.strictEqual(JSON.parse(streamOut.trim().split("\n").at(-1)!).feed, String(before))
+
+        const requested = json(await svc(["admin", "republish"], { env: { SVC_DATA_DIR: dataDir } }))
+        const asked = Date.now()
+        assert.strictEqual(requested.store, `sqlite:${join(dataDir, "svc.sqlite")}`)
+        assert.isTrue(requested.republishRequested)
+        let after = before
+        while (after === before && Date.now() - asked < 5_000) {
+          await new Promise((r) => setTimeout(r, 100))
+          after = await dataVersionOf(server.url)
+        }
+        assert.isTrue(after > before, `a new dataVersion within 5 s of svc admin republish (still ${before})`)
+
+        // the stream client received it and ends (SVC_STREAM_COUNT=2)
+        assert.strictEqual(await streamExit, 0, streamErr)
+        const done = JSON.parse(streamOut.trim().split("\n").at(-1)!)
+        assert.deepStrictEqual(done, { done: true, versions: [String(before), String(after)] })
+
+        // a route of the catalog the server serves is set, and reset
+        const feed = await (await fetch(`${server.url}/api/v6/solver-feed`)).json() as any
+        const routeId = feed.feed.openRoutes[0].routeId as string
+        const set = json(await svc(["admin", "route", routeId, "PAUSED"], { env: { SVC_DATA_DIR: dataDir } }))
+        assert.deepStrictEqual(set.routes[routeId], { executionStatus: "PAUSED" })
+        json(await svc(["admin", "route", routeId, "RESET"], { env: { SVC_DATA_DIR: dataDir } }))
+
+        // while paused there is nothing to publish: refused, saying so
+        json(await svc(["admin", "pause"], { env: { SVC_DATA_DIR: dataDir } }))
+        assert.match(
+          oneLineRefusal(await svc(["admin", "republish"], { env: { SVC_DATA_DIR: dataDir } })),
+          /publication is paused/
+        )
+      } finally {
+        stream.kill("SIGKILL")
+        server.child.kill("SIGKILL")
+        await server.exit
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+  )
+})

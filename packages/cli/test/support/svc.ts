@@ -1,0 +1,56 @@
+/**
+ * Runs the `svc` executable as a process, as a person or a script would.
+ */
+import { spawn } from "node:child_process"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
+export const BIN = join(ROOT, "packages/cli/src/bin.ts")
+
+/** The environment of a child process, without the variables of this vitest run. */
+export const childEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] =>
+      entry[1] !== undefined && !entry[0].startsWith("VITEST") && entry[0] !== "NODE_OPTIONS" &&
+      entry[0] !== "FORCE_COLOR"
+    )
+  ),
+  NO_COLOR: "1",
+  ...extra
+})
+
+export interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `svc <args>` with `stdin` as input (bytes as given). */
+export const svc = (
+  args: ReadonlyArray<string>,
+  options: { readonly stdin?: string | Uint8Array; readonly env?: Record<string, string>; readonly cwd?: string } = {}
+) =>
+  new Promise<Ran>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: childEnv(options.env),
+      cwd: options.cwd ?? ROOT,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.stdin ?? "")
+  })
+
+/** A bad-input answer: exit 2, nothing on stdout, one line on stderr starting `svc: `, no stack trace. */
+export const oneLineRefusal = (r: Ran): string => {
+  if (r.code !== 2) throw new Error(`expected exit 2, got ${r.code}: ${r.stderr}`)
+  if (r.stdout !== "") throw new Error(`expected no stdout, got ${r.stdout}`)
+  const lines = r.stderr.trimEnd().split("\n")
+  if (lines.length !== 1 || !lines[0]!.startsWith("svc: ")) throw new Error(`expected one svc: line, got ${r.stderr}`)
+  if (/\bat .*\.ts:\d+/.test(r.stderr)) throw new Error(`a stack trace: ${r.stderr}`)
+  return lines[0]!
+}
