@@ -9,7 +9,7 @@
  *   node scripts/packages.ts list      print the packages, one per line
  */
 import { execFileSync } from "node:child_process"
-import { cpSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -58,6 +58,49 @@ export const build = (): ReadonlyArray<string> => {
       cpSync(file, target)
       copied.push(relative(ROOT, target))
     }
+  }
+  copied.push(...vendor())
+  return copied
+}
+
+/**
+ * Files a package ships from a development dependency instead of depending on
+ * it: `@svc/server` serves Scalar's self-contained browser bundle at /docs, one
+ * file of a package with ~270 dependencies of its own. A NOTICE next to each
+ * vendored file names its package, version, author and license (from its
+ * package.json).
+ */
+const VENDORED: ReadonlyArray<{ readonly pkg: string; readonly from: string; readonly files: Record<string, string> }> =
+  [
+    {
+      pkg: "@svc/server",
+      from: "@scalar/api-reference",
+      files: { "dist/browser/standalone.js": "dist/assets/scalar-api-reference.standalone.js" }
+    }
+  ]
+
+const vendor = (): ReadonlyArray<string> => {
+  const copied: Array<string> = []
+  for (const entry of VENDORED) {
+    const pkg = packages().find((p) => p.name === entry.pkg)
+    if (pkg === undefined) continue
+    // the development dependency as pnpm links it into the package's node_modules
+    const root = realpathSync(join(pkg.dir, "node_modules", entry.from))
+    for (const [from, to] of Object.entries(entry.files)) {
+      const target = join(pkg.dir, to)
+      mkdirSync(dirname(target), { recursive: true })
+      cpSync(join(root, from), target)
+      copied.push(relative(ROOT, target))
+    }
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, string>
+    const notice = join(pkg.dir, "dist", "assets", `${entry.from.replace(/^@/, "").replace("/", "-")}.NOTICE`)
+    writeFileSync(
+      notice,
+      `${
+        Object.values(entry.files).map((f) => f.replace(/^dist\/assets\//, "")).join(", ")
+      }: ${entry.from} ${manifest.version} (${manifest.homepage}), by ${manifest.author}, under the ${manifest.license} license; redistributed unchanged.\n`
+    )
+    copied.push(relative(ROOT, notice))
   }
   return copied
 }

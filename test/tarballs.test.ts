@@ -225,6 +225,14 @@ describe("the packages installed from their tarballs, outside the repository", (
       const feed = await fetch(`${url}/api/v6/solver-feed`)
       assert.strictEqual(feed.status, 200)
       assert.isTrue(((await feed.json()) as { ok: boolean }).ok)
+      // the API reference's script is vendored into @svc/server: served, with none of Scalar's dependencies installed
+      const page = await (await fetch(`${url}/docs`)).text()
+      const script = /src="(docs\/scalar\.[A-Za-z0-9_-]+\.js)"/.exec(page)?.[1]
+      assert.isDefined(script, "the /docs page names its script")
+      const bundle = await fetch(new URL(script!, `${url}/docs`))
+      assert.strictEqual(bundle.status, 200)
+      assert.isAbove((await bundle.arrayBuffer()).byteLength, 1_000_000)
+      assert.isFalse(existsSync(join(project, "node_modules/@scalar")), "Scalar's packages are not installed")
     } finally {
       assert.strictEqual(await stop(child), 0)
     }

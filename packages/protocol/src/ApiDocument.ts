@@ -43,9 +43,9 @@ export const SPEC_PARTS = {
 export const HEADERS = {
   ETag: {
     description: "Weak entity tag of the representation. For the feed: " +
-      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-<hash of the normalised filter>\"; for /v1/chains " +
-      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-chains\" and for /v1/tokens " +
-      "W/\"<dataVersion>-<first 16 hex digits of feedHash>-tokens-<chainId or all>\".",
+      "`W/\"<dataVersion>-<first 16 hex digits of feedHash>-<hash of the normalised filter>\"`; for `/v1/chains` " +
+      "`W/\"<dataVersion>-<first 16 hex digits of feedHash>-chains\"` and for `/v1/tokens` " +
+      "`W/\"<dataVersion>-<first 16 hex digits of feedHash>-tokens-<chainId or all>\"`.",
     schema: { type: "string" }
   },
   "Cache-Control": { description: "Caching directives of the response.", schema: { type: "string" } },
@@ -97,7 +97,45 @@ const INFO_DESCRIPTION = [
   "- Direct execution is exactly 1 + 1 transactions: one source `fillDirect` call and one payout.",
   "",
   "This document is generated from the declarations the server routes and validates with."
-].join("\n")
+]
+
+/** The description's error-code tables (Markdown), from the code tables of both families. */
+const errorsSection = (): ReadonlyArray<string> => [
+  "## Errors",
+  "",
+  "Solver operations (`/api/v6`, the discovery documents) answer an error as `ErrorResponse`",
+  "(`{ ok: false, error, reasonCodes?, diagnostics? }`, `Cache-Control: no-store`); aggregator operations",
+  "(`/v1`) as `AggregatorError` (`{ ok: false, error, message, retryable, action, ... }`). Each operation's",
+  "responses name the codes of each status. A 429 or 503 carries `Retry-After`.",
+  "",
+  "### Solver error codes",
+  "",
+  "| `error` | Status | Meaning |",
+  "| --- | --- | --- |",
+  ...Object.entries(SOLVER_ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.meaning} |`),
+  "",
+  "### Aggregator error codes",
+  "",
+  "| `error` | Status | `action` | `retryable` | Meaning |",
+  "| --- | --- | --- | --- | --- |",
+  ...Object.entries(AGGREGATOR_ERRORS).map(([code, e]) =>
+    `| \`${code}\` | ${e.status} | \`${e.action}\` | ${e.retryable} | ${e.meaning} |`
+  )
+]
+
+const EVENTS_SECTION = [
+  "## Event stream",
+  "",
+  "`GET /api/v6/solver-feed/events` (`streamSolverFeed`) is a server-sent event stream",
+  "(`text/event-stream`) of the confirmed active set: `feed` (`id` the dataVersion, `data` a `SignedFeed`),",
+  "`publication-closed` and `error` (`data` an `SseErrorEvent`; the stream ends). It starts with",
+  "`retry: 3000` and the current `feed` event (unless `Last-Event-ID` equals its dataVersion) and sends a",
+  "comment heartbeat at least every 15 s. The event names and their schemas are in the operation's",
+  "`x-svc-events` extension."
+]
+
+const INFO_DESCRIPTION_TEXT = (): string =>
+  [...INFO_DESCRIPTION, "", ...EVENTS_SECTION, "", ...errorsSection()].join("\n")
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
@@ -237,7 +275,7 @@ export const make = (options: Options): JsonRecord => {
   const ordered: JsonRecord = {
     openapi: document.openapi,
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    info: { ...(document.info as JsonRecord), description: INFO_DESCRIPTION },
+    info: { ...(document.info as JsonRecord), description: INFO_DESCRIPTION_TEXT() },
     servers: [{ url: options.publicUrl.replace(/\/+$/, "") }],
     tags: document.tags,
     paths: document.paths,

@@ -40,6 +40,7 @@ import * as Broadcaster from "./Broadcaster.ts"
 import * as ClientAddress from "./ClientAddress.ts"
 import * as Compression from "./Compression.ts"
 import * as Dispatch from "./Dispatch.ts"
+import * as DocsAssets from "./DocsAssets.ts"
 import * as DocsPage from "./DocsPage.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
@@ -161,11 +162,18 @@ const documentBytes = Effect.fnUntraced(function*(publicUrl: string, onchain: Do
       onchain: onchain ?? Documents.demoOnchainConfig(router, chainIds)
     }))
   )
+  const openapi = ApiDocument.make({ publicUrl })
+  // the interactive reference's script (read once per process), when the package is installed
+  const scalar = DocsAssets.scalarOption()
+  const docs = DocsPage.make(openapi, { scriptUrl: scalar?.path.slice(1) })
   return {
     ...documents,
-    openapi: encoder.encode(JSON.stringify(ApiDocument.make({ publicUrl }))),
-    docsPage: encoder.encode(DocsPage.docsHtml(`${publicUrl}/openapi.json`))
-  } satisfies DiscoveryHandlers.DocumentBytes
+    openapi: encoder.encode(JSON.stringify(openapi)),
+    docsPage: encoder.encode(docs.html),
+    docsPageHeaders: docs.headers,
+    onDocsPage: scalar === undefined ? undefined : () => DocsAssets.warm(scalar),
+    scalar
+  } satisfies DiscoveryHandlers.DocumentBytes & { readonly scalar: DocsAssets.Asset | undefined }
 })
 
 /** Open event-stream subscribers of this process (`svc_event_streams`). */
@@ -236,7 +244,8 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
       Layer.provide(clientAddress),
       Layer.provide(NodeHttpServer.layerHttpServices)
     )
-    const router = yield* HttpRouter.toHttpEffect(api).pipe(
+    const routes = bytes.scalar === undefined ? api : Layer.merge(api, DocsAssets.layer(bytes.scalar))
+    const router = yield* HttpRouter.toHttpEffect(routes).pipe(
       Effect.provideService(HttpRouter.RouterConfig, {
         ignoreTrailingSlash: false,
         ignoreDuplicateSlashes: false,

@@ -5,7 +5,8 @@
  *   provided to handlers ({@link RequestId}) and sent back on every response;
  * - a path with a malformed percent-escape is a 404 in the path's error family
  *   (never an empty answer);
- * - `OPTIONS` on a declared path answers the CORS preflight (204, with `Allow`);
+ * - `OPTIONS` on a declared path answers the CORS preflight (204, with `Allow`;
+ *   the allowed request headers per `Http.preflightHeaders`);
  * - a declared path with another method answers 405 `METHOD_NOT_ALLOWED` with
  *   `Allow`; an undeclared path 404 `NOT_FOUND`, each in the path's family;
  *   `HEAD` is served by the GET operation (the router's own rule);
@@ -166,7 +167,10 @@ export const wrap = <E, R>(
       return Effect.succeed(tagged(
         info === undefined
           ? notFound(table.familyOf(path))
-          : Http.empty(204, { ...Http.PREFLIGHT_HEADERS, allow: table.allowOf(info) })
+          : Http.empty(204, {
+            ...Http.preflightHeaders(request.headers["access-control-request-headers"]),
+            allow: table.allowOf(info)
+          })
       ))
     }
     const handled = app.pipe(

@@ -23,18 +23,55 @@ export const JSON_TYPE = "application/json; charset=utf-8"
 export const CacheControl = CACHE_CONTROL
 
 /**
- * CORS headers sent on every response.
+ * The request headers every CORS preflight allows: the ones the interface
+ * documents (`Content-Type`, `Idempotency-Key`, `If-None-Match`,
+ * `Last-Event-ID`), `X-Request-Id` (kept as the request id when well formed) and
+ * `X-Svc-Sdk` (`<language>/<version>`, sent by SDKs on every call).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const CORS_REQUEST_HEADERS: ReadonlyArray<string> = [
+  "Content-Type",
+  "Idempotency-Key",
+  "If-None-Match",
+  "Last-Event-ID",
+  "X-Request-Id",
+  "X-Svc-Sdk"
+]
+
+/**
+ * The response headers browsers may read (beyond the CORS-safelisted ones such
+ * as `Cache-Control`, `Content-Type`, `Content-Length`).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const CORS_EXPOSED_HEADERS: ReadonlyArray<string> = [
+  "ETag",
+  "Retry-After",
+  "RateLimit",
+  "RateLimit-Policy",
+  "X-Request-Id",
+  "Allow",
+  "Link"
+]
+
+/**
+ * CORS headers sent on every response: any origin (`*`, no credentials: svc
+ * authenticates with signatures in bodies, never with cookies or
+ * `Authorization`) and the exposed headers.
  *
  * @category http
  * @since 0.1.0
  */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, Retry-After, RateLimit, RateLimit-Policy"
+  "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", ")
 }
 
 /**
- * Headers of a CORS preflight answer (204).
+ * Headers of a CORS preflight answer (204) that names no extra request header.
  *
  * @category http
  * @since 0.1.0
@@ -42,8 +79,57 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
   ...CORS_HEADERS,
   "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "Content-Type, Idempotency-Key, If-None-Match, Last-Event-ID",
-  "access-control-max-age": "86400"
+  "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
+  "access-control-max-age": "86400",
+  // the allowed headers echo the request's (see preflightHeaders): caches keep one answer per list
+  vary: "Access-Control-Request-Headers"
+}
+
+/** A header name a preflight may echo: a plain token (letters, digits, `-`, `_`), at most 64 characters. */
+const ECHOABLE = /^[a-z0-9][a-z0-9_-]{0,63}$/
+
+/**
+ * Whether a preflight may allow a request header it does not document: a plain
+ * token that neither carries credentials (`Authorization`, `Cookie`,
+ * `Proxy-*`), nor is reserved to the browser (`Sec-*`), nor names the client to
+ * svc or a proxy (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const echoableHeader = (name: string): boolean => {
+  const lower = name.toLowerCase()
+  return ECHOABLE.test(lower) && lower !== "authorization" && lower !== "cookie" && lower !== "cookie2" &&
+    !lower.startsWith("proxy-") && !lower.startsWith("sec-") && lower !== "forwarded" &&
+    !lower.startsWith("x-forwarded-") && lower !== "x-real-ip"
+}
+
+/** At most this many undocumented request headers are echoed by one preflight. */
+const MAX_ECHOED = 16
+
+/**
+ * The headers of a CORS preflight answer for its `Access-Control-Request-Headers`:
+ * the documented request headers ({@link CORS_REQUEST_HEADERS}) plus every
+ * requested header {@link echoableHeader} allows (at most 16); a requested header
+ * it refuses is simply not listed, and the browser does not send the request.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const preflightHeaders = (requested: string | ReadonlyArray<string> | undefined): Record<string, string> => {
+  const listed = typeof requested === "string" ? requested : requested?.join(",")
+  if (listed === undefined || listed.trim().length === 0) return { ...PREFLIGHT_HEADERS }
+  const allowed = [...CORS_REQUEST_HEADERS]
+  const known = new Set(allowed.map((h) => h.toLowerCase()))
+  let echoed = 0
+  for (const raw of listed.split(",")) {
+    const name = raw.trim().toLowerCase()
+    if (name.length === 0 || known.has(name) || !echoableHeader(name)) continue
+    if (echoed++ >= MAX_ECHOED) break
+    known.add(name)
+    allowed.push(name)
+  }
+  return { ...PREFLIGHT_HEADERS, "access-control-allow-headers": allowed.join(", ") }
 }
 
 const BASE_HEADERS: Readonly<Record<string, string>> = {
@@ -78,11 +164,15 @@ export const jsonBytes = (
  * @category http
  * @since 0.1.0
  */
-export const htmlBytes = (body: Uint8Array, cacheControl: string): HttpServerResponse.HttpServerResponse =>
+export const htmlBytes = (
+  body: Uint8Array,
+  cacheControl: string,
+  headers: Readonly<Record<string, string>> = {}
+): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.uint8Array(body, {
     status: 200,
     contentType: "text/html; charset=utf-8",
-    headers: { ...BASE_HEADERS, "cache-control": cacheControl }
+    headers: { ...BASE_HEADERS, "cache-control": cacheControl, ...headers }
   })
 
 /**

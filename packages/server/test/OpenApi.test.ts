@@ -3,7 +3,6 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { AGGREGATOR_ERRORS, Resources } from "@svc/protocol"
 import * as ApiDocument from "@svc/protocol/ApiDocument"
 import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
-import * as DocsPage from "../src/DocsPage.ts"
 
 type Node = Record<string, any>
 
@@ -307,42 +306,5 @@ describe("OpenAPI operations", () => {
       assert.include(ext.parts, "4")
       for (const part of ext.parts) assert.property(doc["x-svc-spec-parts"], part)
     }
-  })
-})
-
-describe("API reference page", () => {
-  const html = DocsPage.docsHtml(`${PUBLIC_URL}/openapi.json`)
-
-  it("is self-contained: no external scripts, styles or fonts", () => {
-    assert.match(html, /^<!doctype html>/)
-    assert.notMatch(html, /<script[^>]+src=/i)
-    assert.notMatch(html, /<link[^>]+href=/i)
-    assert.notMatch(html, /@import|url\(/i)
-    const urls = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0])
-    for (const url of urls) assert.strictEqual(url, `${PUBLIC_URL}/openapi.json`)
-  })
-
-  it("fetches the OpenAPI document and renders operations, parameters, bodies and schemas", () => {
-    assert.include(html, `const OPENAPI_URL = "${PUBLIC_URL}/openapi.json"`)
-    for (
-      const word of [
-        "fetch(OPENAPI_URL",
-        "operationId",
-        "parameters",
-        "requestBody",
-        "responses",
-        "details",
-        "x-svc-spec"
-      ]
-    ) {
-      assert.include(html, word)
-    }
-  })
-
-  it("cannot be broken out of by the URL", () => {
-    const evil = DocsPage.docsHtml("https://x.example/</script><script>alert(1)</script>")
-    assert.strictEqual(evil.match(/<\/script>/g)!.length, 1)
-    const withSpec = DocsPage.docsHtml("/openapi.json", { specUrl: "https://docs.example/interface" })
-    assert.include(withSpec, "const SPEC_URL = \"https://docs.example/interface\"")
   })
 })

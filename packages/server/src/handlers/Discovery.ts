@@ -22,6 +22,10 @@ export interface DocumentBytes {
   readonly standards: Uint8Array
   readonly openapi: Uint8Array
   readonly docsPage: Uint8Array
+  /** Headers of the `/docs` page (its Content-Security-Policy). */
+  readonly docsPageHeaders?: Readonly<Record<string, string>> | undefined
+  /** Called when the `/docs` page is served (the reference's script gets ready). */
+  readonly onDocsPage?: (() => void) | undefined
 }
 
 /**
@@ -85,7 +89,11 @@ export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]
     (handlers) =>
       Effect.succeed(
         handlers
-          .handleRaw("docsPage", () => Effect.succeed(Http.htmlBytes(bytes.docsPage, Http.CacheControl.document)))
+          .handleRaw("docsPage", () =>
+            Effect.sync(() => {
+              bytes.onDocsPage?.()
+              return Http.htmlBytes(bytes.docsPage, Http.CacheControl.document, bytes.docsPageHeaders)
+            }))
           // live: the process answers; the parts are reported, not judged
           .handleRaw("healthLive", () =>
             Effect.map(health.check, (h) =>
