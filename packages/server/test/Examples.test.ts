@@ -2,9 +2,10 @@
  * The examples of the documentation compile (tsc includes examples/) and run.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { onTestFinished } from "vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -26,9 +27,11 @@ describe("docs/embedding.md", () => {
     timeout: 60_000
   }, async () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-example-serve-"))
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }))
     const child = spawn(join(root, "node_modules/.bin/node"), [join(root, "examples/embed-core/solver.ts")], {
       cwd: root,
-      env: { ...process.env, PORT: "0", SVC_DATA_DIR: mkdtempSync(join(tmpdir(), "svc-embed-serve-")) },
+      env: { ...process.env, PORT: "0", SVC_DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let out = ""
