@@ -2,13 +2,13 @@
  * The examples of the documentation compile (tsc includes examples/) and run.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { onTestFinished } from "vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { onTestFinished } from "vitest"
 import * as Embed from "../../../examples/embed-core/solver.ts"
 
 /** The example's data folders in the temporary directory. */
