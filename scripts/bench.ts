@@ -5,6 +5,7 @@
  *   npm run bench -- core [--quick]     engine: publication, permits (issue #3)
  *   npm run bench -- server [--quick]   HTTP feed, 304, compression, SSE fan-out (issue #4)
  *   npm run bench -- settlement [--quick]   devnet: fill's block -> PAID, watcher RPC calls per block
+ *   npm run bench -- client [--quick]   browser bundle of @svc/client and CLI start, with targets and a verdict
  *
  * Options: --quick (a ~30 s smoke run), --routes N (size of the large catalog,
  * default 2000), --no-pin (do not pin processes to CPUs with taskset).
@@ -14,12 +15,13 @@
  * Results of a recorded run and how to read them: docs/benchmarks.md.
  */
 import { cpus, loadavg, release, totalmem } from "node:os"
+import { runClient } from "./bench/client.ts"
 import { runCore } from "./bench/core.ts"
 import { runReplicas } from "./bench/replicas.ts"
 import { runServer } from "./bench/server.ts"
 import { runSettlement } from "./bench/settlement.ts"
 
-const usage = "usage: node scripts/bench.ts core|server|settlement|replicas [--quick] [--routes N] [--no-pin]"
+const usage = "usage: node scripts/bench.ts core|server|settlement|replicas|client [--quick] [--routes N] [--no-pin]"
 
 const main = async (): Promise<number> => {
   const args = process.argv.slice(2).filter((a) => a !== "--")
@@ -29,7 +31,8 @@ const main = async (): Promise<number> => {
   const routesAt = args.indexOf("--routes")
   const routes = routesAt === -1 ? 2000 : Number(args[routesAt + 1])
   if (
-    (which !== "core" && which !== "server" && which !== "settlement" && which !== "replicas") ||
+    (which !== "core" && which !== "server" && which !== "settlement" && which !== "replicas" &&
+      which !== "client") ||
     !Number.isInteger(routes) || routes < 10 ||
     routes > 2250
   ) {
@@ -52,6 +55,8 @@ const main = async (): Promise<number> => {
     ? await runSettlement({ quick })
     : which === "replicas"
     ? await runReplicas({ quick })
+    : which === "client"
+    ? await runClient({ quick })
     : await runServer({ quick, routes, pin })
   const seconds = Math.round((Date.now() - started) / 100) / 10
   const loadAtEnd = Math.round(loadavg()[0]! * 100) / 100
