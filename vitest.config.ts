@@ -7,6 +7,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // two cores: keep one worker per core
     maxWorkers: 2,
-    setupFiles: ["test/support/isolate-env.ts"]
+    setupFiles: ["test/support/isolate-env.ts"],
+    // every temporary folder of the run under one, removed when the run ends
+    globalSetup: ["test/support/temp-dir.ts"]
   }
 })
