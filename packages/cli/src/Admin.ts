@@ -153,13 +153,6 @@ const resume = Command.make(
   Command.withDescription("resume publication")
 )
 
-/**
- * The route whose (never set) override `svc admin republish` clears: not a
- * routeId (those are 0x + 64 hex), so the call changes nothing but the operator
- * state's version, which the publisher acts on.
- */
-const REPUBLISH_MARKER = "republish-requested"
-
 const republish = Command.make(
   "republish",
   {},
@@ -172,7 +165,7 @@ const republish = Command.make(
             message: "publication is paused: nothing is published until svc admin resume (which publishes)"
           })
         }
-        return yield* store.setRouteOverride(REPUBLISH_MARKER, {})
+        return yield* store.requestPublication
       })
     ).pipe(
       Effect.tap(() => announceChange),

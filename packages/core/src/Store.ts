@@ -62,10 +62,10 @@ export interface RouteOverride {
 
 /**
  * What an operator has set on a running deployment. `version` increases with
- * every operator call (setPaused, setRouteOverride, clearing an override that
- * is not set included), so that a server notices changes by polling it; the
- * publisher publishes a new version whenever it changed, which is how
- * `svc admin republish` asks for a publication.
+ * every operator call (setPaused, setRouteOverride, requestPublication), so that
+ * a server notices changes by polling it; the publisher publishes a new version
+ * whenever it changed, which is how `svc admin republish` asks for a
+ * publication (`requestPublication`).
  *
  * @category models
  * @since 0.1.0
@@ -378,6 +378,12 @@ export interface StoreShape {
   readonly setPaused: (paused: boolean, reason: string | null) => Effect.Effect<OperatorState, StoreError>
   /** Sets (or, with an empty override, clears) the operator override of a route. */
   readonly setRouteOverride: (routeId: string, override: RouteOverride) => Effect.Effect<OperatorState, StoreError>
+  /**
+   * Asks the running deployment for a publication: increases the operator
+   * state's version and changes nothing else (the publisher publishes when the
+   * version changed).
+   */
+  readonly requestPublication: Effect.Effect<OperatorState, StoreError>
 
   /**
    * Creates missing inventory rows and sets the configured physical balance of

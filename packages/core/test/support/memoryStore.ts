@@ -98,6 +98,10 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         "setPaused",
         () => (operator = { ...operator, version: operator.version + 1, paused, pauseReason: paused ? reason : null })
       ),
+    requestPublication: op(
+      "requestPublication",
+      () => (operator = { ...operator, version: operator.version + 1 })
+    ),
     setRouteOverride: (routeId, override) =>
       op("setRouteOverride", () => {
         const routes = { ...operator.routes }

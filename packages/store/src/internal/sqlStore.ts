@@ -378,6 +378,11 @@ export const make = (options: MakeOptions): StoreShape => {
     storeOp("setPaused")
   )
 
+  const requestPublication = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    return yield* transaction(Effect.andThen(bumpOperatorVersion(now), readOperatorState))
+  }).pipe(Effect.withSpan(`${spanPrefix}.requestPublication`), storeOp("requestPublication"))
+
   const setRouteOverride = Effect.fn(`${spanPrefix}.setRouteOverride`)(
     function*(routeId: string, override: RouteOverride) {
       const now = yield* Clock.currentTimeMillis
@@ -812,6 +817,7 @@ export const make = (options: MakeOptions): StoreShape => {
     latestPublication,
     operatorState,
     setPaused,
+    requestPublication,
     setRouteOverride,
     configureInventory,
     inventory,

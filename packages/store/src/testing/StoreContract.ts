@@ -270,7 +270,11 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.isFalse(routeB in s5.routes)
           assert.strictEqual(s5.version, initial.version + 7)
 
-          assert.deepStrictEqual(yield* store.operatorState, s5)
+          // a publication request changes the version and nothing else
+          const s6 = yield* store.requestPublication
+          assert.deepStrictEqual(s6, { ...s5, version: initial.version + 8 })
+
+          assert.deepStrictEqual(yield* store.operatorState, s6)
         }))
 
       // ------------------------------------------------------------------ inventory
