@@ -12,6 +12,11 @@
  * - an operator pause or a shutdown sends `publication-closed` and ends every
  *   stream; an internal failure sends `error` and ends them;
  * - a comment heartbeat every `heartbeatMillis` (one timer for all subscribers);
+ * - a subscriber's stream may be compressed (`Sink.encoding`, see
+ *   `StreamEncoding`): each frame is compressed once per coding and the same
+ *   bytes go to every subscriber of that coding; a large frame is compressed off
+ *   the event loop and reaches its subscribers when ready (a newer publication
+ *   that is ready first wins: the older frame is then skipped, never sent after);
  * - bounded memory: at most `maxSubscribers` streams (503 beyond), at most
  *   `maxPerClient` per client address, and a subscriber whose backlog exceeds
  *   `max(2 × the current frame, minBacklogBytes)` is disconnected (it reconnects
@@ -32,6 +37,7 @@
  */
 import type { Publisher } from "@svc/core"
 import { UINT } from "@svc/protocol/Patterns"
+import * as StreamEncoding from "./StreamEncoding.ts"
 
 /**
  * Where a subscriber's bytes go.
@@ -42,6 +48,8 @@ import { UINT } from "@svc/protocol/Patterns"
 export interface Sink {
   /** The client address (per-client caps). */
   readonly client: string
+  /** The stream's content coding (`StreamEncoding`); identity when absent. */
+  readonly encoding?: StreamEncoding.StreamEncoding | undefined
   /** Writes bytes (never blocks; the sink buffers). */
   readonly write: (bytes: Uint8Array) => void
   /** Bytes written but not yet handed to the network. */
@@ -119,8 +127,11 @@ export const feedFrame = (publication: Publisher.Publication): Uint8Array => {
 
 interface Subscriber {
   readonly sink: Sink
+  /** What the stream has sent in its coding. */
+  readonly stream: StreamEncoding.StreamState
   /** When the stream is ended (Infinity: never). */
   readonly endsAt: number
+  /** The newest dataVersion sent on this stream (-1: none yet). */
   lastVersion: bigint
 }
 
@@ -194,11 +205,54 @@ export const make = (
     else perClient.set(s.sink.client, n)
   }
 
+  /** Writes a frame in the subscriber's coding. */
+  const send = (s: Subscriber, encoded: StreamEncoding.Encoded) => s.sink.write(s.stream.frame(encoded))
+
+  /** A small constant frame in a subscriber's coding (heartbeat, retry, closing events). */
+  const small = (s: Subscriber, frame: Uint8Array) => StreamEncoding.encodeSmall(frame, s.stream.encoding)
+
+  /** Ends a subscriber's stream normally, after an optional last frame. */
+  const finish = (s: Subscriber, last?: Uint8Array) =>
+    s.sink.end(s.stream.close(last === undefined ? undefined : small(s, last)))
+
+  /** Sends a publication's frame to a subscriber that does not have it (or a newer one). */
+  const deliver = (s: Subscriber, dataVersion: bigint, encoded: StreamEncoding.Encoded, limit: number) => {
+    if (dataVersion <= s.lastVersion || !subscribers.has(s)) return
+    if (s.sink.buffered() > limit) {
+      // too slow: drop it; the client reconnects and gets the current state
+      remove(s)
+      s.sink.destroy()
+      return
+    }
+    s.lastVersion = dataVersion
+    send(s, encoded)
+  }
+
+  /** A frame computed off the event loop reaches its subscribers when ready; a failure drops them (they reconnect). */
+  const later = (
+    pending: Promise<StreamEncoding.Encoded>,
+    dataVersion: bigint,
+    targets: ReadonlyArray<Subscriber>
+  ) =>
+    pending.then(
+      (encoded) => {
+        const limit = backlogLimit()
+        for (const s of targets) deliver(s, dataVersion, encoded, limit)
+      },
+      () => {
+        for (const s of targets) {
+          if (!subscribers.has(s)) continue
+          remove(s)
+          s.sink.destroy()
+        }
+      }
+    )
+
   const endAll = (frame: Uint8Array) => {
     // oxlint-disable-next-line unicorn/no-useless-spread -- a snapshot: remove() mutates the set
     for (const s of [...subscribers]) {
       remove(s)
-      s.sink.end(frame)
+      finish(s, frame)
     }
   }
 
@@ -231,10 +285,10 @@ export const make = (
       if (now >= s.endsAt) {
         // the client reconnects with Last-Event-ID after the retry delay
         remove(s)
-        s.sink.end()
+        finish(s)
         continue
       }
-      s.sink.write(HEARTBEAT_FRAME)
+      send(s, small(s, HEARTBEAT_FRAME))
     }
     scheduleSweep(0)
   }, heartbeatMillis)
@@ -251,38 +305,52 @@ export const make = (
         : undefined,
     subscribe: (sink, lastEventId) => {
       const publication = current()
-      sink.write(retryFrame)
-      if (publication === undefined) {
-        sink.end(CLOSED_FRAME)
-        return () => {}
-      }
       const s: Subscriber = {
         sink,
+        stream: StreamEncoding.state(sink.encoding ?? "identity"),
         endsAt: maxLifetime > 0 ? Date.now() + maxLifetime * (1 - 0.1 * Math.random()) : Number.POSITIVE_INFINITY,
-        lastVersion: publication.dataVersion
+        lastVersion: -1n
       }
+      const open = s.stream.open()
+      if (open !== undefined) sink.write(open)
+      send(s, small(s, retryFrame))
+      if (publication === undefined) {
+        finish(s, CLOSED_FRAME)
+        return () => {}
+      }
+      subscribers.add(s)
+      perClient.set(sink.client, (perClient.get(sink.client) ?? 0) + 1)
       const known = lastEventId !== undefined && UINT.test(lastEventId) ? lastEventId : undefined
       const frame = frameOf(publication)
       frameBytes = Math.max(frameBytes, frame.length)
-      if (known !== publication.dataVersion.toString()) sink.write(frame)
-      subscribers.add(s)
-      perClient.set(sink.client, (perClient.get(sink.client) ?? 0) + 1)
+      if (known === publication.dataVersion.toString()) s.lastVersion = publication.dataVersion
+      else {
+        const encoded = StreamEncoding.encode(frame, s.stream.encoding)
+        if (encoded instanceof Promise) void later(encoded, publication.dataVersion, [s])
+        else deliver(s, publication.dataVersion, encoded, Number.POSITIVE_INFINITY)
+      }
       return () => remove(s)
     },
     publish: (publication) => {
       const frame = frameOf(publication)
       frameBytes = frame.length
       const limit = backlogLimit()
+      const waiting = new Map<StreamEncoding.StreamEncoding, Array<Subscriber>>()
       for (const s of subscribers) {
         if (publication.dataVersion <= s.lastVersion) continue
-        if (s.sink.buffered() > limit) {
-          // too slow: drop it; the client reconnects and gets the current state
-          remove(s)
-          s.sink.destroy()
-          continue
-        }
-        s.lastVersion = publication.dataVersion
-        s.sink.write(frame)
+        const encoded = StreamEncoding.encode(frame, s.stream.encoding)
+        if (encoded instanceof Promise) {
+          const list = waiting.get(s.stream.encoding)
+          if (list === undefined) waiting.set(s.stream.encoding, [s])
+          else list.push(s)
+        } else deliver(s, publication.dataVersion, encoded, limit)
+      }
+      for (const [encoding, targets] of waiting) {
+        void later(
+          StreamEncoding.encode(frame, encoding) as Promise<StreamEncoding.Encoded>,
+          publication.dataVersion,
+          targets
+        )
       }
       scheduleSweep(sweepDelay)
     },

@@ -20,14 +20,13 @@ export type Coding = "br" | "gzip" | "identity"
 const MIN_BYTES = 1024
 
 /**
- * Picks the coding of an Accept-Encoding header: brotli, then gzip, each only
- * when accepted with q > 0.
+ * The quality an Accept-Encoding header gives each coding (RFC 9110 §12.5.3):
+ * the named coding's q, else `*`'s, else 0 (not acceptable).
  *
  * @category http
  * @since 0.1.0
  */
-export const negotiate = (acceptEncoding: string | undefined): Coding => {
-  if (acceptEncoding === undefined || acceptEncoding.length === 0) return "identity"
+export const qualities = (acceptEncoding: string): (coding: string) => number => {
   const accepted = new Map<string, number>()
   for (const part of acceptEncoding.toLowerCase().split(",")) {
     const [name, ...params] = part.trim().split(";")
@@ -40,7 +39,19 @@ export const negotiate = (acceptEncoding: string | undefined): Coding => {
     accepted.set(name.trim(), Number.isFinite(q) ? q : 0)
   }
   const wildcard = accepted.get("*")
-  const q = (name: string) => accepted.get(name) ?? wildcard ?? 0
+  return (coding) => accepted.get(coding) ?? wildcard ?? 0
+}
+
+/**
+ * Picks the coding of an Accept-Encoding header: brotli, then gzip, each only
+ * when accepted with q > 0.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const negotiate = (acceptEncoding: string | undefined): Coding => {
+  if (acceptEncoding === undefined || acceptEncoding.length === 0) return "identity"
+  const q = qualities(acceptEncoding)
   if (q("br") > 0) return "br"
   if (q("gzip") > 0) return "gzip"
   return "identity"

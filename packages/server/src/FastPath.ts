@@ -6,7 +6,8 @@
  *   its cached compressed form), or a 304 after a header comparison.
  * - `GET`/`HEAD /api/v6/solver-feed/events`: the stream is handed to the
  *   server's broadcaster, which writes each publication's one frame to the socket
- *   (no fiber, no queue per subscriber).
+ *   (no fiber, no queue per subscriber), compressed with zstd or gzip when the
+ *   client accepts it (`StreamEncoding`: each frame compressed once for all).
  *
  * Why: the generic request path (router, schema decoding of parameters,
  * middleware, one fiber per request) costs several times the CPU of `node:http`
@@ -41,6 +42,7 @@ import * as Http from "./Http.ts"
 import type * as HttpMetrics from "./HttpMetrics.ts"
 import type * as SocketQueues from "./SocketQueues.ts"
 import * as SolverErrors from "./SolverErrors.ts"
+import * as StreamEncoding from "./StreamEncoding.ts"
 
 /**
  * A fast path: answers a request and returns true, or returns false to let the
@@ -325,11 +327,8 @@ export const make = (context: FastPathContext): Front => {
       answered(req, res, Http.errorResponse(refused), requestId, operation, started)
       return true
     }
-    res.writeHead(200, {
-      ...FeedHandlers.STREAM_HEADERS,
-      "content-type": FeedHandlers.STREAM_CONTENT_TYPE,
-      "x-request-id": requestId
-    })
+    const encoding = StreamEncoding.negotiate(headerOf(req.headers["accept-encoding"]))
+    res.writeHead(200, { ...FeedHandlers.streamHeaders(encoding), "x-request-id": requestId })
     metrics?.(operation, 200, performance.now() - started)
     if (req.method === "HEAD") {
       res.end()
@@ -339,6 +338,7 @@ export const make = (context: FastPathContext): Front => {
     const tracked = context.queues?.track(socket)
     const unsubscribe = context.broadcaster.subscribe({
       client,
+      encoding,
       write: (bytes) => void res.write(bytes),
       buffered: () => res.writableLength,
       queued: tracked?.unacknowledged,

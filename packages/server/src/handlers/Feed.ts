@@ -17,6 +17,7 @@ import * as ClientAddress from "../ClientAddress.ts"
 import type * as FeedServing from "../FeedServing.ts"
 import * as Http from "../Http.ts"
 import * as SolverErrors from "../SolverErrors.ts"
+import * as StreamEncoding from "../StreamEncoding.ts"
 
 /**
  * What the Feed handlers work with, resolved when the server is built.
@@ -71,15 +72,37 @@ export const streamRefusal = (
     : SolverErrors.failure("AUTHORITY_UNAVAILABLE", [refusal], { retryAfterSeconds: 10 })
 }
 
+/**
+ * The headers of an event stream response in a coding.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const streamHeaders = (encoding: StreamEncoding.StreamEncoding): Readonly<Record<string, string>> => {
+  const contentEncoding = StreamEncoding.contentEncoding(encoding)
+  return {
+    ...STREAM_HEADERS,
+    "content-type": STREAM_CONTENT_TYPE,
+    vary: "Accept-Encoding",
+    ...(contentEncoding === undefined ? {} : { "content-encoding": contentEncoding })
+  }
+}
+
 const MAX_QUEUED = 4
 
 /** A subscriber's stream as an Effect stream (the sink buffers in a queue). */
-const eventStream = (broadcaster: Broadcaster.Broadcaster, client: string, lastEventId: string | undefined) =>
+const eventStream = (
+  broadcaster: Broadcaster.Broadcaster,
+  client: string,
+  lastEventId: string | undefined,
+  encoding: StreamEncoding.StreamEncoding
+) =>
   Stream.callback<Uint8Array>((queue) =>
     Effect.acquireRelease(
       Effect.sync(() => {
         const sink: Broadcaster.Sink = {
           client,
+          encoding,
           write: (bytes) => void Queue.offerUnsafe(queue, bytes),
           // a consumer more than a few frames behind is too slow (the queue never holds more)
           buffered: () => (Queue.sizeUnsafe(queue) > MAX_QUEUED ? Number.MAX_SAFE_INTEGER : 0),
@@ -123,15 +146,13 @@ export const layer = (context: FeedContext) =>
             const current = yield* Effect.result(context.publisher.current)
             const refused = streamRefusal(context, current, client)
             if (refused !== undefined) return Http.errorResponse(refused)
+            const encoding = StreamEncoding.negotiate(request.headers["accept-encoding"])
             if (request.method === "HEAD") {
-              return HttpServerResponse.empty({
-                status: 200,
-                headers: { ...STREAM_HEADERS, "content-type": STREAM_CONTENT_TYPE }
-              })
+              return HttpServerResponse.empty({ status: 200, headers: streamHeaders(encoding) })
             }
-            return HttpServerResponse.stream(eventStream(context.broadcaster, client, headers["last-event-id"]), {
-              contentType: STREAM_CONTENT_TYPE,
-              headers: STREAM_HEADERS
-            })
+            return HttpServerResponse.stream(
+              eventStream(context.broadcaster, client, headers["last-event-id"], encoding),
+              { contentType: STREAM_CONTENT_TYPE, headers: streamHeaders(encoding) }
+            )
           }))
     ))
