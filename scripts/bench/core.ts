@@ -8,7 +8,12 @@
  *    growth; the cost of the publisher's periodic no-change tick.
  * 2. Permits: `Permits.create` per second on SQLite (requests pre-signed before
  *    timing), sequential and with concurrency 8, vs one EIP-191 signature
- *    recovery + one digest signature alone.
+ *    recovery + one digest signature alone; then latency at half the saturated
+ *    throughput: permits issued open-loop at a fixed rate of half the
+ *    concurrency-8 permits/s (one every 2/rate s on a timer, whether or not the
+ *    earlier ones have finished), latency from each permit's scheduled start.
+ * 3. Targets: each figure of the performance issue's table beside its target,
+ *    then `verdict: N of M targets met`.
  *
  * Rounds of a measurement and of its baseline alternate, so that the shared
  * VM's noise hits both; ratios are medians of per-round ratios.
@@ -47,7 +52,9 @@ import {
   ratio,
   round,
   stallProbe,
-  table
+  table,
+  type TargetRow,
+  targetsReport
 } from "./util.ts"
 
 /** Authority key of the benchmarks (public test material, never fund it). */
@@ -62,6 +69,55 @@ export interface CoreOptions {
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(effect)
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** The performance issue's targets for this bench. */
+export const CORE_TARGETS = {
+  /** publishNow CPU ÷ (canonical JSON + keccak of the payload), at most. */
+  publicationCpuRatio: 1.3,
+  /** Longest event-loop stall of a publication, ms, at most. */
+  publicationStallMs: 20,
+  /** Permit CPU ÷ (one recover + one sign), at most. */
+  permitCpuRatio: 1.2,
+  /** Permit p99 at half the saturated throughput, ms, below. */
+  permitP99Ms: 15
+} as const
+
+/**
+ * Open-loop load: `count` calls of `issue`, the i-th scheduled at `i × intervalMs`
+ * after the start and started then (a timer wakes up for the next scheduled
+ * start; starts that are due are all made, late or not), never waiting for
+ * earlier calls to finish. Latency is measured from the scheduled start, so a
+ * late start (the event loop was busy) counts against the permit, as it would
+ * for a client (no coordinated omission).
+ */
+const openLoop = async (
+  count: number,
+  intervalMs: number,
+  issue: (i: number) => Promise<unknown>
+): Promise<{ latencies: Array<number>; startLagMs: Array<number>; elapsedMs: number }> => {
+  const latencies: Array<number> = Array.from({ length: count }, () => Number.NaN)
+  const startLagMs: Array<number> = []
+  const inFlight: Array<Promise<unknown>> = []
+  const t0 = performance.now()
+  let next = 0
+  while (next < count) {
+    const now = performance.now()
+    while (next < count && t0 + next * intervalMs <= now) {
+      const i = next++
+      const scheduled = t0 + i * intervalMs
+      startLagMs.push(performance.now() - scheduled)
+      inFlight.push(
+        issue(i).then(() => {
+          latencies[i] = performance.now() - scheduled
+        })
+      )
+    }
+    if (next < count) await sleep(Math.max(0, t0 + next * intervalMs - performance.now()))
+  }
+  await Promise.all(inFlight)
+  return { latencies, startLagMs, elapsedMs: performance.now() - t0 }
+}
 
 /** Times `f` once: wall ms and CPU ms of this process. */
 const timed = async <A>(f: () => Promise<A> | A): Promise<{ value: A; ms: number; cpuMs: number }> => {
@@ -234,7 +290,7 @@ export const runCore = async (options: CoreOptions) => {
     // -----------------------------------------------------------------------
     // Permits vs recovery + signing alone
     // -----------------------------------------------------------------------
-    progress(`permits: pre-signing ${2 * permitCount} requests`)
+    progress(`permits: pre-signing ${3 * permitCount} requests`)
     const payer = Signature.addressOf(PAYER_KEY)
     const open = last.routes.filter((r) => r.open)
     const requests = (tag: string): Array<PermitCreateRequest> =>
@@ -252,6 +308,7 @@ export const runCore = async (options: CoreOptions) => {
       })
     const sequential = requests("seq")
     const concurrent = requests("c8")
+    const openLoopRequests = requests("ol")
     const sampleMessage = PermitMessage.message(PermitMessage.normalize(sequential[0]!, { strict: false }))
     const sampleSignature = sequential[0]!.requestSignature
     const sampleDigest = last.feedHash
@@ -285,6 +342,19 @@ export const runCore = async (options: CoreOptions) => {
     const pairMiddle = await pairRun(baselinePairs)
     const c8 = await createAll(concurrent, 8)
     const pairAfter = await pairRun(baselinePairs)
+
+    // latency at half the saturated throughput (the concurrency-8 rate just measured), open loop
+    const saturatedPerSecond = permitCount / (c8.ms / 1000)
+    const halfRate = saturatedPerSecond / 2
+    const openLoopCount = openLoopRequests.length
+    progress(
+      `permits: ${openLoopCount} open-loop at ${fmt(round(halfRate))} /s (half of ${
+        fmt(round(saturatedPerSecond))
+      } /s), one every ${fmt(round(1000 / halfRate))} ms`
+    )
+    const openCpu0 = cpuMicros()
+    const openRun = await openLoop(openLoopCount, 1000 / halfRate, (i) => within(createOne(openLoopRequests[i]!)))
+    const openCpuMs = (cpuMicros() - openCpu0) / 1000
     // the durable commit alone: one single-row transaction, WAL + synchronous=FULL like SqliteStore
     const commits = q ? 40 : 150
     const db = new DatabaseSync(join(dir, "commit-baseline.sqlite"))
@@ -317,10 +387,23 @@ export const runCore = async (options: CoreOptions) => {
     })
     const pairSeqAround = median([pairBefore, pairMiddle].map((p) => baselinePairs / (p.ms / 1000)))
     const pairC8Around = median([pairMiddle, pairAfter].map((p) => baselinePairs / (p.ms / 1000)))
+    const halfLoad = {
+      count: openLoopCount,
+      ratePerSecond: round(halfRate),
+      saturatedPerSecond: round(saturatedPerSecond),
+      achievedPerSecond: round(openLoopCount / (openRun.elapsedMs / 1000)),
+      p50Ms: round(quantile(openRun.latencies, 0.5)),
+      p99Ms: round(quantile(openRun.latencies, 0.99)),
+      maxMs: round(Math.max(...openRun.latencies)),
+      /** How late the timer started permits (the event loop was busy): p99, ms. */
+      startLagP99Ms: round(quantile(openRun.startLagMs, 0.99)),
+      cpuShare: round(openCpuMs / openRun.elapsedMs)
+    }
     results.permits = {
       count: permitCount,
       sequential: permitFigures(seq, pairSeqAround),
       concurrency8: permitFigures(c8, pairC8Around),
+      halfSaturation: halfLoad,
       baselineRecoverPlusSignPerSecond: round(pairPerSec),
       baselineCpuUsPerPair: round(pairCpuUs),
       sqliteFullCommitMs: round(commitMs),
@@ -381,6 +464,14 @@ export const runCore = async (options: CoreOptions) => {
         `one recover + one sign: ${fmt(pairC8Around)} /s, CPU ${fmt(round(pairCpuUs))} µs`,
         ratio(p.concurrency8.ratio),
         ratio(p.concurrency8.cpuRatio)
+      ],
+      [
+        `Permits.create open loop at half saturation (${halfLoad.count})`,
+        `${fmt(halfLoad.achievedPerSecond)} /s (p50 ${fmt(halfLoad.p50Ms)} ms, p99 ${fmt(halfLoad.p99Ms)} ms)`,
+        `${fmt(round(halfLoad.cpuShare * 100))} % of a core`,
+        `offered ${fmt(halfLoad.ratePerSecond)} /s = half the concurrency-8 ${fmt(halfLoad.saturatedPerSecond)} /s`,
+        "",
+        ""
       ]
     )
     const out: Array<string> = []
@@ -415,6 +506,50 @@ export const runCore = async (options: CoreOptions) => {
         `${fmt(round(commitMs))} ms wall, ${fmt(round(commitCpuUs))} µs CPU`
       ]
     ]))
+
+    // -----------------------------------------------------------------------
+    // Targets
+    // -----------------------------------------------------------------------
+    const seqCpu = p.sequential.cpuRatio
+    const c8Cpu = p.concurrency8.cpuRatio
+    const worsePermitCpu = Math.max(seqCpu, c8Cpu)
+    const targetRows: Array<TargetRow> = [
+      {
+        what: `publication, ${pub.routes} routes: CPU ÷ (canonical JSON + keccak of the payload)`,
+        figure: `${ratio(pub.cpuRatio)} (${fmt(pub.publishCpuMs)} ÷ ${fmt(pub.baselineCpuMs)} ms CPU)`,
+        target: `<= ×${CORE_TARGETS.publicationCpuRatio}`,
+        met: pub.cpuRatio <= CORE_TARGETS.publicationCpuRatio
+      },
+      {
+        what: `longest event-loop stall during a publication (median of ${rounds})`,
+        figure: `${fmt(pub.longestStallMs)} ms (max ${fmt(pub.longestStallMsMax)} ms)`,
+        target: `<= ${CORE_TARGETS.publicationStallMs} ms`,
+        met: pub.longestStallMs <= CORE_TARGETS.publicationStallMs
+      },
+      {
+        what: "permit CPU ÷ (one recover + one sign), the worse of sequential and concurrency 8",
+        figure: `${ratio(worsePermitCpu)} (sequential ${ratio(seqCpu)}, concurrency 8 ${ratio(c8Cpu)})`,
+        target: `<= ×${CORE_TARGETS.permitCpuRatio}`,
+        met: worsePermitCpu <= CORE_TARGETS.permitCpuRatio
+      },
+      {
+        what: `permit p99 at half the saturated throughput (open loop, ${
+          fmt(halfLoad.ratePerSecond)
+        } /s, ${halfLoad.count} permits)`,
+        figure: `${fmt(halfLoad.p99Ms)} ms (p50 ${fmt(halfLoad.p50Ms)} ms)`,
+        target: `< ${CORE_TARGETS.permitP99Ms} ms`,
+        met: halfLoad.p99Ms < CORE_TARGETS.permitP99Ms
+      }
+    ]
+    const verdict = targetsReport(
+      "targets (performance issue): each figure of this run beside its target",
+      targetRows,
+      q ? ["(--quick: fewer rounds and permits than a full run; the figures are noisier)"] : []
+    )
+    out.push(verdict.text)
+    results.targetRows = targetRows
+    results.targetsMet = verdict.met
+    results.targets = verdict.counted
     return { text: out.join("\n"), results }
   } finally {
     await run(Scope.close(scope, Exit.void)).catch(() => undefined)

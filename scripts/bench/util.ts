@@ -303,3 +303,87 @@ export const serveParent = (
   process.on("disconnect", () => process.exit(0))
   process.send({ type: "ready" })
 }
+
+// ---------------------------------------------------------------------------
+// Targets and verdict
+// ---------------------------------------------------------------------------
+
+/**
+ * One row of a bench's targets table: the figure measured in this run beside
+ * its target. `met` undefined: printed but not counted (a `--quick` stand-in that
+ * is not comparable with the target, or a figure shown for context).
+ */
+export interface TargetRow {
+  readonly what: string
+  readonly figure: string
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+/**
+ * The targets table (the client bench's style: `met ` / `MISS` markers, `n/a `
+ * for rows not counted), ending with `verdict: N of M targets met`.
+ */
+export const targetsReport = (
+  title: string,
+  rows: ReadonlyArray<TargetRow>,
+  notes: ReadonlyArray<string> = []
+): { readonly text: string; readonly met: number; readonly counted: number } => {
+  const counted = rows.filter((r) => r.met !== undefined)
+  const met = counted.filter((r) => r.met === true).length
+  const whatWidth = Math.max(...rows.map((r) => r.what.length))
+  const figureWidth = Math.max(...rows.map((r) => r.figure.length))
+  const text = [
+    "",
+    title,
+    "",
+    ...rows.map((r) =>
+      `${r.met === undefined ? "n/a " : r.met ? "met " : "MISS"}  ${r.what.padEnd(whatWidth)}  ${
+        r.figure.padEnd(figureWidth)
+      }  target ${r.target}`
+    ),
+    ...notes,
+    `verdict: ${met} of ${counted.length} targets met`
+  ].join("\n")
+  return { text, met, counted: counted.length }
+}
+
+// ---------------------------------------------------------------------------
+// Open files
+// ---------------------------------------------------------------------------
+
+/**
+ * The open-file limit of this process (soft, hard), for `needed` descriptors per
+ * process. Node raises its own soft limit to the hard limit at start (children
+ * forked later inherit it), so the hard limit is what counts; when the soft limit
+ * is still lower (another runtime), it is raised with `prlimit --pid`. Returns
+ * the limit and a line for the output.
+ */
+export const openFileLimit = (
+  needed: number
+): { readonly soft: number; readonly hard: number; readonly raisedFrom: number | null; readonly note: string } => {
+  const read = () => {
+    const [soft, hard] = execFileSync("sh", ["-c", "ulimit -Sn; ulimit -Hn"]).toString().trim().split(/\s+/)
+    const n = (s: string | undefined) => (s === "unlimited" ? Number.POSITIVE_INFINITY : Number(s))
+    return { soft: n(soft), hard: n(hard) }
+  }
+  const before = read()
+  let raisedFrom: number | null = null
+  if (before.soft < needed && before.hard > before.soft) {
+    try {
+      execFileSync("prlimit", ["--pid", String(process.pid), `--nofile=${Math.min(needed, before.hard)}:`], {
+        stdio: "ignore"
+      })
+      raisedFrom = before.soft
+    } catch {
+      // prlimit missing or refused: reported below
+    }
+  }
+  const now = read()
+  const note = now.soft >= needed
+    ? `ulimit -n ${now.soft}${
+      raisedFrom === null ? "" : ` (raised from ${raisedFrom} with prlimit)`
+    } (needed per process: ${needed})`
+    : `ulimit -n is ${now.soft} (hard limit ${now.hard}), below the ${needed} open files a process needs here: raise the hard limit (e.g. ulimit -Hn ${needed} as root, or prlimit --nofile=${needed}:${needed} --pid <shell>) and run again`
+  return { soft: now.soft, hard: now.hard, raisedFrom, note }
+}
