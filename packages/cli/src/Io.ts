@@ -9,24 +9,19 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, FileSystem, Option, Stdio, Stream } from "effect"
+import { Effect, FileSystem, Option, Stdio, Stream } from "effect"
+import { BadInput, jsonLine, parseJsonInput } from "./internal/contract.ts"
 
 /**
- * Input that the command cannot work with: exit 2 with one line on stderr.
+ * The two errors of the contract: {@link BadInput} (exit 2, one line on stderr)
+ * and `Invalid` (exit 1, the JSON result already written). They are defined with
+ * the other runtime-free parts of the contract, which the fast start of the
+ * protocol commands shares.
  *
  * @category errors
  * @since 0.1.0
  */
-export class BadInput extends Data.TaggedError("BadInput")<{ readonly message: string }> {}
-
-/**
- * The command ran and its verdict is "invalid": exit 1. Its JSON result has
- * already been written to stdout.
- *
- * @category errors
- * @since 0.1.0
- */
-export class Invalid extends Data.TaggedError("Invalid")<{ readonly message: string }> {}
+export { BadInput, Invalid } from "./internal/contract.ts"
 
 /**
  * Reads the input text: the file at `path`, or stdin when the path is absent or `-`.
@@ -96,11 +91,10 @@ export const writeNote = (text: string) =>
  * @since 0.1.0
  */
 export const readJson = (path: Option.Option<string>) =>
-  Effect.flatMap(readInput(path), (text) =>
-    Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (e) => new BadInput({ message: `input is not JSON: ${(e as Error).message}` })
-    }))
+  Effect.flatMap(
+    readInput(path),
+    (text) => Effect.try({ try: () => parseJsonInput(text), catch: (e) => e as BadInput })
+  )
 
 /**
  * Writes one JSON value and LF to stdout.
@@ -108,7 +102,7 @@ export const readJson = (path: Option.Option<string>) =>
  * @category running
  * @since 0.1.0
  */
-export const writeJson = (value: unknown) => writeText(`${JSON.stringify(value)}\n`)
+export const writeJson = (value: unknown) => writeText(jsonLine(value))
 
 /**
  * Writes text to stdout as is.

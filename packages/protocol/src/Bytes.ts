@@ -65,3 +65,28 @@ export const keccakUtf8 = (text: string): Hex => keccak(utf8(text))
  * @since 0.1.0
  */
 export const keccakBytes = (bytes: Uint8Array): Uint8Array => keccak_256(bytes)
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+/**
+ * The EIP-55 mixed-case checksum form of an address (`0x` and 40 hex digits in
+ * either case; the input's casing is ignored): a hex letter is upper case when
+ * the matching nibble of keccak256(the 40 lowercase hex digits as ASCII) is 8 or
+ * more. Throws for anything that is not `0x` and 40 hex digits.
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const checksumAddress = (address: string): Hex => {
+  if (typeof address !== "string" || !HEX_ADDRESS.test(address)) {
+    throw new Error(`Address "${String(address)}" is invalid.`)
+  }
+  const lower = address.slice(2).toLowerCase()
+  const hash = keccak_256(utf8(lower))
+  let out = "0x"
+  for (let i = 0; i < 40; i++) {
+    const nibble = i % 2 === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 0x0f
+    out += nibble >= 8 ? lower[i]!.toUpperCase() : lower[i]!
+  }
+  return out as Hex
+}

@@ -15,7 +15,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 
 /**
  * Why a value has no canonical JSON form, and where in the value.

@@ -12,20 +12,22 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
-import { getAddress, isAddress } from "viem"
-import { type Hex, keccak, utf8 } from "./Bytes.ts"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import { checksumAddress, type Hex, keccak, utf8 } from "./Bytes.ts"
 import * as CanonicalJson from "./CanonicalJson.ts"
-import { FEED_SCHEMA } from "./schema/Feed.ts"
+import { ADDRESS } from "./Patterns.ts"
 import * as Signature from "./Signature.ts"
 
 /**
- * Domain line of the feed preimage (the same text as the schema constant).
+ * Domain line of the feed preimage: the same text as the schema constant
+ * `FEED_SCHEMA`, written out here so that hashing a feed does not load the
+ * schemas (a test checks that the two agree).
  *
  * @category constants
  * @since 0.1.0
  */
-export const FEED_DOMAIN = FEED_SCHEMA
+export const FEED_DOMAIN = "SVC_MAINNET_V6_SIGNED_FEED_V1" as const
 
 /**
  * The feed (or payload) is not a feed: no signed payload with the schema
@@ -106,7 +108,7 @@ export interface VerifyOptions {
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 const checksumOrNull = (value: unknown): string | null =>
-  typeof value === "string" && isAddress(value, { strict: false }) ? getAddress(value) : null
+  typeof value === "string" && ADDRESS.test(value) ? checksumAddress(value) : null
 
 /**
  * Picks the signed payload of a feed object the way the upstream SDKs do:

@@ -17,8 +17,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
-import { encodeAbiParameters } from "viem"
+import * as Data from "effect/Data"
 import { fromHex, type Hex, keccak, keccakUtf8 } from "./Bytes.ts"
 import { ADDRESS, BYTES32 } from "./Patterns.ts"
 
@@ -51,8 +50,17 @@ const uint = (field: string, value: string | bigint | number, bits: bigint): big
   return n
 }
 
-const hashWords = (types: ReadonlyArray<"bytes32" | "uint64" | "uint256">, values: ReadonlyArray<unknown>): Hex =>
-  keccak(fromHex(encodeAbiParameters(types.map((type) => ({ type })), values as never)))
+/**
+ * keccak256 of `abi.encode` of static words: each value is a bytes32 (checked by
+ * {@link bytes32}) or an unsigned integer already in the range of its type
+ * (checked by {@link uint}), so each is one 32-byte word as it is.
+ */
+const hashWords = (values: ReadonlyArray<Hex | bigint>): Hex =>
+  keccak(
+    fromHex(
+      values.map((value) => typeof value === "bigint" ? value.toString(16).padStart(64, "0") : value.slice(2)).join("")
+    )
+  )
 
 /**
  * keccak256 of the UTF-8 name of a virtual machine family.
@@ -93,7 +101,7 @@ export const SOLANA_MAINNET_GENESIS = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2
  * @since 0.1.0
  */
 export const evmNetworkId = (chainId: string | bigint | number): Hex =>
-  hashWords(["bytes32", "uint256"], [EVM_VM_TYPE, uint("chainId", chainId, 256n)])
+  hashWords([EVM_VM_TYPE, uint("chainId", chainId, 256n)])
 
 /**
  * The networkId of a Solana cluster, from its base58 genesis hash.
@@ -105,7 +113,7 @@ export const solanaNetworkId = (genesisHash: string = SOLANA_MAINNET_GENESIS): H
   if (typeof genesisHash !== "string" || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(genesisHash)) {
     throw new IdInputInvalid({ field: "genesisHash", reason: "must be a base58 genesis hash" })
   }
-  return hashWords(["bytes32", "bytes32"], [SOLANA_VM_TYPE, keccakUtf8(genesisHash)])
+  return hashWords([SOLANA_VM_TYPE, keccakUtf8(genesisHash)])
 }
 
 /**
@@ -115,7 +123,7 @@ export const solanaNetworkId = (genesisHash: string = SOLANA_MAINNET_GENESIS): H
  * @since 0.1.0
  */
 export const networkId = (vmTypeId: string, networkReference: string): Hex =>
-  hashWords(["bytes32", "bytes32"], [bytes32("vmType", vmTypeId), bytes32("networkReference", networkReference)])
+  hashWords([bytes32("vmType", vmTypeId), bytes32("networkReference", networkReference)])
 
 /**
  * An EVM address left-padded to 32 bytes (the native reference of EVM accounts and assets).
@@ -137,7 +145,7 @@ export const evmReference = (address: string): Hex => {
  * @since 0.1.0
  */
 export const accountId = (network: string, nativeReference: string): Hex =>
-  hashWords(["bytes32", "bytes32"], [bytes32("networkId", network), bytes32("nativeReference", nativeReference)])
+  hashWords([bytes32("networkId", network), bytes32("nativeReference", nativeReference)])
 
 /**
  * accountId of an EVM address on an EVM network.
@@ -154,7 +162,7 @@ export const evmAccountId = (network: string, address: string): Hex => accountId
  * @since 0.1.0
  */
 export const assetId = (network: string, nativeReference: string): Hex =>
-  hashWords(["bytes32", "bytes32"], [bytes32("networkId", network), bytes32("nativeReference", nativeReference)])
+  hashWords([bytes32("networkId", network), bytes32("nativeReference", nativeReference)])
 
 /**
  * assetId of an EVM token address (the zero address is the native coin).
@@ -186,16 +194,13 @@ export interface RouteIdInput {
  * @since 0.1.0
  */
 export const routeId = (input: RouteIdInput): Hex =>
-  hashWords(
-    ["bytes32", "bytes32", "bytes32", "bytes32", "bytes32"],
-    [
-      bytes32("sourceNetworkId", input.sourceNetworkId),
-      bytes32("sourceAssetId", input.sourceAssetId),
-      bytes32("destinationNetworkId", input.destinationNetworkId),
-      bytes32("destinationAssetId", input.destinationAssetId),
-      bytes32("releaseId", input.releaseId)
-    ]
-  )
+  hashWords([
+    bytes32("sourceNetworkId", input.sourceNetworkId),
+    bytes32("sourceAssetId", input.sourceAssetId),
+    bytes32("destinationNetworkId", input.destinationNetworkId),
+    bytes32("destinationAssetId", input.destinationAssetId),
+    bytes32("releaseId", input.releaseId)
+  ])
 
 /**
  * The signed terms of a route that its quoteId covers.
@@ -221,17 +226,14 @@ export interface QuoteIdInput {
  * @since 0.1.0
  */
 export const quoteId = (input: QuoteIdInput): Hex =>
-  hashWords(
-    ["bytes32", "bytes32", "uint64", "uint64", "bytes32", "bytes32"],
-    [
-      bytes32("routeId", input.routeId),
-      bytes32("pricingReferenceId", input.pricingReferenceId),
-      uint("validAfter", input.validAfter, 64n),
-      uint("validUntil", input.validUntil, 64n),
-      bytes32("executionGeneration", input.executionGeneration),
-      bytes32("policyHash", input.policyHash)
-    ]
-  )
+  hashWords([
+    bytes32("routeId", input.routeId),
+    bytes32("pricingReferenceId", input.pricingReferenceId),
+    uint("validAfter", input.validAfter, 64n),
+    uint("validUntil", input.validUntil, 64n),
+    bytes32("executionGeneration", input.executionGeneration),
+    bytes32("policyHash", input.policyHash)
+  ])
 
 /**
  * keccak256 of a UTF-8 label: releaseId = label("SVC_MAINNET_V6"), standard ids

@@ -4,11 +4,14 @@
  * (selector `0xeeff9007`) and the standard payload `abi.encode(ExecutionPermit,
  * bytes)` (the calldata without its selector), with decoding back.
  *
+ * The ABI coding is written out for this one shape (31 static words, then one
+ * `bytes`): it gives the bytes and the errors of viem's `encodeAbiParameters` and
+ * `decodeAbiParameters` for these parameters, without loading viem.
+ *
  * @since 0.1.0
  */
-import { Data } from "effect"
-import { decodeAbiParameters, encodeAbiParameters, toFunctionSelector } from "viem"
-import type { Hex } from "./Bytes.ts"
+import * as Data from "effect/Data"
+import { checksumAddress, fromHex, type Hex, keccakUtf8, toHex } from "./Bytes.ts"
 import type { ExecutionPermit } from "./schema/Permit.ts"
 
 /**
@@ -68,6 +71,9 @@ export type PermitTupleField = (typeof PERMIT_TUPLE_FIELDS)[number]["name"]
  */
 export type AbiPermit = Pick<ExecutionPermit, PermitTupleField>
 
+/** The selector of a function given by its canonical signature: the first 4 bytes of keccak256(signature). */
+const functionSelector = (signature: string): Hex => keccakUtf8(signature).slice(0, 10) as Hex
+
 /**
  * The canonical Solidity signature of `fillDirect`.
  *
@@ -82,7 +88,7 @@ export const FILL_DIRECT_SIGNATURE = `fillDirect((${PERMIT_TUPLE_FIELDS.map((f) 
  * @category constants
  * @since 0.1.0
  */
-export const FILL_DIRECT_SELECTOR: Hex = toFunctionSelector(FILL_DIRECT_SIGNATURE)
+export const FILL_DIRECT_SELECTOR: Hex = functionSelector(FILL_DIRECT_SIGNATURE)
 
 /**
  * The selector of `previewFillDirect` (computed: `0xff5da6a9`).
@@ -90,12 +96,9 @@ export const FILL_DIRECT_SELECTOR: Hex = toFunctionSelector(FILL_DIRECT_SIGNATUR
  * @category constants
  * @since 0.1.0
  */
-export const PREVIEW_FILL_DIRECT_SELECTOR: Hex = toFunctionSelector(
+export const PREVIEW_FILL_DIRECT_SELECTOR: Hex = functionSelector(
   `previewFillDirect((${PERMIT_TUPLE_FIELDS.map((f) => f.type).join(",")}),bytes)`
 )
-
-const PERMIT_TUPLE = { type: "tuple", components: PERMIT_TUPLE_FIELDS } as const
-const PAYLOAD_PARAMS = [PERMIT_TUPLE, { type: "bytes" }] as const
 
 /**
  * A permit that has no ABI encoding (a value out of its Solidity range, a
@@ -112,9 +115,12 @@ export class PermitAbiError extends Data.TaggedError("PermitAbiError")<{ readonl
 
 const UINT_BITS: Record<string, bigint> = { uint32: 32n, uint64: 64n, uint128: 128n, uint256: 256n }
 
-const toTupleValues = (permit: AbiPermit): Record<string, unknown> => {
-  const values: Record<string, unknown> = {}
-  for (const { name, type } of PERMIT_TUPLE_FIELDS) {
+/**
+ * The 31 words of the tuple, as 64 lowercase hex digits each: uints in their
+ * range, addresses left-padded, bytes32 as they are.
+ */
+const tupleWords = (permit: AbiPermit): Array<string> =>
+  PERMIT_TUPLE_FIELDS.map(({ name, type }) => {
     const value = permit[name]
     if (value === undefined || value === null) throw new PermitAbiError({ reason: `${name} is missing` })
     if (type.startsWith("uint")) {
@@ -122,21 +128,21 @@ const toTupleValues = (permit: AbiPermit): Record<string, unknown> => {
       if (!/^(?:0|[1-9][0-9]*)$/.test(text)) throw new PermitAbiError({ reason: `${name} is not an unsigned integer` })
       const n = BigInt(text)
       if (n >= 1n << UINT_BITS[type]!) throw new PermitAbiError({ reason: `${name} does not fit ${type}` })
-      values[name] = n
-    } else if (type === "address") {
+      return n.toString(16).padStart(64, "0")
+    }
+    if (type === "address") {
       if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
         throw new PermitAbiError({ reason: `${name} is not an address` })
       }
-      values[name] = value.toLowerCase()
-    } else {
-      if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
-        throw new PermitAbiError({ reason: `${name} is not bytes32` })
-      }
-      values[name] = value.toLowerCase()
+      return value.slice(2).toLowerCase().padStart(64, "0")
     }
-  }
-  return values
-}
+    if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+      throw new PermitAbiError({ reason: `${name} is not bytes32` })
+    }
+    return value.slice(2).toLowerCase()
+  })
+
+const word = (n: number): string => n.toString(16).padStart(64, "0")
 
 const guard = <A>(f: () => A): A => {
   try {
@@ -163,9 +169,14 @@ const checkSignatureBytes = (signature: string): Hex => {
  * @since 0.1.0
  */
 export const encodePayload = (permit: AbiPermit, permitSignature: string): Hex =>
-  guard(() =>
-    encodeAbiParameters(PAYLOAD_PARAMS, [toTupleValues(permit) as never, checkSignatureBytes(permitSignature)])
-  )
+  guard((): Hex => {
+    const words = tupleWords(permit)
+    // the signature bytes as given (their hex digits keep their case), right-padded to whole words
+    const body = checkSignatureBytes(permitSignature).slice(2)
+    const padded = body.padEnd(Math.ceil(body.length / 64) * 64, "0")
+    // the head: 31 tuple words, then the offset of the bytes (32 words in); the tail: length, bytes
+    return `0x${words.join("")}${word(32 * (PERMIT_TUPLE_FIELDS.length + 1))}${word(body.length / 2)}${padded}`
+  })
 
 /**
  * The `fillDirect(permit, signature)` calldata: selector + standard payload.
@@ -184,18 +195,62 @@ export const encodeFillDirect = (permit: AbiPermit, permitSignature: string): He
  * @category encoding
  * @since 0.1.0
  */
-export const encodeTuple = (permit: AbiPermit): Hex =>
-  guard(() => encodeAbiParameters([PERMIT_TUPLE], [toTupleValues(permit) as never]))
+export const encodeTuple = (permit: AbiPermit): Hex => guard((): Hex => `0x${tupleWords(permit).join("")}`)
 
-const fromTupleValues = (decoded: Record<string, unknown>): AbiPermit => {
-  const out: Record<string, unknown> = {}
-  for (const { name, type } of PERMIT_TUPLE_FIELDS) {
-    const value = decoded[name]
-    if (type === "uint32") out[name] = Number(value as bigint)
-    else if (type.startsWith("uint")) out[name] = (value as bigint).toString()
-    else out[name] = value
+/** The first line of viem's cursor error for a read or a seek that ends at `position`. */
+const outOfBounds = (position: number, length: number) =>
+  new Error(`Position \`${position}\` is out of bounds (\`0 < position < ${length}\`).`)
+
+/** A length or offset word as a number, refused (as viem refuses it) beyond 2^53 - 1. */
+const safeNumber = (bytes: Uint8Array): number => {
+  const value = BigInt(toHex(bytes))
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new Error(
+      `Number "${value}n" is not in safe integer range (${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})`
+    )
   }
-  return out as AbiPermit
+  return Number(value)
+}
+
+/**
+ * `abi.decode(payload, (ExecutionPermit, bytes))` as viem's `decodeAbiParameters`
+ * does it: the tuple's 31 words in order, then the offset word of the bytes (read
+ * from the start of the payload), their length word and their bytes; any read past
+ * the end fails with viem's message. Addresses come back EIP-55, uint32 as a
+ * number, the other uints as base-10 strings, bytes in lowercase hex.
+ */
+const decodeWords = (hex: Hex): { readonly permit: AbiPermit; readonly signature: Hex } => {
+  const bytes = fromHex(hex)
+  const size = bytes.length
+  if (size === 0) throw new Error("Cannot decode zero data (\"0x\") with ABI parameters.")
+  if (size < 32) throw new Error(`Data size of ${size} bytes is too small for given parameters.`)
+  const read = (position: number, length: number): Uint8Array => {
+    if (position + length - 1 > size - 1) throw outOfBounds(position + length - 1, size)
+    return bytes.subarray(position, position + length)
+  }
+  const seek = (position: number): number => {
+    if (position < 0 || position > size - 1) throw outOfBounds(position, size)
+    return position
+  }
+  const permit: Record<string, unknown> = {}
+  PERMIT_TUPLE_FIELDS.forEach(({ name, type }, i) => {
+    const value = read(32 * i, 32)
+    if (type === "address") permit[name] = checksumAddress(toHex(value.subarray(12)))
+    else if (type === "uint32") permit[name] = safeNumber(value)
+    else if (type.startsWith("uint")) permit[name] = BigInt(toHex(value)).toString()
+    else permit[name] = toHex(value)
+  })
+  const head = 32 * PERMIT_TUPLE_FIELDS.length
+  if (head < size) seek(head)
+  const start = seek(safeNumber(read(head, 32)))
+  const length = safeNumber(read(start, 32))
+  if (length === 0) {
+    seek(32)
+    return { permit: permit as AbiPermit, signature: "0x" }
+  }
+  const signature = toHex(read(start + 32, length))
+  seek(32)
+  return { permit: permit as AbiPermit, signature }
 }
 
 /**
@@ -228,8 +283,7 @@ export const decodePayload = (payload: string): { readonly permit: AbiPermit; re
   try {
     const hex = checkSignatureBytes(payload)
     checkCleanWords(hex)
-    const [tuple, signature] = decodeAbiParameters(PAYLOAD_PARAMS, hex)
-    return { permit: fromTupleValues(tuple as Record<string, unknown>), signature }
+    return decodeWords(hex)
   } catch (error) {
     if (error instanceof PermitAbiError) throw error
     throw new PermitAbiError({ reason: `not a permit payload: ${(error as Error).message.split("\n")[0]}` })

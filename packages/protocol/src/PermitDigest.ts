@@ -13,9 +13,8 @@
  *
  * @since 0.1.0
  */
-import { Result } from "effect"
-import { keccak256, stringToBytes } from "viem"
-import { fromHex, type Hex, keccakBytes, toHex, utf8 } from "./Bytes.ts"
+import * as Result from "effect/Result"
+import { fromHex, type Hex, keccakBytes, keccakUtf8, toHex, utf8 } from "./Bytes.ts"
 import { ADDRESS, BYTES32, UINT } from "./Patterns.ts"
 import { type AbiPermit, PERMIT_TUPLE_FIELDS, PermitAbiError } from "./PermitAbi.ts"
 import * as Signature from "./Signature.ts"
@@ -58,7 +57,7 @@ export const ENCODE_TYPE = `ExecutionPermit(${PERMIT_TUPLE_FIELDS.map((f) => `${
  * @category constants
  * @since 0.1.0
  */
-export const TYPEHASH: Hex = keccak256(stringToBytes(ENCODE_TYPE))
+export const TYPEHASH: Hex = keccakUtf8(ENCODE_TYPE)
 
 const UINT_BITS: Record<string, bigint> = { uint32: 32n, uint64: 64n, uint128: 128n, uint256: 256n }
 const DECIMAL = UINT

@@ -18,9 +18,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
-import { getAddress } from "viem"
-import { keccak, utf8 } from "./Bytes.ts"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import { checksumAddress, keccak, utf8 } from "./Bytes.ts"
 import type { Hex } from "./Bytes.ts"
 import * as CanonicalJson from "./CanonicalJson.ts"
 import { ADDRESS, BYTES32, IDEMPOTENCY_KEY, UINT } from "./Patterns.ts"
@@ -173,7 +173,7 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 export const hasValidChecksum = (address: string): boolean => {
   const body = address.slice(2)
   if (body === body.toLowerCase() || body === body.toUpperCase()) return true
-  return getAddress(address.toLowerCase()) === address
+  return checksumAddress(address.toLowerCase()) === address
 }
 
 const normalizeSide = (side: "payer" | "recipient", input: PermitRequestInput, checksums: boolean) => {
@@ -195,7 +195,7 @@ const normalizeSide = (side: "payer" | "recipient", input: PermitRequestInput, c
     if (checksums && !hasValidChecksum(address)) {
       throw invalid(`${S}_CHECKSUM_INVALID`, side, "mixed-case address with a wrong EIP-55 checksum")
     }
-    return { address: getAddress(address.toLowerCase()) as Hex, accountId: null, locator: null }
+    return { address: checksumAddress(address.toLowerCase()), accountId: null, locator: null }
   }
   if (!present(accountId) && !present(locator)) {
     throw invalid(`${S}_IDENTITY_MISSING`, side, `give ${side}, or ${side}AccountId with ${side}Locator`)

@@ -9,9 +9,9 @@
  * @since 0.1.0
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js"
-import { Data, Result } from "effect"
-import { getAddress } from "viem"
-import { fromHex, type Hex, keccakBytes, toHex } from "./Bytes.ts"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import { checksumAddress, fromHex, type Hex, keccakBytes, toHex } from "./Bytes.ts"
 import { SIG65 } from "./Patterns.ts"
 
 export type { Hex } from "./Bytes.ts"
@@ -132,7 +132,7 @@ export const publicKeyToAddress = (publicKey: Uint8Array): Hex => {
   const uncompressed = publicKey.length === 65
     ? publicKey
     : secp256k1.ProjectivePoint.fromHex(publicKey).toRawBytes(false)
-  return getAddress(toHex(keccakBytes(uncompressed.subarray(1)).subarray(12))) as Hex
+  return checksumAddress(toHex(keccakBytes(uncompressed.subarray(1)).subarray(12)))
 }
 
 const toPrivateKeyBytes = (privateKey: string): Uint8Array => {
