@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import { brotliDecompressSync, createGunzip, createZstdDecompress, gunzipSync } from "node:zlib"
 
 /** A request as the proxy received it. */
 export interface ProxyRequest {
@@ -134,12 +134,20 @@ export const start = async (): Promise<Proxy> => {
         const h = flat(upRes.headers)
         for (const k of HOP) delete h[k]
         if ((h["content-type"] ?? "").startsWith("text/event-stream")) {
+          // a compressed stream is decoded as it comes, and relayed as identity: the variants edit frames
+          const coding = h["content-encoding"]
+          const source = coding === "gzip"
+            ? upRes.pipe(createGunzip())
+            : coding === "zstd"
+            ? upRes.pipe(createZstdDecompress())
+            : upRes
+          delete h["content-encoding"]
           res.writeHead(upRes.statusCode ?? 502, variant?.streamHeaders?.(rewritten, h) ?? h)
           res.flushHeaders()
           let buffer = ""
           let index = 0
-          upRes.setEncoding("utf8")
-          upRes.on("data", (chunk: string) => {
+          source.setEncoding("utf8")
+          source.on("data", (chunk: string) => {
             buffer += chunk
             let end: number
             while ((end = buffer.indexOf("\n\n")) !== -1) {
@@ -158,7 +166,8 @@ export const start = async (): Promise<Proxy> => {
               for (const b of out) res.write(b)
             }
           })
-          upRes.on("end", () => res.end())
+          source.on("end", () => res.end())
+          source.on("error", () => res.destroy())
           upRes.on("error", () => res.destroy())
           res.on("close", () => upRes.destroy())
           return

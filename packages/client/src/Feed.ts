@@ -14,8 +14,8 @@
  */
 import * as FeedSignature from "@svc/protocol/FeedSignature"
 import { BYTES32 } from "@svc/protocol/Patterns"
-import { type ActionableRoute, type Route, SignedFeed, SignedFeedPayload } from "@svc/protocol/schema/Feed"
-import { Result, Schema } from "effect"
+import type { ActionableRoute, Route, SignedFeed, SignedFeedPayload } from "@svc/protocol/schema/Feed"
+import * as Result from "effect/Result"
 import {
   FeedExpired,
   FeedHashMismatch,
@@ -24,6 +24,8 @@ import {
   type FeedVerificationError,
   InvalidInput
 } from "./Errors.ts"
+import * as Contract from "./internal/contract.ts"
+import { decoder, omit } from "./internal/decoder.ts"
 
 /**
  * A filter of the feed, as the server's query parameters. The client sends it
@@ -159,9 +161,9 @@ export const matchesFilter = (route: Route, filter: NormalizedFilter): boolean =
   (filter.sourceNetworkId === undefined || route.sourceNetworkId.toLowerCase() === filter.sourceNetworkId)
 
 // The feed object without its unsigned route views (never used; not decoded).
-const { openRoutes: _openRoutes, routes: _routes, ...envelopeFields } = SignedFeed.fields
-const FeedEnvelope = Schema.Struct(envelopeFields)
-const decodeEnvelope = Schema.decodeUnknownResult(FeedEnvelope)
+const decodeEnvelope = /*#__PURE__*/ decoder<Omit<SignedFeed, "openRoutes" | "routes">>(
+  /*#__PURE__*/ omit(Contract.SignedFeed, ["openRoutes", "routes"])
+)
 
 /**
  * Options of {@link verifyFeed}.
@@ -202,9 +204,9 @@ export const verifyFeed = (
     if (code === "SVC_SDK_FEED_EXPIRED") return Result.fail(new FeedExpired({ verification, now: options.now }))
     return Result.fail(new FeedSignerMismatch({ verification }))
   }
-  const decoded = decodeEnvelope(raw, { errors: "first" })
+  const decoded = decodeEnvelope(raw)
   if (Result.isFailure(decoded)) {
-    return Result.fail(new FeedInvalid({ reason: String(decoded.failure.message).split("\n").slice(0, 3).join(" ") }))
+    return Result.fail(new FeedInvalid({ reason: decoded.failure.split("\n").slice(0, 3).join(" ") }))
   }
   const feed = decoded.success
   const payload = feed.signedPayload

@@ -37,8 +37,9 @@ import {
   Timeout
 } from "./Errors.ts"
 import { type FeedFilter, type NormalizedFilter, normalizeFilter, type VerifiedFeed, verifyFeed } from "./Feed.ts"
+import * as Operations from "./internal/declared.ts"
 import { backoffDelay, type FetchFunction, sleepMillis } from "./internal/http.ts"
-import { Operations, refusal } from "./internal/operations.ts"
+import { refusal } from "./internal/operations.ts"
 import type * as Manifests from "./Manifests.ts"
 import { SseParser } from "./Sse.ts"
 

@@ -13,10 +13,12 @@
  */
 import type { AggregatorManifest } from "@svc/protocol/schema/Aggregator"
 import type { SolverDiscovery } from "@svc/protocol/schema/Discovery"
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
 import { getAddress } from "viem"
 import { DiscoveryInvalid } from "./Errors.ts"
-import { bodySchema, Operations } from "./internal/operations.ts"
+import * as Operations from "./internal/declared.ts"
+import { decoder } from "./internal/decoder.ts"
+import { bodyNode } from "./internal/operations.ts"
 
 /**
  * A validated solver manifest.
@@ -46,8 +48,10 @@ export interface Aggregator {
   readonly expectedSigner: string
 }
 
-const decodeSolver = Schema.decodeUnknownResult(bodySchema(Operations.getSolverManifest, 200))
-const decodeAggregator = Schema.decodeUnknownResult(bodySchema(Operations.aggregator_manifest, 200))
+const decodeSolver = /*#__PURE__*/ decoder<SolverDiscovery>(/*#__PURE__*/ bodyNode(Operations.getSolverManifest, 200))
+const decodeAggregator = /*#__PURE__*/ decoder<AggregatorManifest>(
+  /*#__PURE__*/ bodyNode(Operations.aggregator_manifest, 200)
+)
 
 const firstLines = (message: string) => message.split("\n").slice(0, 3).join(" ")
 
@@ -75,14 +79,14 @@ const expected = (
 
 /** Decodes a manifest body, checks its endpoint URLs and the signer it names (against a pinned one). */
 const validate = <M extends { readonly endpoints: Readonly<Record<string, string>>; readonly feedSigner: string }>(
-  decode: (body: unknown, options: { readonly errors: "first" }) => Result.Result<M, Schema.SchemaError>,
+  decode: (body: unknown) => Result.Result<M, string>,
   url: string,
   body: unknown,
   pinnedSigner: string | undefined
 ): Result.Result<{ readonly url: string; readonly manifest: M; readonly expectedSigner: string }, DiscoveryInvalid> => {
-  const decoded = decode(body, { errors: "first" })
+  const decoded = decode(body)
   if (Result.isFailure(decoded)) {
-    return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure.message) }))
+    return Result.fail(new DiscoveryInvalid({ url, reason: firstLines(decoded.failure) }))
   }
   const manifest = decoded.success
   const bad = checkUrls(url, manifest.endpoints)

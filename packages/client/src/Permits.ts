@@ -31,7 +31,7 @@ import type { Route } from "@svc/protocol/schema/Feed"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
 import * as Signature from "@svc/protocol/Signature"
 import { Effect, Result } from "effect"
-import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem"
+import { concat, encodeAbiParameters, getAddress, type Hex, toFunctionSelector } from "viem"
 import { PermitInvalid, PermitRequestInvalid, SigningFailed } from "./Errors.ts"
 
 /**
@@ -71,6 +71,10 @@ export type MessageSigner =
   | { readonly signMessage: (args: { readonly message: string }) => Promise<string> }
 
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+
+/** ERC-20 `approve`, encoded without viem's ABI lookup (`encodeFunctionData` with `erc20Abi` gives the same bytes). */
+const APPROVE = "approve(address,uint256)"
+const APPROVE_PARAMETERS = [{ type: "address" }, { type: "uint256" }] as const
 
 /**
  * A fresh idempotency key: `svc-` and 32 random hex digits (CSPRNG).
@@ -398,7 +402,7 @@ export const fillDirectTransaction = (
       token,
       spender: to,
       amount,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [to, amount] })
+      data: concat([toFunctionSelector(APPROVE), encodeAbiParameters(APPROVE_PARAMETERS, [to, amount])])
     }
   })
 }

@@ -33,6 +33,7 @@ import { Cause, Effect, Exit, Option, Stream } from "effect"
 import { Aborted, isSvcClientError, type SvcClientError, UnexpectedError } from "./Errors.ts"
 import type { VerifiedFeed } from "./Feed.ts"
 import type { FeedStreamEvent, FeedStreamOptions } from "./FeedStream.ts"
+import { solverPart, type SolverShape } from "./internal/service/solver.ts"
 import type * as Manifests from "./Manifests.ts"
 import type { MessageSigner, PermitIntent, PreparedPermitRequest } from "./Permits.ts"
 import {
@@ -85,19 +86,17 @@ export interface FeedSubscription extends AsyncIterable<VerifiedFeed> {
 }
 
 /**
- * The Promise client.
+ * The solver part of the Promise client: discovery, verified feeds, routes and
+ * permits (what {@link createSolverClient} returns).
  *
  * @category models
  * @since 0.1.0
  */
-export interface SvcPromiseClient {
-  /** The same client as an Effect service value. */
-  readonly effect: SvcClientShape
+export interface SvcSolverClient {
   readonly discover: () => Promise<Manifests.Solver>
   readonly refreshDiscovery: () => Promise<Manifests.Solver>
   readonly feed: (request?: FeedRequest) => Promise<VerifiedFeed>
   readonly route: (routeId: string) => Promise<VerifiedRoute>
-  readonly subscribe: (options?: SubscribeOptions) => FeedSubscription
   readonly permits: {
     readonly message: (request: PermitIntent) => Promise<PreparedPermitRequest>
     readonly serverMessage: (request: PermitIntent | PreparedPermitRequest) => Promise<string>
@@ -108,6 +107,19 @@ export interface SvcPromiseClient {
       options?: PollOptions<ExecutionPermitEnvelope> & CallOptions
     ) => Promise<ExecutionPermitEnvelope>
   }
+}
+
+/**
+ * The Promise client: the solver part, the feed stream, the aggregator, and
+ * the Effect service value behind them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SvcPromiseClient extends SvcSolverClient {
+  /** The same client as an Effect service value. */
+  readonly effect: SvcClientShape
+  readonly subscribe: (options?: SubscribeOptions) => FeedSubscription
   readonly aggregator: {
     readonly discover: () => Promise<Manifests.Aggregator>
     readonly chains: () => Promise<AggregatorChains>
@@ -189,8 +201,23 @@ const subscription = (client: SvcClientShape, options?: SubscribeOptions): FeedS
   }
 }
 
+const solverMethods = (client: SolverShape): SvcSolverClient => ({
+  discover: () => run("discover", client.discover),
+  refreshDiscovery: () => run("refreshDiscovery", client.refreshDiscovery),
+  feed: (request) => run("feed", client.feed(request)),
+  route: (routeId) => run("route", client.route(routeId)),
+  permits: {
+    message: (request) => run("permits.message", client.permits.message(request)),
+    serverMessage: (request) => run("permits.serverMessage", client.permits.serverMessage(request)),
+    create: (input, callOptions) => run("permits.create", client.permits.create(input), callOptions?.signal),
+    get: (fillId) => run("permits.get", client.permits.get(fillId)),
+    waitFor: (fillId, pollOptions) =>
+      run("permits.waitFor", client.permits.waitFor(fillId, pollOptions), pollOptions?.signal)
+  }
+})
+
 /**
- * Creates the Promise client.
+ * Creates the Promise client: everything of {@link SvcPromiseClient}.
  *
  * @category constructors
  * @since 0.1.0
@@ -199,20 +226,9 @@ export const createClient = (options: SvcClientOptions): SvcPromiseClient => {
   const client = make(options)
   const a = client.aggregator
   return {
+    ...solverMethods(client),
     effect: client,
-    discover: () => run("discover", client.discover),
-    refreshDiscovery: () => run("refreshDiscovery", client.refreshDiscovery),
-    feed: (request) => run("feed", client.feed(request)),
-    route: (routeId) => run("route", client.route(routeId)),
     subscribe: (subscribeOptions) => subscription(client, subscribeOptions),
-    permits: {
-      message: (request) => run("permits.message", client.permits.message(request)),
-      serverMessage: (request) => run("permits.serverMessage", client.permits.serverMessage(request)),
-      create: (input, callOptions) => run("permits.create", client.permits.create(input), callOptions?.signal),
-      get: (fillId) => run("permits.get", client.permits.get(fillId)),
-      waitFor: (fillId, pollOptions) =>
-        run("permits.waitFor", client.permits.waitFor(fillId, pollOptions), pollOptions?.signal)
-    },
     aggregator: {
       discover: () => run("aggregator.discover", a.discover),
       chains: () => run("aggregator.chains", a.chains),
@@ -232,5 +248,27 @@ export const createClient = (options: SvcClientOptions): SvcPromiseClient => {
     }
   }
 }
+
+/**
+ * Creates the solver part of the Promise client: the same `discover`,
+ * `refreshDiscovery`, `feed`, `route` and `permits` methods as
+ * {@link createClient}, with the same verification and typed errors, and
+ * nothing else. A browser bundle of an app that only reads verified feeds and
+ * requests permits is smaller with it: the feed stream, the aggregator and the
+ * Effect service layer are left out (`createClient` keeps them reachable from
+ * the object it returns, so a bundler cannot drop them).
+ *
+ * ```ts
+ * import { createSolverClient } from "@svc/client"
+ *
+ * const svc = createSolverClient({ baseUrl: "https://solver.example" })
+ * const feed = await svc.feed()
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const createSolverClient = (options: SvcClientOptions): SvcSolverClient =>
+  solverMethods(solverPart(options).methods)
 
 export type { MessageSigner }

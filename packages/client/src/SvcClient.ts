@@ -41,7 +41,7 @@ import type {
 } from "@svc/protocol/schema/Aggregator"
 import type { RouteMetrics } from "@svc/protocol/schema/Feed"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
-import { Context, Effect, Layer, type Stream } from "effect"
+import { Context, type Effect, Layer, type Stream } from "effect"
 import type {
   DiscoveryInvalid,
   FeedVerificationError,
@@ -59,11 +59,8 @@ import type { FeedFilter, Route, VerifiedFeed } from "./Feed.ts"
 import type * as FeedStream from "./FeedStream.ts"
 import type { FetchFunction, RetryPolicy } from "./internal/http.ts"
 import { aggregator } from "./internal/service/aggregator.ts"
-import { makeEnv } from "./internal/service/env.ts"
-import { feedReader } from "./internal/service/feed.ts"
-import { manifestReader } from "./internal/service/manifests.ts"
-import { permits } from "./internal/service/permits.ts"
-import { routeDetail } from "./internal/service/routes.ts"
+import { aggregatorManifest } from "./internal/service/manifests.ts"
+import { solverPart } from "./internal/service/solver.ts"
 import { feedStreams } from "./internal/service/stream.ts"
 import type * as Manifests from "./Manifests.ts"
 import type * as Permits from "./Permits.ts"
@@ -406,25 +403,20 @@ export class SvcClient extends Context.Service<SvcClient, SvcClientShape>()("@sv
 /**
  * Builds a client (no request is made until the first call). The parts are
  * built separately (`internal/service/`): discovery (the manifests), the feed,
- * route detail, permits, the aggregator and the stream; every request is an
- * operation of the HTTP contract (`internal/operations.ts`).
+ * route detail and permits (the solver part), then the aggregator and the
+ * stream; every request is an operation of the HTTP contract
+ * (`internal/operations.ts`).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const make = (options: SvcClientOptions): SvcClientShape => {
-  const env = makeEnv(options)
-  const manifests = manifestReader(env)
-  const feeds = feedReader(env, manifests)
+  const { env, feeds, manifests, methods } = solverPart(options)
   const streams = feedStreams(env, manifests, feeds)
   return {
-    discover: Effect.withSpan(manifests.solver, "SvcClient.discover"),
-    refreshDiscovery: Effect.withSpan(manifests.refreshSolver, "SvcClient.refreshDiscovery"),
-    feed: feeds.feed,
-    route: routeDetail(env, manifests, feeds),
+    ...methods,
     feedStream: streams.feedStream,
     feedEvents: streams.feedEvents,
-    permits: permits(env, manifests, feeds),
-    aggregator: aggregator(env, manifests, feeds)
+    aggregator: aggregator(env, { ...manifests, aggregator: aggregatorManifest(env) }, feeds)
   }
 }

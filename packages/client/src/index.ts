@@ -1,16 +1,19 @@
 /**
  * @svc/client: the svc V6 solver and aggregator client for browsers and Node.
  *
- * - {@link createClient}: the Promise API;
+ * - {@link createClient}: the Promise API; {@link createSolverClient}: its
+ *   discovery, feed, route and permit methods alone (a smaller browser bundle);
  * - {@link SvcClient}: the same client as an Effect service (`SvcClient.layer(options)`);
  * - pure helpers: manifest validation (`Manifests`), feed verification
  *   (`Feed.verifyFeed`), permit verification and the `fillDirect` transaction
  *   (`Permits`), the SSE parser (`Sse`);
  * - typed errors (`Errors`), one class per failure, each with a stable `code`.
  *
- * The entry imports only `@svc/protocol` (the browser-safe wire formats and the
- * HTTP contract), `effect` and `viem`; it uses fetch, TextDecoder and
- * crypto.getRandomValues.
+ * The entry imports only `@svc/protocol` (the browser-safe wire formats; the
+ * HTTP contract is read from a compiled snapshot, so neither its HttpApi nor
+ * effect's Schema runtime is loaded), `effect` and `viem`; it uses fetch,
+ * TextDecoder and crypto.getRandomValues. It tree-shakes: an app bundles only
+ * what it reaches.
  *
  * @since 0.1.0
  */
@@ -62,10 +65,12 @@ export {
 export {
   type CallOptions,
   createClient,
+  createSolverClient,
   errorOfCause,
   type FeedSubscription,
   type SubscribeOptions,
-  type SvcPromiseClient
+  type SvcPromiseClient,
+  type SvcSolverClient
 } from "./Promise.ts"
 
 /** @since 0.1.0 */

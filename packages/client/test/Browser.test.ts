@@ -3,8 +3,9 @@
  * browser of `src/index.ts` resolves no Node built-in module anywhere in its
  * import graph (a plugin records every `node:*` or built-in id; vite would
  * otherwise replace them with an empty browser stub), and the sources import
- * only @svc/protocol, effect (with its HttpApi module, through which the
- * client reads the HTTP contract) and viem.
+ * only @svc/protocol, effect and viem; the HTTP contract's HttpApi
+ * (`@svc/protocol/Api`, `effect/http-api`) only as types (the client reads the
+ * contract from its compiled snapshot, `src/internal/contract.ts`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -60,18 +61,27 @@ describe("browser bundle", () => {
     assert.deepStrictEqual(nodeImports.map((i) => i.split(" ")[0]), ["node:fs"])
   }, 60_000)
 
-  it("the sources import only @svc/protocol, effect and viem", () => {
+  it("the sources import only @svc/protocol, effect and viem; the contract's HttpApi only as types", () => {
     const files = (readdirSync(`${root}src`, { recursive: true }) as Array<string>).filter((f) => f.endsWith(".ts"))
-    const specifiers = files.flatMap((f) =>
-      [...readFileSync(`${root}src/${f}`, "utf8").matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)].map((
-        m
-      ) => m[1]!)
+    const imports = files.flatMap((f) =>
+      [
+        ...readFileSync(`${root}src/${f}`, "utf8").matchAll(
+          /^(import type |import |export )[^"']*from\s+["']([^"']+)["']/gm
+        )
+      ]
+        .map((m) => ({ typeOnly: m[1] === "import type ", specifier: m[2]! }))
     )
-    const external = [...new Set(specifiers.filter((s) => !s.startsWith(".")))].sort()
+    const external = [...new Set(imports.map((i) => i.specifier).filter((s) => !s.startsWith(".")))].sort()
     for (const s of external) {
-      // effect/http-api: the contract's reflection (internal/operations.ts), already imported by @svc/protocol/Api
-      assert.match(s, /^(?:effect(?:\/http-api)?|viem|@svc\/protocol(?:\/schema\/[A-Za-z]+|\/[A-Za-z]+)?)$/, s)
+      assert.match(
+        s,
+        /^(?:effect(?:\/[A-Z][A-Za-z]*|\/http-api)?|viem|@svc\/protocol(?:\/schema\/[A-Za-z]+|\/[A-Za-z]+)?)$/,
+        s
+      )
     }
+    const runtime = new Set(imports.filter((i) => !i.typeOnly).map((i) => i.specifier))
+    assert.isFalse(runtime.has("@svc/protocol/Api"), "a runtime import of @svc/protocol/Api")
+    assert.isFalse(runtime.has("effect/http-api"), "a runtime import of effect/http-api")
     // the engine (@svc/core: stores, publisher, WebAssembly hashing) is never pulled in
     assert.isFalse(external.some((s) => s.startsWith("@svc/core")), external.join(","))
   })

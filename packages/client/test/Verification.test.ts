@@ -10,6 +10,7 @@ import { fc, test } from "@fast-check/vitest"
 import { type ExecutionPermitEnvelope, PermitAbi, PermitMessage } from "@svc/protocol"
 import { Effect, Result } from "effect"
 import { readFileSync } from "node:fs"
+import { encodeFunctionData, erc20Abi } from "viem"
 import {
   DiscoveryInvalid,
   Feed,
@@ -255,6 +256,18 @@ describe("permit verification (fixtures/protocol/permit-digest)", () => {
       const native = /^0x0{40}$/.test(c.permit.sourceAsset)
       assert.strictEqual(tx.value, native ? BigInt(c.permit.amountInRaw) : 0n, c.id)
       assert.strictEqual(tx.approval === null, native, c.id)
+      if (tx.approval !== null) {
+        // the ERC-20 approve calldata is viem's
+        assert.strictEqual(
+          tx.approval.data,
+          encodeFunctionData({
+            abi: erc20Abi,
+            functionName: "approve",
+            args: [tx.approval.spender, tx.approval.amount]
+          }),
+          c.id
+        )
+      }
       assert.strictEqual(tx.chainId, Number(c.permit.sourceChainId))
     }
     const nonEvm = envelopeOf({ ...cases[0], permit: { ...cases[0].permit, sourceChainId: "0" } })

@@ -6,8 +6,9 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Random, Schema } from "effect"
+import { Duration, Effect, Random, Result } from "effect"
 import { HttpError, NetworkError, ResponseInvalid, type ServerRefusal } from "../Errors.ts"
+import { decoder, type Node } from "./decoder.ts"
 
 /**
  * The fetch function the client uses (the global one unless injected).
@@ -97,19 +98,21 @@ export const json = (response: HttpResponse): Effect.Effect<unknown, ResponseInv
  * @category encoding
  * @since 0.1.0
  */
-export const decode = <S extends Schema.Decoder<unknown>>(schema: S) => {
-  const run = Schema.decodeUnknownEffect(schema)
-  return (response: HttpResponse, body: unknown): Effect.Effect<S["Type"], ResponseInvalid> =>
-    run(body, { errors: "first" }).pipe(
-      Effect.mapError((error) =>
+export const decode = (node: Node) => {
+  const run = decoder(node)
+  return (response: HttpResponse, body: unknown): Effect.Effect<unknown, ResponseInvalid> => {
+    const decoded = run(body)
+    return Result.isSuccess(decoded)
+      ? Effect.succeed(decoded.success)
+      : Effect.fail(
         new ResponseInvalid({
           method: response.method,
           url: response.url,
           status: response.status,
-          reason: String(error.message).split("\n").slice(0, 3).join(" ")
+          reason: decoded.failure.split("\n").slice(0, 3).join(" ")
         })
       )
-    ) as Effect.Effect<S["Type"], ResponseInvalid>
+  }
 }
 
 /**

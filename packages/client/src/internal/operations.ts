@@ -1,6 +1,6 @@
 /**
- * The operations the client performs, each derived from its declaration in the
- * HTTP contract (`@svc/protocol/Api`), looked up by group and operationId:
+ * The operations the client performs, each as the HTTP contract
+ * (`@svc/protocol/Api`) declares it, by group and operationId:
  *
  * - the HTTP method;
  * - the path parameters (they name the `{placeholders}` of the manifest's URL
@@ -11,17 +11,24 @@
  *   `aggregator` bodies `AggregatorError`) and the error body schema of each
  *   status.
  *
+ * The declarations are read from `contract.ts`, the client's compiled snapshot
+ * of the contract (generated from `@svc/protocol/Api` and checked against it by
+ * `test/Contract.test.ts`), so that the client does not load the contract's
+ * HttpApi and Schema runtime; the body schemas are run by `decoder.ts`.
+ *
  * URLs never come from the contract: they are the ones the discovery manifests
- * publish (the spec requires it). A lookup the contract cannot answer throws
- * when this module is loaded, so a renamed or removed operation can never
- * reach a request. Internal.
+ * publish (the spec requires it). A lookup the contract cannot answer throws, so
+ * a renamed or removed operation can never reach a request. Internal.
  *
  * @since 0.1.0
  */
-import { Api, ErrorFamily, type OperationId } from "@svc/protocol/Api"
-import { Context, Effect, Option, Result, Schema } from "effect"
-import { HttpApi, HttpApiSchema } from "effect/http-api"
+import type { Api, OperationId } from "@svc/protocol/Api"
+import type { Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { HttpError, RefreshQuote, type RequestError, type ResponseInvalid } from "../Errors.ts"
+import * as Contract from "./contract.ts"
+import { type Decoder, decoder, type Node } from "./decoder.ts"
 import { decode, type FetchFunction, type HttpResponse, json, parseJson, refusalFields, send } from "./http.ts"
 
 // ---------------------------------------------------------------------------
@@ -67,10 +74,10 @@ export interface Operation<out A, out F extends Family = Family, out Empty exten
   readonly successes: ReadonlyMap<number, BodyDecoder | undefined>
   /** Whether an empty success (304) is declared: the read is revalidated with its ETag. */
   readonly revalidates: Empty
-  /** The declared error body schemas, by status. */
-  readonly errors: ReadonlyMap<number, Schema.Top>
-  /** The success bodies' schemas, by status (the empty ones left out). */
-  readonly bodySchemas: ReadonlyMap<number, Schema.Top>
+  /** The declared error body decoders, by status. */
+  readonly errors: ReadonlyMap<number, Decoder<unknown>>
+  /** The success bodies' schema nodes, by status (the empty ones left out). */
+  readonly bodies: ReadonlyMap<number, Node>
   /** Phantom: the type of the success bodies. */
   readonly "~Body"?: A
 }
@@ -141,11 +148,56 @@ type EndpointOf<G extends GroupName, N extends keyof Groups[G]["endpoints"]> = G
 type SuccessOf<E> = E extends { readonly "~Success": infer S extends Schema.Top } ? S["Type"] : never
 
 /**
+ * The client's operation of a declaration of the contract, checked against the
+ * family the client expects.
+ *
+ * @throws {Error} when the contract's family of the operation is not `family`.
+ * @category http
+ * @since 0.1.0
+ */
+export const operation = <
+  const G extends GroupName,
+  const N extends keyof Groups[G]["endpoints"] & OperationId,
+  const F extends Family
+>(
+  spec: Contract.OperationSpec & { readonly group: G; readonly id: N },
+  family: F
+): Operation<
+  Exclude<SuccessOf<EndpointOf<G, N>>, void>,
+  F,
+  void extends SuccessOf<EndpointOf<G, N>> ? true : false
+> => {
+  if (spec.family !== family) {
+    throw new Error(
+      `@svc/client: ${spec.group}/${spec.id} answers ${spec.family} errors in the contract, not ${family}`
+    )
+  }
+  const bodies = new Map<number, Node>()
+  const decoders = new Map<number, BodyDecoder | undefined>()
+  for (const [status, body] of spec.successes) {
+    if (body !== null) bodies.set(status, body)
+    decoders.set(status, body === null ? undefined : decode(body))
+  }
+  return {
+    group: spec.group,
+    id: spec.id,
+    method: spec.method,
+    path: spec.path,
+    pathParams: [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!),
+    family,
+    successes: decoders,
+    revalidates: spec.successes.some(([, body]) => body === null),
+    errors: new Map(spec.errors.map(([status, body]) => [status, decoder(body)])),
+    bodies
+  } as never
+}
+
+/**
  * The operation the contract declares as `group`/`id`, checked against the
  * family the client expects.
  *
- * @throws {Error} when the contract has no such operation, its family is not
- * `family`, or its method is not GET or POST.
+ * @throws {Error} when the contract has no such operation, or its family is not
+ * `family`.
  * @category http
  * @since 0.1.0
  */
@@ -162,92 +214,27 @@ export const lookup = <
   F,
   void extends SuccessOf<EndpointOf<G, N>> ? true : false
 > => {
-  const where = `${group}/${id}`
-  let found: Operation<unknown> | undefined
-  HttpApi.reflect(Api, {
-    predicate: ({ group: g, endpoint }) => g.identifier === group && endpoint.identifier === id,
-    onGroup() {},
-    onEndpoint({ endpoint, errors, mergedAnnotations, successes }) {
-      const declared = Context.getOrUndefined(mergedAnnotations, ErrorFamily) ?? "solver"
-      if (declared !== family) {
-        throw new Error(`@svc/client: ${where} answers ${declared} errors in the contract, not ${family}`)
-      }
-      if (endpoint.method !== "GET" && endpoint.method !== "POST") {
-        throw new Error(`@svc/client: ${where} is a ${endpoint.method} in the contract`)
-      }
-      const bodies = new Map<number, Schema.Top>()
-      const decoders = new Map<number, BodyDecoder | undefined>()
-      for (const [status, schemas] of successes) {
-        const body = schemas.filter((s) => !HttpApiSchema.isNoContent(s.ast))
-        if (body.length === 0) {
-          decoders.set(status, undefined)
-          continue
-        }
-        const schema = oneOf(body)
-        bodies.set(status, schema)
-        decoders.set(status, decode(schema as Schema.Decoder<unknown>))
-      }
-      found = {
-        group,
-        id,
-        method: endpoint.method,
-        path: endpoint.path,
-        pathParams: [...endpoint.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!),
-        family,
-        successes: decoders,
-        revalidates: [...decoders.values()].some((d) => d === undefined),
-        errors: new Map([...errors].map(([status, schemas]) => [status, oneOf(schemas)])),
-        bodySchemas: bodies
-      }
-    }
-  })
-  if (found === undefined) {
-    throw new Error(`@svc/client: the contract (@svc/protocol/Api) declares no operation ${where}`)
+  const spec = (Contract.operations as Readonly<Record<string, Contract.OperationSpec>>)[id]
+  if (spec === undefined || spec.group !== group) {
+    throw new Error(`@svc/client: the contract (@svc/protocol/Api) declares no operation ${group}/${id}`)
   }
-  return found as never
+  return operation(spec as Contract.OperationSpec & { readonly group: G; readonly id: N }, family)
 }
 
-const oneOf = (schemas: ReadonlyArray<Schema.Top>): Schema.Top =>
-  schemas.length === 1 ? schemas[0]! : Schema.Union(schemas)
-
 /**
- * The body schema an operation declares for a success status, typed as its
- * success bodies.
+ * The body schema node an operation declares for a success status.
  *
  * @throws {Error} when the operation declares no body at `status`.
  * @category http
  * @since 0.1.0
  */
-export const bodySchema = <A>(operation: Operation<A>, status: number): Schema.Decoder<A> => {
-  const schema = operation.bodySchemas.get(status)
-  if (schema === undefined) {
+export const bodyNode = (operation: Operation<unknown>, status: number): Node => {
+  const node = operation.bodies.get(status)
+  if (node === undefined) {
     throw new Error(`@svc/client: ${operation.group}/${operation.id} declares no body at ${status}`)
   }
-  return schema as unknown as Schema.Decoder<A>
+  return node
 }
-
-/**
- * Every operation the client performs, by operationId.
- *
- * @category http
- * @since 0.1.0
- */
-export const Operations = {
-  getSolverManifest: lookup("Discovery", "getSolverManifest", "solver"),
-  getSolverFeed: lookup("Feed", "getSolverFeed", "solver"),
-  streamSolverFeed: lookup("Feed", "streamSolverFeed", "solver"),
-  getRouteDetail: lookup("Routes", "getRouteDetail", "solver"),
-  buildPermitRequestMessage: lookup("Permits", "buildPermitRequestMessage", "solver"),
-  createExecutionPermit: lookup("Permits", "createExecutionPermit", "solver"),
-  getExecutionPermit: lookup("Permits", "getExecutionPermit", "solver"),
-  aggregator_manifest: lookup("Aggregator", "aggregator_manifest", "aggregator"),
-  aggregator_quote: lookup("Aggregator", "aggregator_quote", "aggregator"),
-  aggregator_build: lookup("Aggregator", "aggregator_build", "aggregator"),
-  aggregator_status: lookup("Aggregator", "aggregator_status", "aggregator"),
-  aggregator_chains: lookup("Aggregator", "aggregator_chains", "aggregator"),
-  aggregator_tokens: lookup("Aggregator", "aggregator_tokens", "aggregator"),
-  aggregator_health: lookup("Aggregator", "aggregator_health", "aggregator")
-} as const
 
 // ---------------------------------------------------------------------------
 // Requests
@@ -265,11 +252,12 @@ export const Operations = {
  */
 export const refusal = <F extends Family>(operation: Operation<unknown, F>, response: HttpResponse): Refusal<F> => {
   const parsed = parseJson(response.text)
-  const schema = operation.errors.get(response.status)
-  const declared = schema === undefined
-    ? Option.none()
-    : Schema.decodeUnknownOption(schema as Schema.Decoder<unknown>)(parsed)
-  const fields = refusalFields(response, Option.getOrElse(declared, () => parsed))
+  const decodeError = operation.errors.get(response.status)
+  const declared = decodeError === undefined ? undefined : decodeError(parsed)
+  const fields = refusalFields(
+    response,
+    declared !== undefined && Result.isSuccess(declared) ? declared.success : parsed
+  )
   return (operation.family === "aggregator" && fields.action === "REFRESH_QUOTE"
     ? new RefreshQuote(fields)
     : new HttpError(fields)) as Refusal<F>

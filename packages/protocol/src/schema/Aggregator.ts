@@ -26,6 +26,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { isUint128, representation } from "./Checks.ts"
 import { Uri } from "./Discovery.ts"
 import { ExecutionPermitEnvelope } from "./Permit.ts"
 import {
@@ -41,8 +42,6 @@ import {
   UintStr,
   UnixSeconds
 } from "./Primitives.ts"
-
-const UINT128_LIMIT = 1n << 128n
 
 /**
  * An EVM chain id as a JSON integer >= 1 (for example `8453`).
@@ -66,8 +65,9 @@ export type AggregatorChainId = typeof AggregatorChainId.Type
  */
 export const AggregatorAmount = Schema.String.check(
   Schema.isPattern(/^[1-9][0-9]{0,38}$/u),
-  Schema.makeFilter((s: string) => s.length < 39 || BigInt(s) < UINT128_LIMIT || "must be below 2^128", {
-    expected: "a positive uint128 as a base-10 string"
+  Schema.makeFilter(isUint128, {
+    expected: "a positive uint128 as a base-10 string",
+    representation: representation("@svc/protocol/isUint128")
   })
 ).annotate({
   identifier: "AggregatorAmount",

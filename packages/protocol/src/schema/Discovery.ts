@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { isAbsoluteUri, representation } from "./Checks.ts"
 import { Address, Bytes32, NonNegativeInt, Selector4 } from "./Primitives.ts"
 
 /**
@@ -18,7 +19,10 @@ import { Address, Bytes32, NonNegativeInt, Selector4 } from "./Primitives.ts"
  * @since 0.1.0
  */
 export const Uri = Schema.String.check(
-  Schema.makeFilter((s: string) => URL.canParse(s) || "not an absolute URI", { expected: "an absolute URI" })
+  Schema.makeFilter(isAbsoluteUri, {
+    expected: "an absolute URI",
+    representation: representation("@svc/protocol/isAbsoluteUri")
+  })
 ).annotate({ identifier: "Uri", format: "uri" })
 
 const ChainIds = Schema.Array(Schema.Int)

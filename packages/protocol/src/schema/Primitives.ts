@@ -7,9 +7,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-
-/** 2^256 - 1: the largest value an execution integer may take. */
-const MAX_UINT256 = (1n << 256n) - 1n
+import { isCalendarDateTime, isUint256, representation } from "./Checks.ts"
 
 /**
  * 32 bytes as `0x` + 64 hex digits (either case).
@@ -48,8 +46,9 @@ export type Address = typeof Address.Type
 export const UintStr = Schema.String.check(
   Schema.isPattern(/^(?:0|[1-9][0-9]*)$/u),
   Schema.isMaxLength(78),
-  Schema.makeFilter((s: string) => s.length < 78 || BigInt(s) <= MAX_UINT256 || "at most 2^256 - 1", {
-    expected: "an unsigned integer of at most 2^256 - 1"
+  Schema.makeFilter(isUint256, {
+    expected: "an unsigned integer of at most 2^256 - 1",
+    representation: representation("@svc/protocol/isUint256")
   })
 ).annotate({
   identifier: "UintStr",
@@ -100,19 +99,6 @@ export type UnixSeconds = typeof UnixSeconds.Type
 const RFC3339 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/u
 
 /**
- * Date.parse rolls impossible days over (2033-02-30 and 2033-04-31 parse) and takes
- * hour 24, so the calendar is checked here: day within its month, hour 00 to 23.
- */
-const isCalendarDateTime = (s: string): boolean => {
-  const year = Number(s.slice(0, 4))
-  const month = Number(s.slice(5, 7))
-  const day = Number(s.slice(8, 10))
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-  return days !== undefined && day >= 1 && day <= days && Number(s.slice(11, 13)) <= 23 && !Number.isNaN(Date.parse(s))
-}
-
-/**
  * An RFC 3339 date-time string (for example `2026-11-22T10:00:00.000Z`).
  *
  * @category schemas
@@ -120,8 +106,9 @@ const isCalendarDateTime = (s: string): boolean => {
  */
 export const DateTime = Schema.String.check(
   Schema.isPattern(RFC3339),
-  Schema.makeFilter((s: string) => isCalendarDateTime(s) || "not a real date-time", {
-    expected: "an RFC 3339 date-time"
+  Schema.makeFilter(isCalendarDateTime, {
+    expected: "an RFC 3339 date-time",
+    representation: representation("@svc/protocol/isCalendarDateTime")
   })
 ).annotate({ identifier: "DateTime", description: "RFC 3339 date-time", format: "date-time" })
 /** @since 0.1.0 */

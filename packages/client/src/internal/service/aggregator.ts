@@ -19,8 +19,9 @@ import type {
   PollOptions,
   StatusLookup
 } from "../../SvcClient.ts"
+import * as Operations from "../declared.ts"
 import { retryTransient } from "../http.ts"
-import { type Operation, Operations } from "../operations.ts"
+import type { Operation } from "../operations.ts"
 import { type ClientEnv, nowSeconds } from "./env.ts"
 import type { FeedReader } from "./feed.ts"
 import type { ManifestReader } from "./manifests.ts"

@@ -17,9 +17,9 @@ import {
   verifyFeed
 } from "../../Feed.ts"
 import type { FeedError, FeedRequest, RouteError } from "../../SvcClient.ts"
-import { Operations } from "../operations.ts"
+import * as Operations from "../declared.ts"
 import { type ClientEnv, nowSeconds } from "./env.ts"
-import type { ManifestReader } from "./manifests.ts"
+import type { SolverManifests } from "./manifests.ts"
 
 /**
  * Verified feed reads of a client.
@@ -48,7 +48,7 @@ const UNFILTERED: NormalizedFilter = { sourceChainId: undefined, sourceNetworkId
  * @category constructors
  * @since 0.1.0
  */
-export const feedReader = (env: ClientEnv, manifests: ManifestReader): FeedReader => {
+export const feedReader = (env: ClientEnv, manifests: SolverManifests): FeedReader => {
   const views = new Map<string, VerifiedFeed>()
 
   const read = (filter: NormalizedFilter, fresh: boolean): Effect.Effect<VerifiedFeed, FeedError> =>

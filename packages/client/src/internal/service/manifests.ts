@@ -15,8 +15,22 @@ import {
 } from "../../Errors.ts"
 import * as Manifests from "../../Manifests.ts"
 import type { DiscoveryError } from "../../SvcClient.ts"
-import { type Family, type Operation, Operations } from "../operations.ts"
+import * as Operations from "../declared.ts"
+import type { Family, Operation } from "../operations.ts"
 import type { ClientEnv } from "./env.ts"
+
+/**
+ * The solver manifest of a client, read once and then cached.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SolverManifests {
+  /** The validated solver manifest (read on first use). */
+  readonly solver: Effect.Effect<Manifests.Solver, DiscoveryError>
+  /** Reads the solver manifest again (and caches it). */
+  readonly refreshSolver: Effect.Effect<Manifests.Solver, DiscoveryError>
+}
 
 /**
  * The manifests of a client, each read once and then cached.
@@ -24,11 +38,7 @@ import type { ClientEnv } from "./env.ts"
  * @category models
  * @since 0.1.0
  */
-export interface ManifestReader {
-  /** The validated solver manifest (read on first use). */
-  readonly solver: Effect.Effect<Manifests.Solver, DiscoveryError>
-  /** Reads the solver manifest again (and caches it). */
-  readonly refreshSolver: Effect.Effect<Manifests.Solver, DiscoveryError>
+export interface ManifestReader extends SolverManifests {
   /** The validated aggregator manifest (read on first use). */
   readonly aggregator: Effect.Effect<Manifests.Aggregator, DiscoveryError>
 }
@@ -65,14 +75,13 @@ const readManifest = <M, F extends Family>(
   )
 
 /**
- * The manifest reader of a client.
+ * The solver manifest of a client, read once and then cached.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const manifestReader = (env: ClientEnv): ManifestReader => {
+export const solverManifests = (env: ClientEnv): SolverManifests => {
   let solver: Manifests.Solver | undefined
-  let aggregator: Manifests.Aggregator | undefined
 
   const readSolver: Effect.Effect<Manifests.Solver, DiscoveryError> = Effect.suspend(() => {
     const url = env.solverManifestUrl
@@ -87,6 +96,21 @@ export const manifestReader = (env: ClientEnv): ManifestReader => {
         })
     )
   })
+
+  return {
+    solver: Effect.suspend(() => solver !== undefined ? Effect.succeed(solver) : readSolver),
+    refreshSolver: readSolver
+  }
+}
+
+/**
+ * The aggregator manifest of a client, read once and then cached.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const aggregatorManifest = (env: ClientEnv): Effect.Effect<Manifests.Aggregator, DiscoveryError> => {
+  let aggregator: Manifests.Aggregator | undefined
 
   const readAggregator: Effect.Effect<Manifests.Aggregator, DiscoveryError> = Effect.suspend(() => {
     const url = env.aggregatorManifestUrl
@@ -104,9 +128,17 @@ export const manifestReader = (env: ClientEnv): ManifestReader => {
     )
   })
 
-  return {
-    solver: Effect.suspend(() => solver !== undefined ? Effect.succeed(solver) : readSolver),
-    refreshSolver: readSolver,
-    aggregator: Effect.suspend(() => aggregator !== undefined ? Effect.succeed(aggregator) : readAggregator)
-  }
+  return Effect.suspend(() => aggregator !== undefined ? Effect.succeed(aggregator) : readAggregator)
 }
+
+/**
+ * The manifest reader of a client: {@link solverManifests} and
+ * {@link aggregatorManifest}.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const manifestReader = (env: ClientEnv): ManifestReader => ({
+  ...solverManifests(env),
+  aggregator: aggregatorManifest(env)
+})

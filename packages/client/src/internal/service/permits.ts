@@ -11,11 +11,11 @@ import { Effect } from "effect"
 import { PermitInvalid } from "../../Errors.ts"
 import * as Permits from "../../Permits.ts"
 import type { CreatePermitInput, PermitsApi, PollOptions } from "../../SvcClient.ts"
+import * as Operations from "../declared.ts"
 import { retryTransient } from "../http.ts"
-import { Operations } from "../operations.ts"
 import { checkId, type ClientEnv, nowSeconds, templateUrl } from "./env.ts"
 import type { FeedReader } from "./feed.ts"
-import type { ManifestReader } from "./manifests.ts"
+import type { SolverManifests } from "./manifests.ts"
 import { poll } from "./poll.ts"
 
 const isPrepared = (
@@ -46,7 +46,7 @@ const preparedOf = (request: Permits.PermitIntent | Permits.PreparedPermitReques
  * @category constructors
  * @since 0.1.0
  */
-export const permits = (env: ClientEnv, manifests: ManifestReader, feeds: FeedReader): PermitsApi => {
+export const permits = (env: ClientEnv, manifests: SolverManifests, feeds: FeedReader): PermitsApi => {
   const serverMessage = Effect.fn("SvcClient.permits.serverMessage")(function*(
     request: Permits.PermitIntent | Permits.PreparedPermitRequest
   ) {

@@ -9,10 +9,10 @@ import { Effect } from "effect"
 import { RouteNotFound } from "../../Errors.ts"
 import { type Route, routeByRouteId } from "../../Feed.ts"
 import type { RouteError, VerifiedRoute } from "../../SvcClient.ts"
-import { Operations } from "../operations.ts"
+import * as Operations from "../declared.ts"
 import { checkId, type ClientEnv, templateUrl } from "./env.ts"
 import type { FeedReader } from "./feed.ts"
-import type { ManifestReader } from "./manifests.ts"
+import type { SolverManifests } from "./manifests.ts"
 
 /**
  * The route detail method of a client.
@@ -22,7 +22,7 @@ import type { ManifestReader } from "./manifests.ts"
  */
 export const routeDetail = (
   env: ClientEnv,
-  manifests: ManifestReader,
+  manifests: SolverManifests,
   feeds: FeedReader
 ): (routeId: string) => Effect.Effect<VerifiedRoute, RouteError> =>
   Effect.fn("SvcClient.route")(function*(routeId: string) {

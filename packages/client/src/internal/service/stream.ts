@@ -12,7 +12,7 @@ import type * as Manifests from "../../Manifests.ts"
 import type { SvcClientShape } from "../../SvcClient.ts"
 import type { ClientEnv } from "./env.ts"
 import type { FeedReader } from "./feed.ts"
-import type { ManifestReader } from "./manifests.ts"
+import type { SolverManifests } from "./manifests.ts"
 
 /**
  * The stream methods of a client.
@@ -22,7 +22,7 @@ import type { ManifestReader } from "./manifests.ts"
  */
 export const feedStreams = (
   env: ClientEnv,
-  manifests: ManifestReader,
+  manifests: SolverManifests,
   feeds: FeedReader
 ): Pick<SvcClientShape, "feedStream" | "feedEvents"> => {
   const context: FeedStream.FeedStreamContext = {
