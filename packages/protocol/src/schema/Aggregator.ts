@@ -25,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { isUint128, representation } from "./Checks.ts"
 import { Uri } from "./Discovery.ts"
 import { ExecutionPermitEnvelope } from "./Permit.ts"

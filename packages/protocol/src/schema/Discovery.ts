@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { isAbsoluteUri, representation } from "./Checks.ts"
 import { Address, Bytes32, NonNegativeInt, Selector4 } from "./Primitives.ts"
 

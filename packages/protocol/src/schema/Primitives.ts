@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { isCalendarDateTime, isUint256, representation } from "./Checks.ts"
 
 /**

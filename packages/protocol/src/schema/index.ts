@@ -4,8 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Schema, SchemaIssue } from "effect"
-import type { SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { screamingSnake } from "../Patterns.ts"
 import * as Aggregator from "./Aggregator.ts"
 import * as Discovery from "./Discovery.ts"
