@@ -60,10 +60,12 @@ export const make = (options: SqliteStoreOptions) =>
     if (isFile(options.filename)) yield* Effect.try(() => preparePrivateFile(resolve(options.filename)))
     const sql = yield* SqliteClient.make({ filename: options.filename })
     const busyTimeout = Math.max(0, Math.floor(options.busyTimeoutMillis ?? 5000))
-    // the client sets no PRAGMA of its own; a ":memory:" database answers "memory" to WAL
+    // the client sets no PRAGMA of its own; a ":memory:" database answers "memory" to WAL. The busy
+    // timeout comes first: switching to WAL takes a lock that another process opening the same file
+    // (svc admin next to svc serve) may hold for a moment
+    yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeout}`)
     yield* sql.unsafe("PRAGMA journal_mode = WAL")
     yield* sql.unsafe("PRAGMA synchronous = FULL")
-    yield* sql.unsafe(`PRAGMA busy_timeout = ${busyTimeout}`)
     yield* sql.unsafe("PRAGMA foreign_keys = ON")
     // read the settings back: a store that would not be durable refuses to open
     const settings = {
