@@ -13,6 +13,12 @@
  * filter (lazily, cached by bytes), the serialized feed response and its weak
  * ETag. Readers get bytes; nothing is serialized per request.
  *
+ * A publication is built in chunks of routes with yields to the event loop in
+ * between (the feed hash is fed chunk by chunk), and from what did not change: a
+ * route keeps its checked canonical text until its terms change, and then only
+ * the members that changed are checked and written again (see
+ * internal/publication.ts; every assembly equals the one-shot serialization).
+ *
  * A payload that fails its own schema is never signed.
  *
  * @since 0.1.0
@@ -35,6 +41,7 @@ import {
   Data,
   Duration,
   Effect,
+  Exit,
   Layer,
   Metric,
   Option,
@@ -51,10 +58,31 @@ import { Catalog, type CatalogRoute } from "./Catalog.ts"
 import { Coordination, whileLeader } from "./Coordination.ts"
 import { Economics } from "./Economics.ts"
 import * as Economy from "./Economics.ts"
-import { makeKeccakFast } from "./internal/fastKeccak.ts"
+import { makeKeccakStreams } from "./internal/fastKeccak.ts"
+import {
+  arraySlot,
+  COMMA,
+  fillSlot,
+  jsonStringBody,
+  memberChecks,
+  type Members,
+  type MemberSlot,
+  membersOf,
+  memberText,
+  rewriteMembers,
+  RouteLists,
+  type SignedDocument,
+  signedDocument,
+  signedDocumentText,
+  slotAt,
+  utf8 as utf8Bytes,
+  viewBytes,
+  type ViewParts,
+  viewText
+} from "./internal/publication.ts"
 import { Inventory } from "./Inventory.ts"
 import * as Metrics from "./Metrics.ts"
-import { type IndicativeTerms, Pricing, termsAt } from "./Pricing.ts"
+import { type IndicativeTerms, Pricing, type PricingUnavailable, termsAt } from "./Pricing.ts"
 import { Signer } from "./Signer.ts"
 import { availableOf, type OperatorState, type PublicationDocument, Store } from "./Store.ts"
 
@@ -282,12 +310,11 @@ const matches = (route: Route, filter: FeedFilter): boolean =>
 
 const encoder = new TextEncoder()
 
-interface Parts {
-  readonly head: string
-  readonly tail: (returned: number, returnedOpen: number) => string
-}
-
-const renderView = (pub: Omit<Publication, "view" | "fullView">, parts: Parts, filter: FeedFilter): FeedView => {
+const renderView = (
+  pub: Omit<Publication, "view" | "fullView">,
+  parts: ViewParts,
+  filter: FeedFilter
+): FeedView => {
   const filterKey = filterKeyOf(filter)
   const routeIndexes: Array<number> = []
   const routes: Array<string> = []
@@ -299,16 +326,31 @@ const renderView = (pub: Omit<Publication, "view" | "fullView">, parts: Parts, f
     routes.push(pub.routeTexts[i]!)
     if (route.open) open.push(pub.routeTexts[i]!)
   }
-  const text = `${parts.head}"routes":[${routes.join(",")}],"openRoutes":[${open.join(",")}],${
-    parts.tail(routes.length, open.length)
-  }`
+  return viewOf(
+    pub,
+    filterKey,
+    encoder.encode(viewText(parts, pub.canonicalPayload, routes, open)),
+    routes.length,
+    open.length,
+    routeIndexes
+  )
+}
+
+const viewOf = (
+  pub: Pick<Publication, "dataVersion" | "feedHash">,
+  filterKey: string,
+  body: Uint8Array,
+  returnedRouteCount: number,
+  returnedOpenRouteCount: number,
+  routeIndexes: ReadonlyArray<number>
+): FeedView => {
   const filterHash = filterKey === "all" ? "all" : keccak(utf8(filterKey)).slice(2, 14)
   return {
     filterKey,
     etag: `W/"${pub.dataVersion}-${pub.feedHash.slice(2, 18)}-${filterHash}"`,
-    body: encoder.encode(text),
-    returnedRouteCount: routes.length,
-    returnedOpenRouteCount: open.length,
+    body,
+    returnedRouteCount,
+    returnedOpenRouteCount,
     routeIndexes
   }
 }
@@ -355,26 +397,187 @@ const EVENT_BUFFER = 4
 /** Routes checked and serialized between two yields to the event loop. */
 const PUBLICATION_CHUNK = 100
 
+/** Bytes hashed between two yields to the event loop (about a millisecond of keccak). */
+const HASH_SLICE = 512 * 1024
+
+const schemaFailure = (where: string, error: Schema.SchemaError) =>
+  new PublishFailed({
+    reason: `payload fails its schema at ${where}: ${error.message.replace(/\s*\n\s*/g, " ")}`
+  })
+
+const canonicalFailure = (error: unknown) =>
+  error instanceof CanonicalJson.CanonicalJsonError
+    ? new PublishFailed({ reason: error.message, cause: error })
+    : new PublishFailed({ reason: `no canonical JSON form: ${String(error)}`, cause: error })
+
+/** The Route schema checked one member at a time (a route's terms change in a few members). */
+const checkRouteMember = memberChecks(RouteSchema)
+
+/**
+ * The canonical text of a route that passed the Route schema, kept for its next
+ * publications: around its dataVersion (the one member that changes with every
+ * publication), also escaped as the body of a JSON string (for the stored document).
+ */
+interface RouteText {
+  readonly terms: RouteTerms
+  /** Member texts of the route (its dataVersion member is the one of the first publication of these terms). */
+  readonly members: Members
+  readonly text: MemberSlot
+  readonly escaped: MemberSlot
+}
+
+/**
+ * The indexes (into `previous.members.keys`) of the members of `terms` that differ
+ * from the previous terms of the route, or `undefined` when the routes cannot be
+ * compared member by member (other keys, or a Route schema not checkable so).
+ */
+const changedMembers = (previous: RouteText, terms: RouteTerms): Array<number> | undefined => {
+  if (checkRouteMember === undefined) return undefined
+  const keys = previous.members.keys
+  let count = 0
+  for (const _ in terms) count++
+  if (count !== keys.length - 1) return undefined
+  const changed: Array<number> = []
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as keyof RouteTerms | "dataVersion"
+    if (key === "dataVersion") continue
+    if (!Object.hasOwn(terms, key)) return undefined
+    if (terms[key] !== previous.terms[key]) changed.push(i)
+  }
+  return changed
+}
+
+/**
+ * Checks a route and writes its canonical text: from the previous text of the route,
+ * only the members that changed are checked (with their member schemas) and written
+ * again; a new route is checked and written whole.
+ */
+const routeTextOf = (
+  route: Route,
+  terms: RouteTerms,
+  previous: RouteText | undefined,
+  where: string
+): Result.Result<RouteText, PublishFailed> => {
+  const wholeCheck = (): PublishFailed | undefined => {
+    const checked = decodeRoute(route, strictParseOptions)
+    return Result.isFailure(checked) ? schemaFailure(where, checked.failure) : undefined
+  }
+  try {
+    const changed = previous === undefined ? undefined : changedMembers(previous, terms)
+    let members: Members
+    if (previous === undefined || changed === undefined) {
+      const failed = wholeCheck()
+      if (failed !== undefined) return Result.fail(failed)
+      members = membersOf(route)
+    } else {
+      for (const at of changed) {
+        const key = previous.members.keys[at]!
+        if (!checkRouteMember!(key, route[key as keyof Route])) {
+          // the whole check reports where and why
+          return Result.fail(
+            wholeCheck() ?? new PublishFailed({ reason: `payload fails its schema at ${where}.${key}` })
+          )
+        }
+      }
+      members = rewriteMembers(previous.members, route, changed)
+    }
+    const text = slotAt(members, "dataVersion")!
+    // `before` ends and `after` starts with an ASCII character: their escapes concatenate
+    return Result.succeed({
+      terms,
+      members,
+      text,
+      escaped: { before: jsonStringBody(text.before), after: jsonStringBody(text.after) }
+    })
+  } catch (error) {
+    return Result.fail(canonicalFailure(error))
+  }
+}
+
 /**
  * Memo tables of one publisher: locators with their keys sorted at every depth
- * (computed once per locator object), and quoteIds by their inputs (a route's
- * terms change rarely, ticks are frequent).
+ * (computed once per locator object), quoteIds by their inputs (a route's
+ * terms change rarely, ticks are frequent), the current terms of each route (a
+ * route whose terms did not change keeps the same terms object, so a change is
+ * noticed by identity), and the checked canonical text of each route's last
+ * terms (see RouteText).
  */
 interface Memo {
   readonly sortKeysDeep: (value: Route["sourceLocator"]) => Route["sourceLocator"]
   readonly quoteIdOf: (input: Ids.QuoteIdInput) => Hex
+  /** The terms object of a route: the previous one when equal to `next`, else `next`. */
+  readonly termsOf: (next: RouteTerms) => RouteTerms
+  /** The checked canonical text of each route's last terms (by routeId). */
+  readonly routeTexts: Map<string, RouteText>
+  /** What each route's last terms were built from (by routeId): equal inputs, the same terms. */
+  readonly termsInputs: Map<string, TermsInputs>
+  /** The catalog's routes in publication order (lane, rank, routeId: static catalog fields). */
+  readonly ordered: WeakMap<ReadonlyArray<CatalogRoute>, ReadonlyArray<CatalogRoute>>
   /** Why each route cannot be priced now (to log a reason once, when it changes). */
   readonly unpriced: Map<string, string>
   /** The hold of each asset last reported to the metrics. */
   readonly holds: Map<string, bigint>
+  /** The gauges of each route (labelled once). */
+  readonly routeGauges: Map<string, { readonly capacity: Metric.Gauge<number>; readonly open: Metric.Gauge<number> }>
+}
+
+/**
+ * Everything a route's terms are built from besides the catalog route (see
+ * `buildTerms`): the terms are a function of these, so equal inputs (the same
+ * objects) give the same terms.
+ */
+interface TermsInputs {
+  readonly route: CatalogRoute
+  readonly executionStatus: string
+  readonly dailyStatus: string
+  readonly indicative: IndicativeTerms
+  readonly capacity: bigint
+  readonly validAfter: number
+  readonly validUntil: number
+  readonly open: boolean
+  readonly terms: RouteTerms
+}
+
+/** Publication order: lane, rank, routeId. */
+const publicationOrder = (
+  a: { readonly publicationLane: string; readonly publicationRank: number; readonly routeId: string },
+  b: { readonly publicationLane: string; readonly publicationRank: number; readonly routeId: string }
+): number =>
+  a.publicationLane.charCodeAt(1) - b.publicationLane.charCodeAt(1) ||
+  a.publicationRank - b.publicationRank ||
+  (a.routeId < b.routeId ? -1 : a.routeId > b.routeId ? 1 : 0)
+
+/**
+ * Whether two terms objects hold the same values. Terms objects are built by one
+ * object literal (`buildTerms`), so they have the same keys; their values are
+ * primitives, except the locators, which are memoized per catalog locator.
+ */
+const sameTermsValues = (a: RouteTerms, b: RouteTerms): boolean => {
+  for (const key in a) {
+    if (a[key as keyof RouteTerms] !== b[key as keyof RouteTerms]) return false
+  }
+  return true
+}
+
+/** Whether two lists of route terms are the same objects in the same order. */
+const sameTerms = (a: ReadonlyArray<RouteTerms>, b: ReadonlyArray<RouteTerms>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 const makeMemo = (): Memo => {
   const sortedLocators = new WeakMap<object, Route["sourceLocator"]>()
   const quoteIds = new Map<string, Hex>()
+  const lastQuote = new Map<string, { readonly input: Ids.QuoteIdInput; readonly id: Hex }>()
+  const terms = new Map<string, RouteTerms>()
   return {
     unpriced: new Map(),
     holds: new Map(),
+    routeTexts: new Map(),
+    termsInputs: new Map(),
+    ordered: new WeakMap(),
+    routeGauges: new Map(),
     sortKeysDeep: (value) => {
       let sorted = sortedLocators.get(value)
       if (sorted === undefined) {
@@ -384,6 +587,15 @@ const makeMemo = (): Memo => {
       return sorted
     },
     quoteIdOf: (input) => {
+      // the last quoteId of the route first (no key to build when nothing changed)
+      const last = lastQuote.get(input.routeId)
+      if (
+        last !== undefined && last.input.pricingReferenceId === input.pricingReferenceId &&
+        last.input.validAfter === input.validAfter && last.input.validUntil === input.validUntil &&
+        last.input.executionGeneration === input.executionGeneration && last.input.policyHash === input.policyHash
+      ) {
+        return last.id
+      }
       const key =
         `${input.routeId}:${input.pricingReferenceId}:${input.validAfter}:${input.validUntil}:${input.executionGeneration}:${input.policyHash}`
       let id = quoteIds.get(key)
@@ -392,21 +604,16 @@ const makeMemo = (): Memo => {
         id = Ids.quoteId(input)
         quoteIds.set(key, id)
       }
+      lastQuote.set(input.routeId, { input, id })
       return id
+    },
+    termsOf: (next) => {
+      const previous = terms.get(next.routeId)
+      if (previous !== undefined && sameTermsValues(previous, next)) return previous
+      terms.set(next.routeId, next)
+      return next
     }
   }
-}
-
-/**
- * What the leader stores of each publication for the other replicas: the signed
- * canonical payload and what is served beside it.
- */
-interface SignedDocument {
-  readonly canonicalPayload: string
-  readonly feedHash: Hex
-  readonly feedSignature: Hex
-  readonly feedSigner: Hex
-  readonly actionableRoutes: ReadonlyArray<ActionableRoute>
 }
 
 const unpricedCache = new WeakMap<CatalogRoute, IndicativeTerms>()
@@ -419,6 +626,13 @@ const unpricedTerms = (route: CatalogRoute): IndicativeTerms => {
     unpricedCache.set(route, terms)
   }
   return terms
+}
+
+/** The value of an effect that is a successful Exit already (nothing to run), else `undefined`. */
+const successNow = <A, E, R>(effect: Effect.Effect<A, E, R>): { readonly value: A } | undefined => {
+  if (!Exit.isExit(effect)) return undefined
+  const exit = effect as unknown as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? exit : undefined
 }
 
 /**
@@ -438,18 +652,41 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
   const window = catalog.quoteWindowSeconds
   const validAfter = Math.floor(now / window) * window
   const validUntil = validAfter + window
+  let ordered = memo.ordered.get(catalog.routes)
+  if (ordered === undefined) {
+    // terms copy the lane, rank and routeId of their catalog route: sorting the catalog routes once
+    // gives the order of their terms
+    ordered = [...catalog.routes].sort(publicationOrder)
+    memo.ordered.set(catalog.routes, ordered)
+  }
   const out: Array<{ terms: RouteTerms; route: CatalogRoute }> = []
-  for (const route of catalog.routes) {
+  for (const route of ordered) {
+    // most routes are priced without running an effect (below): yield to the event loop now and then
+    if (out.length > 0 && out.length % PUBLICATION_CHUNK === 0) yield* Effect.yieldNow
     const override = operator.routes[route.routeId] ?? {}
     const executionStatus = override.executionStatus ?? route.executionStatus
     const dailyStatus = override.dailyStatus ?? route.dailyStatus
     const balance = balances.get(route.destination.assetId)
     const available = balance === undefined ? 0n : availableOf(balance)
     // a route pricing cannot answer for now is published closed, with the catalog's terms
-    const priced = yield* Effect.result(Effect.flatMap(
-      pricing.indicative(route),
-      (indicative) => Effect.map(pricing.capacity(route, available), (capacity) => ({ indicative, capacity }))
-    ))
+    // pricing answers most routes with values at hand (a successful Exit): read them without
+    // running an effect per route (the same result as running it)
+    const indicativeEffect = pricing.indicative(route)
+    const indicativeNow = successNow(indicativeEffect)
+    let priced: Result.Result<{ indicative: IndicativeTerms; capacity: bigint }, PricingUnavailable>
+    if (indicativeNow !== undefined) {
+      const indicative = indicativeNow.value
+      const capacityEffect = pricing.capacity(route, available)
+      const capacityNow = successNow(capacityEffect)
+      priced = capacityNow !== undefined
+        ? Result.succeed({ indicative, capacity: capacityNow.value })
+        : yield* Effect.result(Effect.map(capacityEffect, (capacity) => ({ indicative, capacity })))
+    } else {
+      priced = yield* Effect.result(Effect.flatMap(
+        indicativeEffect,
+        (indicative) => Effect.map(pricing.capacity(route, available), (capacity) => ({ indicative, capacity }))
+      ))
+    }
     const reason = Result.isFailure(priced) ? priced.failure.message : undefined
     if (reason !== memo.unpriced.get(route.routeId)) {
       if (reason === undefined) {
@@ -465,6 +702,15 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
     const permitAvailable = route.permitAvailable
     const open = executionStatus === "OPEN" && dailyStatus === "OPEN" && permitAvailable &&
       Result.isSuccess(priced) && validAfter <= now && now < validUntil && maxAvailableInRaw >= route.minimumFillInRaw
+    const last = memo.termsInputs.get(route.routeId)
+    if (
+      last !== undefined && last.route === route && last.executionStatus === executionStatus &&
+      last.dailyStatus === dailyStatus && last.indicative === indicative && last.capacity === maxAvailableInRaw &&
+      last.validAfter === validAfter && last.validUntil === validUntil && last.open === open
+    ) {
+      out.push({ terms: last.terms, route })
+      continue
+    }
     const src = route.source
     const dst = route.destination
     const terms: RouteTerms = {
@@ -517,20 +763,22 @@ const buildTerms = Effect.fnUntraced(function*(now: number, operator: OperatorSt
       minimumFillInRaw: route.minimumFillInRaw.toString(),
       maxAvailableInRaw: maxAvailableInRaw.toString()
     }
-    out.push({ terms, route })
+    const kept = memo.termsOf(terms)
+    memo.termsInputs.set(route.routeId, {
+      route,
+      executionStatus,
+      dailyStatus,
+      indicative,
+      capacity: maxAvailableInRaw,
+      validAfter,
+      validUntil,
+      open,
+      terms: kept
+    })
+    out.push({ terms: kept, route })
   }
-  const laneOrder = (lane: string) => lane.charCodeAt(1)
-  out.sort((a, b) =>
-    laneOrder(a.terms.publicationLane) - laneOrder(b.terms.publicationLane) ||
-    a.terms.publicationRank - b.terms.publicationRank ||
-    (a.terms.routeId < b.terms.routeId ? -1 : a.terms.routeId > b.terms.routeId ? 1 : 0)
-  )
   return out
 })
-
-/** A fingerprint of route terms, to notice changes cheaply. */
-const termsFingerprint = (terms: ReadonlyArray<{ terms: RouteTerms }>): string =>
-  JSON.stringify(terms.map((t) => t.terms))
 
 // ---------------------------------------------------------------------------
 // The layer
@@ -566,7 +814,8 @@ export const layer = (
         reason: "not published yet",
         last: Option.none()
       })
-      const fingerprintRef = yield* Ref.make<string>("")
+      // the route terms of the current publication (terms objects: see Memo.termsOf)
+      const fingerprintRef = yield* Ref.make<ReadonlyArray<RouteTerms>>([])
       // the operator state's version the current publication was built under: any operator
       // change (`svc admin`, including `svc admin republish`) publishes a new version
       const operatorVersionRef = yield* Ref.make<number | undefined>(undefined)
@@ -576,7 +825,7 @@ export const layer = (
       const events = yield* PubSub.sliding<PublicationEvent>(EVENT_BUFFER)
       const lock = yield* Semaphore.make(1)
       const memo = makeMemo()
-      const keccakFast = makeKeccakFast()
+      const keccakStream = makeKeccakStreams()
 
       const lastOf = (s: PublisherState): Option.Option<Publication> =>
         s._tag === "Open" ? Option.some(s.publication) : s.last
@@ -587,6 +836,14 @@ export const layer = (
           () => event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid)
         )
 
+      /**
+       * Builds, signs and stores a publication. Everything proportional to the routes runs in
+       * chunks of routes with a yield to the event loop after each chunk: the Route schema
+       * check and canonical text of each route whose terms changed (a route whose terms did not
+       * change reuses its checked canonical text around the dataVersion), the UTF-8 bytes of the
+       * chunk, fed to the feed hash as they come, and its escaped form for the stored document.
+       * The unfiltered view's bytes are assembled from the same chunk bytes.
+       */
       const build = Effect.fnUntraced(
         function*(now: number, built: ReadonlyArray<{ terms: RouteTerms; route: CatalogRoute }>) {
           const dataVersion = yield* store.nextDataVersion.pipe(
@@ -595,65 +852,101 @@ export const layer = (
           const dv = dataVersion.toString()
           const generatedAt = now
           const validUntil = now + ttl
-          const routes: Array<Route> = built.map(({ terms }) => ({ dataVersion: dv, ...terms }))
-          const payload = {
-            schema: FEED_SCHEMA,
-            releaseId: catalog.releaseId,
-            dataVersion: dv,
-            generatedAt,
-            validUntil,
-            routes
-          }
-          // the schema check and the canonical texts run in chunks of routes, yielding to the event
-          // loop between chunks: a large catalog never stalls requests for the whole publication
-          const schemaFailure = (where: string, error: Schema.SchemaError) =>
-            new PublishFailed({
-              reason: `payload fails its schema at ${where}: ${error.message.replace(/\s*\n\s*/g, " ")}`
-            })
-          const checkedHead = decodePayload({ ...payload, routes: [] }, strictParseOptions)
+          const head = { schema: FEED_SCHEMA, releaseId: catalog.releaseId, dataVersion: dv, generatedAt, validUntil }
+          // the payload without its routes: every route is checked on its own below, and the
+          // dataVersion, the one member of a route not in its terms, is checked here
+          const checkedHead = decodePayload({ ...head, routes: [] }, strictParseOptions)
           if (Result.isFailure(checkedHead)) return yield* schemaFailure("signedPayload", checkedHead.failure)
+          const around = Result.try({
+            try: () => ({ payload: arraySlot(head, "routes"), dataVersion: memberText("dataVersion", dv) }),
+            catch: (e) =>
+              e instanceof CanonicalJson.CanonicalJsonError
+                ? e
+                : new CanonicalJson.CanonicalJsonError({ path: "$", reason: String(e) })
+          })
+          if (Result.isFailure(around)) return yield* canonicalFailure(around.failure)
+          const payloadOpen = around.success.payload.open
+          const payloadClose = around.success.payload.close
+          const dataVersionMember = around.success.dataVersion
+
+          const hash = yield* keccakStream
+          hash.update(utf8Bytes(`${FEED_SCHEMA}\n${payloadOpen}`))
+          const routes: Array<Route> = []
           const routeTexts: Array<string> = []
-          for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
-            for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
-              const checked = decodeRoute(routes[i], strictParseOptions)
-              if (Result.isFailure(checked)) return yield* schemaFailure(`routes[${i}]`, checked.failure)
-              const text = CanonicalJson.stringifyResult(routes[i])
-              if (Result.isFailure(text)) {
-                return yield* new PublishFailed({ reason: text.failure.message, cause: text.failure })
+          const escapedDataVersion = jsonStringBody(dataVersionMember)
+          const chunkTexts: Array<string> = []
+          const openBytes = utf8Bytes(payloadOpen)
+          const payloadPieces: Array<Uint8Array> = [openBytes]
+          const payloadBody: Array<string> = [jsonStringBody(payloadOpen)]
+          const lists = new RouteLists()
+          for (let start = 0; start < built.length; start += PUBLICATION_CHUNK) {
+            const end = Math.min(built.length, start + PUBLICATION_CHUNK)
+            const open: Array<boolean> = []
+            for (let i = start; i < end; i++) {
+              const terms = built[i]!.terms
+              // (a plain copy of the terms, then the dataVersion: the fast way to copy an object)
+              const route: Route = { ...terms, dataVersion: dv }
+              let text = memo.routeTexts.get(terms.routeId)
+              if (text === undefined || text.terms !== terms) {
+                const next = routeTextOf(route, terms, text, `routes[${i}]`)
+                if (Result.isFailure(next)) return yield* next.failure
+                text = next.success
+                memo.routeTexts.set(terms.routeId, text)
               }
-              routeTexts.push(text.success)
+              routeTexts.push(fillSlot(text.text, dataVersionMember))
+              // the stored document's pieces, joined once at the end
+              if (i > 0) payloadBody.push(",")
+              payloadBody.push(text.escaped.before, escapedDataVersion, text.escaped.after)
+              routes.push(route)
+              open.push(route.open)
             }
+            const chunk = lists.add(routeTexts.slice(start, end), open)
+            if (start > 0) {
+              hash.update(COMMA)
+              payloadPieces.push(COMMA)
+            }
+            hash.update(chunk.bytes)
+            payloadPieces.push(chunk.bytes)
+            chunkTexts.push(chunk.text)
             yield* Effect.yieldNow
           }
-          const canonicalPayload =
-            `{"dataVersion":"${dv}","generatedAt":${generatedAt},"releaseId":"${catalog.releaseId}","routes":[${
-              routeTexts.join(",")
-            }],"schema":"${FEED_SCHEMA}","validUntil":${validUntil}}`
-          const feedHash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${canonicalPayload}`))
+          const closeBytes = utf8Bytes(payloadClose)
+          hash.update(closeBytes)
+          payloadPieces.push(closeBytes)
+          payloadBody.push(jsonStringBody(payloadClose))
+          const feedHash = hash.digest()
+          const canonicalPayload = `${payloadOpen}${chunkTexts.join(",")}${payloadClose}`
+          const payload: SignedFeedPayload = { ...head, routes }
+
           const feedSignature = yield* signer.signDigest(feedHash).pipe(
             Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
           )
+          yield* Effect.yieldNow
           const evidence = yield* economics.evidence(routes)
           const actionableRoutes = Economy.shortlist(routes, evidence)
-          const document: SignedDocument = {
-            canonicalPayload,
+          const document = signedDocument(canonicalPayload, {
             feedHash,
             feedSignature,
             feedSigner: signer.address,
             actionableRoutes
-          }
+          })
+          yield* Effect.yieldNow
           yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length })
             .pipe(Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e })))
+          const documentText = signedDocumentText(document, payloadBody)
+          yield* Effect.yieldNow
           // the other replicas serve these very bytes (written before anyone is told)
-          yield* store.savePublicationDocument({ dataVersion, document: JSON.stringify(document) }).pipe(
+          yield* store.savePublicationDocument({ dataVersion, document: documentText }).pipe(
             Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e }))
           )
+          yield* Effect.yieldNow
           return materialize({
             dataVersion,
-            payload: payload as SignedFeedPayload,
+            payload,
             document,
             routeTexts,
-            catalogRoutes: built.map((b) => b.route)
+            catalogRoutes: built.map((b) => b.route),
+            pieces: { payload: payloadPieces, routes: lists.routes.pieces, open: lists.open.pieces }
           })
         }
       )
@@ -665,19 +958,25 @@ export const layer = (
         readonly document: SignedDocument
         readonly routeTexts: ReadonlyArray<string>
         readonly catalogRoutes: ReadonlyArray<CatalogRoute>
+        /** Bytes of the canonical payload and of the lists of all routes and of the open routes. */
+        readonly pieces: {
+          readonly payload: ReadonlyArray<Uint8Array>
+          readonly routes: ReadonlyArray<Uint8Array>
+          readonly open: ReadonlyArray<Uint8Array>
+        }
       }): Publication => {
         const { document, payload } = input
         const routes = payload.routes
         const dv = input.dataVersion.toString()
         const openRouteCount = routes.reduce((n, r) => n + (r.open ? 1 : 0), 0)
-        const head =
-          `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${payload.releaseId}","dataVersion":"${dv}","generatedAt":${payload.generatedAt},"validUntil":${payload.validUntil},"signedPayload":${document.canonicalPayload},"routeDetailTemplate":${
-            JSON.stringify(template)
-          },"actionableRoutes":${JSON.stringify(document.actionableRoutes)},`
         const tailStart =
           `"feedHash":"${document.feedHash}","feedSigner":"${document.feedSigner}","feedSignature":"${document.feedSignature}","publicationGasWei":"0","publicationTransactionHashes":[],"routeCount":${routes.length},"openRouteCount":${openRouteCount},`
-        const parts: Parts = {
-          head,
+        const parts: ViewParts = {
+          head:
+            `{"ok":true,"feed":{"schema":"${FEED_SCHEMA}","releaseId":"${payload.releaseId}","dataVersion":"${dv}","generatedAt":${payload.generatedAt},"validUntil":${payload.validUntil},"signedPayload":`,
+          middle: `,"routeDetailTemplate":${JSON.stringify(template)},"actionableRoutes":${
+            JSON.stringify(document.actionableRoutes)
+          },`,
           tail: (returned, returnedOpen) =>
             `${tailStart}"returnedRouteCount":${returned},"returnedOpenRouteCount":${returnedOpen}}}`
         }
@@ -699,7 +998,15 @@ export const layer = (
           routeIndexByQuote: new Map(routes.map((r, i) => [r.quoteId.toLowerCase(), i])),
           catalogRoutes: input.catalogRoutes
         }
-        const fullView = renderView(base, parts, {})
+        // the unfiltered view from the bytes at hand (a filtered one is rendered from the route texts)
+        const fullView = viewOf(
+          base,
+          "all",
+          viewBytes(parts, input.pieces.payload, input.pieces.routes, input.pieces.open, routes.length, openRouteCount),
+          routes.length,
+          openRouteCount,
+          routes.map((_, i) => i)
+        )
         return {
           ...base,
           fullView,
@@ -717,40 +1024,68 @@ export const layer = (
         const parsed = Result.try(() => JSON.parse(stored.document) as SignedDocument)
         if (Result.isFailure(parsed)) return yield* invalid("not JSON")
         const document = parsed.success
-        const hash = yield* keccakFast(utf8(`${FEED_SCHEMA}\n${document.canonicalPayload}`))
-        if (hash !== document.feedHash) return yield* invalid("its feedHash does not match its payload")
+        yield* Effect.yieldNow
+        // the feed hash of the payload's bytes, a slice at a time
+        const payloadBytes = utf8Bytes(`${document.canonicalPayload}`)
+        const hash = yield* keccakStream
+        hash.update(utf8Bytes(`${FEED_SCHEMA}\n`))
+        for (let at = 0; at < payloadBytes.length; at += HASH_SLICE) {
+          if (at > 0) yield* Effect.yieldNow
+          hash.update(payloadBytes.subarray(at, at + HASH_SLICE))
+        }
+        if (hash.digest() !== document.feedHash) return yield* invalid("its feedHash does not match its payload")
         if (document.feedSigner.toLowerCase() !== signer.address.toLowerCase()) {
           return yield* invalid(`signed by ${document.feedSigner}, not by this replica's key ${signer.address}`)
         }
-        const payload = decodePayload(JSON.parse(document.canonicalPayload), strictParseOptions)
-        if (Result.isFailure(payload)) return yield* invalid("its payload fails its schema")
-        if (payload.success.dataVersion !== stored.dataVersion.toString()) return yield* invalid("dataVersion differs")
-        if (payload.success.releaseId.toLowerCase() !== catalog.releaseId.toLowerCase()) {
+        yield* Effect.yieldNow
+        // the payload without its routes first, then every route on its own, in chunks (the same
+        // check as the whole SignedFeedPayload, without one long block for a large payload)
+        const parsedPayload = Result.try(() => JSON.parse(document.canonicalPayload) as unknown)
+        const raw = Result.isSuccess(parsedPayload) ? parsedPayload.success : undefined
+        const rawRoutes = typeof raw === "object" && raw !== null
+          ? (raw as { readonly routes?: unknown }).routes
+          : undefined
+        if (!Array.isArray(rawRoutes)) return yield* invalid("its payload fails its schema")
+        const head = decodePayload({ ...(raw as object), routes: [] }, strictParseOptions)
+        if (Result.isFailure(head)) return yield* invalid("its payload fails its schema")
+        if (head.success.dataVersion !== stored.dataVersion.toString()) return yield* invalid("dataVersion differs")
+        if (head.success.releaseId.toLowerCase() !== catalog.releaseId.toLowerCase()) {
           return yield* invalid("another releaseId than this replica's catalog")
         }
+        yield* Effect.yieldNow
+        const routes: Array<Route> = []
         const routeTexts: Array<string> = []
         const catalogRoutes: Array<CatalogRoute> = []
-        const routes = payload.success.routes
-        for (let start = 0; start < routes.length; start += PUBLICATION_CHUNK) {
-          for (let i = start; i < Math.min(routes.length, start + PUBLICATION_CHUNK); i++) {
-            const route = routes[i]!
+        const lists = new RouteLists()
+        for (let start = 0; start < rawRoutes.length; start += PUBLICATION_CHUNK) {
+          const end = Math.min(rawRoutes.length, start + PUBLICATION_CHUNK)
+          const open: Array<boolean> = []
+          for (let i = start; i < end; i++) {
+            const decoded = decodeRoute(rawRoutes[i], strictParseOptions)
+            if (Result.isFailure(decoded)) return yield* invalid("its payload fails its schema")
+            const route = decoded.success
             const catalogRoute = catalog.route(route.routeId)
             if (catalogRoute === undefined) {
               return yield* invalid(
                 `route ${route.routeId} is not in this replica's catalog (replicas need the same catalog)`
               )
             }
+            routes.push(route)
             catalogRoutes.push(catalogRoute)
             routeTexts.push(CanonicalJson.stringify(route))
+            open.push(route.open)
           }
+          lists.add(routeTexts.slice(start, end), open)
           yield* Effect.yieldNow
         }
+        const payload: SignedFeedPayload = { ...head.success, routes }
         return materialize({
           dataVersion: stored.dataVersion,
-          payload: payload.success,
+          payload,
           document,
           routeTexts,
-          catalogRoutes
+          catalogRoutes,
+          pieces: { payload: [payloadBytes], routes: lists.routes.pieces, open: lists.open.pieces }
         })
       })
 
@@ -764,15 +1099,30 @@ export const layer = (
           const publication = yield* build(now, built)
           yield* Metric.update(Metrics.publicationDuration, (yield* Clock.currentTimeMillis) - started)
           yield* Metric.update(Metrics.publications, 1)
+          yield* Effect.yieldNow
+          // the gauges of every route, made once per route and set directly (no effect per route)
+          const context = yield* Effect.context<never>()
           for (const route of publication.routes) {
-            const labelled = { route: route.routeId }
-            yield* Metric.update(
-              Metric.withAttributes(Metrics.routeCapacity, labelled),
-              Number(route.maxAvailableInRaw)
-            )
-            yield* Metric.update(Metric.withAttributes(Metrics.routeOpen, labelled), route.open ? 1 : 0)
+            let gauges = memo.routeGauges.get(route.routeId)
+            if (gauges === undefined) {
+              // the series `Metric.withAttributes(gauge, { route })` updates, without a new context per update
+              const labelled = { route: route.routeId }
+              gauges = {
+                capacity: Metric.gauge(Metrics.routeCapacity.id, {
+                  description: Metrics.routeCapacity.description,
+                  attributes: labelled
+                }),
+                open: Metric.gauge(Metrics.routeOpen.id, {
+                  description: Metrics.routeOpen.description,
+                  attributes: labelled
+                })
+              }
+              memo.routeGauges.set(route.routeId, gauges)
+            }
+            gauges.capacity.updateUnsafe(Number(route.maxAvailableInRaw), context)
+            gauges.open.updateUnsafe(route.open ? 1 : 0, context)
           }
-          yield* Ref.set(fingerprintRef, termsFingerprint(built))
+          yield* Ref.set(fingerprintRef, built.map((b) => b.terms))
           yield* Ref.set(operatorVersionRef, operatorVersion)
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
           yield* coordination.announce("publication", publication.dataVersion.toString())
@@ -802,7 +1152,8 @@ export const layer = (
           if (!force && state._tag === "Open") {
             const fresh = state.publication.validUntil - now > refreshBefore
             const sameOperatorState = operator.success.version === (yield* Ref.get(operatorVersionRef))
-            if (fresh && sameOperatorState && termsFingerprint(built) === (yield* Ref.get(fingerprintRef))) {
+            const published = yield* Ref.get(fingerprintRef)
+            if (fresh && sameOperatorState && sameTerms(built.map((b) => b.terms), published)) {
               return state.publication
             }
           }
