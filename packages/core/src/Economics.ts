@@ -14,7 +14,7 @@
 import type { ActionableRoute, Route } from "@svc/protocol/schema/Feed"
 import { Context, Effect, Layer, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
-import { Market, type SourceGas, type UsdPrice } from "./Market.ts"
+import { Market, type MarketUnavailable, type SourceGas, type UsdPrice } from "./Market.ts"
 import { linearAmountOut, Pricing } from "./Pricing.ts"
 
 /**
@@ -183,15 +183,28 @@ export const layerMarket: Layer.Layer<Economics, never, Market | Catalog | Prici
       evidence: (routes) =>
         Effect.gen(function*() {
           const out = new Map<string, RouteEvidence>()
+          // the market's answers depend on the asset or network only: each is read once per call
+          // (2,000 routes share a few dozen assets; a failed read is also built once, not per route)
+          const reads = new Map<string, Result.Result<unknown, MarketUnavailable>>()
+          const once = <A>(key: string, read: () => Effect.Effect<A, MarketUnavailable>) =>
+            Effect.suspend(() => {
+              const known = reads.get(key) as Result.Result<A, MarketUnavailable> | undefined
+              if (known !== undefined) return Effect.fromResult(known)
+              return Effect.flatMap(
+                Effect.tap(Effect.result(read()), (result) => Effect.sync(() => reads.set(key, result))),
+                Effect.fromResult
+              )
+            })
           for (const route of routes) {
             if (!route.open) continue
             const catalogRoute = catalog.route(route.routeId)
             if (catalogRoute === undefined) continue
+            const { destination, source } = catalogRoute
             const read = yield* Effect.result(Effect.all({
-              sourceUsd: market.usdPrice(catalogRoute.source),
-              destinationUsd: market.usdPrice(catalogRoute.destination),
-              nativeUsd: market.nativeUsdPrice(catalogRoute.source.network),
-              gas: market.sourceGas(catalogRoute.source.network),
+              sourceUsd: once(`asset ${source.key}`, () => market.usdPrice(source)),
+              destinationUsd: once(`asset ${destination.key}`, () => market.usdPrice(destination)),
+              nativeUsd: once(`native ${source.network.key}`, () => market.nativeUsdPrice(source.network)),
+              gas: once(`gas ${source.network.key}`, () => market.sourceGas(source.network)),
               terms: pricing.indicative(catalogRoute)
             }))
             if (Result.isFailure(read)) continue
