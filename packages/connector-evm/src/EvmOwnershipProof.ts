@@ -90,7 +90,14 @@ export const verifyEoa = (input: Omit<EvmProof, "chainId">): Result.Result<void,
  * @since 0.1.0
  */
 export const isContractProof = (proof: Hex): boolean =>
-  proof.length !== 132 || isErc6492Signature(proof) || isErc8010Signature(proof)
+  proof.length !== 132 || isErc6492Signature(proof) || (proof.endsWith(ERC8010_SUFFIX) && isErc8010Signature(proof))
+
+/**
+ * The ERC-8010 magic suffix, as viem compares it: a proof without it is not
+ * ERC-8010 (checked first, because viem answers `false` by throwing and
+ * catching an error, which costs more than the rest of a permit's bookkeeping).
+ */
+const ERC8010_SUFFIX = "8010".repeat(16)
 
 /**
  * Whether an ERC-6492 wrapped signature is strictly encoded (re-encoding its
