@@ -163,17 +163,31 @@ export const writeResponse = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string
 ): void => {
-  const headers: Record<string, string> = { ...(response.headers as Record<string, string>), "x-request-id": requestId }
+  const headers = headersOf(response)
+  headers["x-request-id"] = requestId
   const body = response.body
-  if (body._tag === "Uint8Array") {
-    headers["content-type"] = body.contentType
-    headers["content-length"] = String(body.body.length)
-    res.writeHead(response.status, headers)
-    res.end(request.method === "HEAD" ? undefined : body.body)
-    return
-  }
   res.writeHead(response.status, headers)
-  res.end()
+  if (body._tag === "Uint8Array") res.end(request.method === "HEAD" ? undefined : body.body)
+  else res.end()
+}
+
+/** A response's headers as `writeHead` takes them (without the request id), flattened once per response. */
+const flattened = new WeakMap<HttpServerResponse.HttpServerResponse, Readonly<Record<string, string>>>()
+
+const headersOf = (response: HttpServerResponse.HttpServerResponse): Record<string, string> => {
+  let headers = flattened.get(response)
+  if (headers === undefined) {
+    const record: Record<string, string> = { ...(response.headers as Record<string, string>) }
+    const body = response.body
+    if (body._tag === "Uint8Array") {
+      record["content-type"] = body.contentType
+      record["content-length"] = String(body.body.length)
+    }
+    headers = record
+    flattened.set(response, headers)
+  }
+  // a copy: the request id is added per request
+  return { ...headers }
 }
 
 /**

@@ -54,22 +54,49 @@ export const make = (
     }
     return ids
   }
+  // the answers of a view are the same for every request (responses are immutable): built once per
+  // view, and per coding for a 200
+  const prepared = new WeakMap<Publisher.FeedView, Map<string, HttpServerResponse.HttpServerResponse>>()
+  const preparedOf = (view: Publisher.FeedView) => {
+    let answers = prepared.get(view)
+    if (answers === undefined) {
+      answers = new Map()
+      prepared.set(view, answers)
+    }
+    return answers
+  }
   return {
     respond: (publication, filter, ifNoneMatch, acceptEncoding) => {
       const view = publication.view(filter)
-      const headers = { etag: view.etag, vary: FEED_VARY }
+      const answers = preparedOf(view)
       if (Http.ifNoneMatch(ifNoneMatch, view.etag)) {
-        return Http.empty(304, { ...headers, "cache-control": Http.CacheControl.revalidate })
+        let notModified = answers.get("304")
+        if (notModified === undefined) {
+          notModified = Http.empty(304, {
+            etag: view.etag,
+            vary: FEED_VARY,
+            "cache-control": Http.CacheControl.revalidate
+          })
+          answers.set("304", notModified)
+        }
+        return notModified
       }
       metrics.exposed(routeIdsOf(view, publication.routes))
-      const reply = (encoded: Compression.Encoded) =>
-        Http.jsonBytes(
+      const coding = Compression.negotiate(acceptEncoding)
+      const ready = answers.get(coding)
+      if (ready !== undefined) return ready
+      const reply = (encoded: Compression.Encoded) => {
+        const headers = { etag: view.etag, vary: FEED_VARY }
+        const response = Http.jsonBytes(
           200,
           encoded.body,
           encoded.coding === "identity" ? headers : { ...headers, "content-encoding": encoded.coding },
           Http.CacheControl.revalidate
         )
-      const encoded = compressor.encoded(view.body, Compression.negotiate(acceptEncoding))
+        answers.set(coding, response)
+        return response
+      }
+      const encoded = compressor.encoded(view.body, coding)
       return encoded instanceof Promise ? encoded.then(reply) : reply(encoded)
     }
   }
