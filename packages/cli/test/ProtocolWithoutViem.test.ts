@@ -13,7 +13,6 @@ import * as Ids from "@svc/protocol/Ids"
 import * as PermitAbi from "@svc/protocol/PermitAbi"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
-import { FEED_SCHEMA } from "@svc/protocol/schema/Feed"
 import * as Signature from "@svc/protocol/Signature"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -127,7 +126,7 @@ describe("permit constants without viem", () => {
     assert.strictEqual(PermitAbi.FILL_DIRECT_SELECTOR, "0xeeff9007")
     assert.strictEqual(PermitAbi.PREVIEW_FILL_DIRECT_SELECTOR, "0xff5da6a9")
     assert.strictEqual(PermitDigest.TYPEHASH, keccak256(stringToBytes(PermitDigest.ENCODE_TYPE)))
-    assert.strictEqual(FeedSignature.FEED_DOMAIN, FEED_SCHEMA)
+    assert.strictEqual(FeedSignature.FEED_DOMAIN, "SVC_MAINNET_V6_SIGNED_FEED_V1")
   })
 })
 

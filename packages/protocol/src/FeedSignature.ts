@@ -20,9 +20,9 @@ import { ADDRESS } from "./Patterns.ts"
 import * as Signature from "./Signature.ts"
 
 /**
- * Domain line of the feed preimage: the same text as the schema constant
- * `FEED_SCHEMA`, written out here so that hashing a feed does not load the
- * schemas (a test checks that the two agree).
+ * Domain line of the feed preimage, and the feed's schema constant
+ * (`schema/Feed` FEED_SCHEMA is this value): defined here so that hashing a
+ * feed does not load the schemas.
  *
  * @category constants
  * @since 0.1.0

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { FEED_DOMAIN } from "../FeedSignature.ts"
 import {
   Address,
   Bytes32,
@@ -32,7 +33,7 @@ import {
  * @category constants
  * @since 0.1.0
  */
-export const FEED_SCHEMA = "SVC_MAINNET_V6_SIGNED_FEED_V1" as const
+export const FEED_SCHEMA = FEED_DOMAIN
 
 /**
  * A route of the signed feed. All fields are required.
