@@ -11,6 +11,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
 import * as Devnet from "./Devnet.ts"
+import { refusalLine } from "./internal/contract.ts"
 import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
 import { newConnector } from "./NewConnector.ts"
 import { newSolver } from "./NewSolver.ts"
@@ -244,7 +245,7 @@ export const exitCodeOf = (exit: Exit.Exit<unknown, unknown>): number => {
     const e = error.value
     if (e instanceof Invalid) return 1
     if (e instanceof BadInput) {
-      process.stderr.write(`svc: ${e.message.replace(/\s*\n\s*/g, " ").trim()}\n`)
+      process.stderr.write(refusalLine(e.message))
       return 2
     }
     // effect/cli parse errors have already been rendered
