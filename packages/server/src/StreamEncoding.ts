@@ -86,6 +86,9 @@ const encodeAsync = (frame: Uint8Array, encoding: "gzip" | "zstd"): Promise<Uint
     else zlib.deflateRaw(frame, DEFLATE_OPTIONS, done)
   })
 
+/** Identity frames as `Encoded`, one object per frame (not one per subscriber and write). */
+const identities = new WeakMap<Uint8Array, Encoded>()
+
 const caches = {
   gzip: new WeakMap<Uint8Array, Encoded | Promise<Encoded>>(),
   zstd: new WeakMap<Uint8Array, Encoded | Promise<Encoded>>()
@@ -99,7 +102,14 @@ const caches = {
  * @since 0.1.0
  */
 export const encode = (frame: Uint8Array, encoding: StreamEncoding): Encoded | Promise<Encoded> => {
-  if (encoding === "identity") return { bytes: frame, crc: 0, size: frame.length }
+  if (encoding === "identity") {
+    let plain = identities.get(frame)
+    if (plain === undefined) {
+      plain = { bytes: frame, crc: 0, size: frame.length }
+      identities.set(frame, plain)
+    }
+    return plain
+  }
   const cache = caches[encoding]
   const cached = cache.get(frame)
   if (cached !== undefined) return cached
