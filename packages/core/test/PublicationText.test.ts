@@ -16,6 +16,7 @@ import { FEED_SCHEMA, Route as RouteSchema } from "@svc/protocol/schema/Feed"
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import { Context, Effect, Layer, PubSub, Redacted, Result, Schema, Stream, SubscriptionRef } from "effect"
 import { generateCatalog } from "../../../scripts/bench/catalog.ts"
+import { jsonString, type JsonValue, jsonValueWith, objectKey, objectOf } from "../../protocol/test/arbitraries.ts"
 import { type Announcement, Coordination } from "../src/Coordination.ts"
 import { makeKeccakStreams } from "../src/internal/fastKeccak.ts"
 import {
@@ -50,59 +51,21 @@ import { makeMemoryStore } from "./support/memoryStore.ts"
 // Arbitraries: JSON values that stress escaping and key order
 // ---------------------------------------------------------------------------
 
-type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+type Json = JsonValue
 
-const special = fc.constantFrom(
-  "\u0000",
-  "\u001f",
-  "\n",
-  "\"",
-  "\\",
-  "/",
-  "\u2028",
-  "\ud800",
-  "\udfff",
-  "\u{1F600}",
-  "é",
-  "ش",
-  ",",
-  "{",
-  "}",
-  ":"
-)
-const unit = fc.oneof(
-  { arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), weight: 2 },
-  { arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }), weight: 3 },
-  { arbitrary: special, weight: 2 }
-)
-const text = fc.string({ unit, maxLength: 8 })
+const text = jsonString
 /** Text without lone surrogates (every piece of a publication is well formed). */
 const wellFormed = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 8 }),
   fc.string({ unit: fc.constantFrom("\"", "\\", ",", "{", "\n", "\u{1F600}", "é", "a"), maxLength: 8 })
 )
+/** The shared keys that stress escaping and order, and the names the publisher splits texts at. */
 const key = fc.oneof(
-  { arbitrary: text, weight: 4 },
-  { arbitrary: fc.constantFrom("dataVersion", "routes", "a", "z", "__proto__", "", "0", "12"), weight: 2 }
+  { arbitrary: objectKey, weight: 4 },
+  { arbitrary: fc.constantFrom("dataVersion", "routes", "z", "12"), weight: 2 }
 )
-const leaf: fc.Arbitrary<Json> = fc.oneof(
-  fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
-  text,
-  fc.boolean(),
-  fc.constant(null)
-)
-const objectOf = (value: fc.Arbitrary<Json>, maxKeys: number) =>
-  fc.uniqueArray(fc.tuple(key, value), { maxLength: maxKeys, selector: ([k]) => k })
-    // Object.fromEntries defines own properties: "__proto__" stays an ordinary key
-    .map((entries): { readonly [key: string]: Json } => Object.fromEntries(entries))
-const json: fc.Arbitrary<Json> = fc.letrec<{ value: Json; array: ReadonlyArray<Json>; object: Record<string, Json> }>((
-  tie
-) => ({
-  value: fc.oneof({ depthSize: "small" }, leaf, tie("array"), tie("object")),
-  array: fc.array(tie("value"), { maxLength: 4 }),
-  object: objectOf(tie("value"), 5)
-})).value
-const record = objectOf(json, 8)
+const json = jsonValueWith(key)
+const record = objectOf(key, json, 8)
 
 /** `record` with `key` set to `value` as an own property (also for "__proto__"). */
 const withMember = (base: Readonly<Record<string, Json>>, k: string, value: Json): Record<string, Json> =>

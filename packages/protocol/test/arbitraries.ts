@@ -71,7 +71,8 @@ export const objectKey = fc.oneof(
 /** Keys that are not array indices (JSON.stringify enumerates those first, numerically). */
 export const nonIndexKey = objectKey.filter((k) => !/^(?:0|[1-9][0-9]*)$/.test(k))
 
-const objectOf = (key: fc.Arbitrary<string>, value: fc.Arbitrary<JsonValue>, maxKeys: number) =>
+/** Objects of up to `maxKeys` members with the given keys and values. */
+export const objectOf = (key: fc.Arbitrary<string>, value: fc.Arbitrary<JsonValue>, maxKeys: number) =>
   fc.uniqueArray(fc.tuple(key, value), { maxLength: maxKeys, selector: ([k]) => k })
     // Object.fromEntries defines own properties, so "__proto__" stays an ordinary key
     .map((entries): { readonly [key: string]: JsonValue } => Object.fromEntries(entries))
