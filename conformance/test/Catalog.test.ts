@@ -61,7 +61,7 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken varia
   it.effect("every check of the registry is written against at least one variant", () =>
     Effect.sync(() => {
       const covered = new Set(variants.flatMap((v) => v.caughtBy))
-      // the chain group reads chains, not HTTP: its broken variants are chains and routers (Chain.test.ts)
+      // the chain group reads chains, not HTTP: its broken variants are chains and routers (Chain.e2e.test.ts)
       const missing = Registry.all.filter((c) => c.group !== "chain" && !covered.has(c.name)).map((c) => c.name)
       assert.deepStrictEqual(missing, [])
     }))

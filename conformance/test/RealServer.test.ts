@@ -45,7 +45,7 @@ layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suit
         const report = yield* run()
         assert.strictEqual(report.summary.failed, 0, explain(report))
         assert.strictEqual(report.summary.inconclusive, 0, explain(report))
-        // the chain group needs --rpc (it runs against the devnet in Chain.test.ts): it is reported skipped
+        // the chain group needs --rpc (it runs against the devnet in Chain.e2e.test.ts): it is reported skipped
         const skipped = report.results.filter((r) => r.status === "skipped" && r.group !== "chain")
         assert.deepStrictEqual(skipped.map((r) => `${r.name}: ${r.reason}`), [])
         for (const r of report.results.filter((x) => x.group === "chain")) {

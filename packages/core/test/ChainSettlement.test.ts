@@ -1,6 +1,6 @@
 /**
  * The chain settlement runner over an in-memory chain (a unit-test fake of the
- * connector's Chain contract; the real chains run in packages/cli/test/Devnet.test.ts):
+ * connector's Chain contract; the real chains run in packages/cli/test/Devnet.e2e.test.ts):
  * the lifecycle from a source fill to PAID, a mismatching fill, a reorganised fill,
  * the durable cursor, and expiry held back while the watcher is behind.
  */

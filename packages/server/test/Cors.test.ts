@@ -4,7 +4,7 @@
  * browser-reserved and client-address ones; actual responses (the fast-path
  * feed, the Effect path, the event stream, errors, `/v1` with its Origin
  * allow-list, the `/docs` assets) carry `Access-Control-Allow-Origin: *` and the
- * exposed headers. The browser side is in DocsPage.browser.test.ts.
+ * exposed headers. The browser side is in DocsPage.browser.e2e.test.ts.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Signature } from "@svc/protocol"

@@ -1,5 +1,5 @@
 /**
- * The `/docs` page as HTML (its browser behaviour is DocsPage.browser.test.ts):
+ * The `/docs` page as HTML (its browser behaviour is DocsPage.browser.e2e.test.ts):
  * the server-rendered reference has every operation of the document with its
  * deep link, the error codes and the event stream; the Markdown of descriptions
  * is rendered and never passes HTML through; nothing in the document can break
