@@ -82,6 +82,8 @@ export interface AppOptions<E = never> {
   readonly aggregator?: AppAggregatorOptions | undefined
   /** Proxies whose forwarding headers name the client (rate limits, caps); none by default. */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /** The header the trusted proxies name the client in (lowercase). Default `x-forwarded-for`. */
+  readonly clientAddressHeader?: string | undefined
   /**
    * Effect's `RateLimiter` on a store the replicas share (`RedisRateLimit.layer`):
    * the permit limit (unless `parts.rateLimiter` is given) and the `/v1` limits
@@ -227,7 +229,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     const feed = FeedServing.make(metrics, Compression.makeCompressor())
     const table = Paths.compile()
     const requestIds = Dispatch.makeRequestIds()
-    const clientAddress = ClientAddress.layer(options.trustedProxies ?? [])
+    const clientAddress = ClientAddress.layer(options.trustedProxies ?? [], options.clientAddressHeader)
     const clients = Context.get(yield* Layer.build(clientAddress), ClientAddress.ClientAddress)
 
     const groups = Layer.mergeAll(

@@ -2,11 +2,14 @@
  * The address of the client of a request, as the rate limits and the connection
  * caps key on it. By default it is the socket's peer. Behind a load balancer,
  * `SVC_TRUSTED_PROXIES` names the proxies (addresses or CIDR ranges): when the
- * peer is one of them, the client is read from `Forwarded` (RFC 7239 `for=`) or,
- * without it, `X-Forwarded-For`: the list is walked from the right, skipping
- * trusted proxies, and the first other address is the client (the leftmost one
- * when every hop is trusted). Headers from a peer that is not trusted are
- * ignored, so a client cannot choose its own key.
+ * peer is one of them, the client is read from **one** header, the one the
+ * trusted proxy writes (`SVC_CLIENT_ADDRESS_HEADER`, default `x-forwarded-for`).
+ * Its list of addresses (`for=` values for `forwarded`) is walked from the
+ * right, skipping trusted proxies, and the first other address is the client
+ * (the leftmost one when every hop is trusted). Every other forwarding header is
+ * ignored: a header the proxy does not write is one the client alone controls,
+ * so reading it would let a client choose its own key. Headers from a peer that
+ * is not trusted are ignored too.
  *
  * The same resolution serves the Effect request path and the `node:http` fast
  * path.
@@ -64,6 +67,10 @@ const parseAddress = (input: string | undefined): NetAddress.IpAddress | undefin
   return Result.isSuccess(ip) ? NetAddress.toCanonical(ip.success) : undefined
 }
 
+/** One header value, repeated headers joined as node:http joins them. */
+const headerOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value === undefined ? undefined : value.join(", ")
+
 /** The `for=` values of a Forwarded header, in order. */
 const forwardedFor = (header: string): Array<string> =>
   header.split(",").flatMap((element) =>
@@ -71,35 +78,69 @@ const forwardedFor = (header: string): Array<string> =>
   )
 
 /**
- * The client address of a peer and its forwarding headers.
+ * The header a trusted proxy names the client in, when none is configured.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const DEFAULT_HEADER = "x-forwarded-for"
+
+/**
+ * Checks and lowercases a client-address header name (an HTTP token).
+ *
+ * @category encoding
+ * @since 0.1.0
+ */
+export const parseHeaderName = (name: string): Result.Result<string, TrustedProxiesInvalid> => {
+  const trimmed = name.trim().toLowerCase()
+  return /^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(trimmed)
+    ? Result.succeed(trimmed)
+    : Result.fail(new TrustedProxiesInvalid(`${JSON.stringify(name)} is not an HTTP header name`))
+}
+
+/**
+ * Request headers as either HTTP layer gives them (names in lowercase).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Headers = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+
+/**
+ * The client address of a peer and the header its proxy writes.
  *
  * @category http
  * @since 0.1.0
  */
 export interface Resolver {
-  readonly resolve: (peer: string | undefined, headers: {
-    readonly forwarded?: string | undefined
-    readonly xForwardedFor?: string | undefined
-  }) => string
+  /** The header read from a trusted proxy (lowercase). */
+  readonly header: string
+  readonly resolve: (peer: string | undefined, headers: Headers) => string
 }
 
 /**
- * A resolver trusting the given proxy networks (none: the peer is the client).
+ * A resolver trusting the given proxy networks (none: the peer is the client),
+ * reading the client from `header` (lowercase; default {@link DEFAULT_HEADER}).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const makeResolver = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Resolver => {
+export const makeResolver = (
+  trusted: ReadonlyArray<IpNetwork.IpNetwork>,
+  header: string = DEFAULT_HEADER
+): Resolver => {
   const isTrusted = (address: NetAddress.IpAddress) => trusted.some((network) => IpNetwork.contains(network, address))
+  const name = header.toLowerCase()
+  const hopsOf = name === "forwarded" ? forwardedFor : (value: string) => value.split(",").map((h) => h.trim())
   return {
+    header: name,
     resolve: (peer, headers) => {
       const fallback = peer ?? "unknown"
       if (trusted.length === 0) return fallback
       const peerAddress = parseAddress(peer)
       if (peerAddress === undefined || !isTrusted(peerAddress)) return fallback
-      const hops = headers.forwarded !== undefined
-        ? forwardedFor(headers.forwarded)
-        : headers.xForwardedFor?.split(",").map((h) => h.trim())
+      const value = headerOf(headers[name])
+      const hops = value === undefined ? undefined : hopsOf(value)
       if (hops === undefined || hops.length === 0) return fallback
       for (let i = hops.length - 1; i >= 0; i--) {
         const address = parseAddress(hops[i])
@@ -137,26 +178,19 @@ export class ClientAddress extends Context.Service<ClientAddress, {
   readonly of: (request: HttpServerRequest.HttpServerRequest) => string
 }>()("@svc/server/ClientAddress") {}
 
-const headerOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
-  typeof value === "string" ? value : value === undefined ? undefined : value.join(", ")
-
 /**
- * The service for a trusted proxy list.
+ * The service for a trusted proxy list and the header its proxies write.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (trusted: ReadonlyArray<IpNetwork.IpNetwork>): Layer.Layer<ClientAddress> => {
-  const resolver = makeResolver(trusted)
+export const layer = (trusted: ReadonlyArray<IpNetwork.IpNetwork>, header?: string): Layer.Layer<ClientAddress> => {
+  const resolver = makeResolver(trusted, header)
   return Layer.succeed(
     ClientAddress,
     ClientAddress.of({
       resolver,
-      of: (request) =>
-        resolver.resolve(Option.getOrUndefined(request.remoteAddress), {
-          forwarded: headerOf(request.headers["forwarded"]),
-          xForwardedFor: headerOf(request.headers["x-forwarded-for"])
-        })
+      of: (request) => resolver.resolve(Option.getOrUndefined(request.remoteAddress), request.headers)
     })
   )
 }

@@ -57,6 +57,8 @@ export interface ConnectionOptions {
   readonly maxPerClient?: number | undefined
   /** Proxies whose connections carry many clients. */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /** The header the trusted proxies name the client in. Default `x-forwarded-for`. */
+  readonly clientAddressHeader?: string | undefined
   /** Time to receive a request's headers, seconds. Default 10. */
   readonly headersTimeoutSeconds?: number | undefined
   /** Time to receive a whole request, seconds. Default 30. */
@@ -237,7 +239,7 @@ export const make = (options?: ConnectionOptions): Guard => {
   const maxPerClient = Math.max(1, options?.maxPerClient ?? 128)
   const trusted = options?.trustedProxies ?? []
   const isTrusted = ClientAddress.trusts(trusted)
-  const resolver = ClientAddress.makeResolver(trusted)
+  const resolver = ClientAddress.makeResolver(trusted, options?.clientAddressHeader)
   const refusal = refusalBytes()
   const sockets = new Map<Socket, SocketState>()
   const refusing = new Set<Socket>()
@@ -310,12 +312,7 @@ export const make = (options?: ConnectionOptions): Guard => {
         })
       }
       if (trusted.length === 0 || !isTrusted(socket.remoteAddress)) return false
-      const headerOf = (value: string | Array<string> | undefined) =>
-        typeof value === "string" ? value : value?.join(", ")
-      const client = resolver.resolve(socket.remoteAddress, {
-        forwarded: headerOf(request.headers["forwarded"]),
-        xForwardedFor: headerOf(request.headers["x-forwarded-for"])
-      })
+      const client = resolver.resolve(socket.remoteAddress, request.headers)
       const n = perClient.get(client) ?? 0
       if (n >= maxPerClient) {
         refusedRequests++

@@ -327,10 +327,7 @@ export const make = (context: FastPathContext): Front => {
     const started = performance.now()
     const operation = operations.events[req.method as "GET" | "HEAD"]
     const requestId = context.requestIds.of(req.headers["x-request-id"])
-    const client = context.clients.resolve(req.socket.remoteAddress, {
-      forwarded: headerOf(req.headers["forwarded"]),
-      xForwardedFor: headerOf(req.headers["x-forwarded-for"])
-    })
+    const client = context.clients.resolve(req.socket.remoteAddress, req.headers)
     const current = validPublication(context.publisher)
     const refused = FeedHandlers.streamRefusal(
       { publisher: context.publisher, feed: context.feed, broadcaster: context.broadcaster },

@@ -201,6 +201,7 @@ const layerWith = (
     maxConnections: config.maxConnections,
     maxPerClient: config.maxConnectionsPerClient,
     trustedProxies: config.trustedProxies,
+    clientAddressHeader: config.clientAddressHeader,
     headersTimeoutSeconds: config.headersTimeoutSeconds,
     requestTimeoutSeconds: config.requestTimeoutSeconds
   })
@@ -249,6 +250,7 @@ const layerWith = (
       minBacklogBytes: config.sseBacklogBytes
     },
     trustedProxies: config.trustedProxies,
+    clientAddressHeader: config.clientAddressHeader,
     // with REDIS_URL the permit and /v1 rate limits are shared by every replica
     sharedRateLimiter: config.redisUrl === undefined
       ? undefined

@@ -10,7 +10,7 @@
  */
 import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted, Result } from "effect"
 import type { IpNetwork } from "effect/net"
-import { parseTrustedProxies } from "./ClientAddress.ts"
+import { DEFAULT_HEADER, parseHeaderName, parseTrustedProxies } from "./ClientAddress.ts"
 import { DEFAULT_CONNECTORS, validateNames } from "./ConnectorLoader.ts"
 
 /**
@@ -227,7 +227,14 @@ export const SETTINGS = {
   SVC_TRUSTED_PROXIES: {
     group: "Connections",
     unset: "none",
-    meaning: "comma-separated addresses or CIDR ranges of proxies whose Forwarded / X-Forwarded-For name the client"
+    meaning:
+      "comma-separated addresses or CIDR ranges of the proxies in front of svc; from them the client is read from SVC_CLIENT_ADDRESS_HEADER"
+  },
+  SVC_CLIENT_ADDRESS_HEADER: {
+    group: "Connections",
+    default: "x-forwarded-for",
+    meaning:
+      "the one header a trusted proxy writes the client address in (x-forwarded-for, forwarded, x-real-ip, ...); no other is read"
   },
   SVC_MAX_CONNECTIONS: {
     group: "Connections",
@@ -361,6 +368,8 @@ export interface ServerConfig {
   readonly redisPrefix?: string | undefined
   /** Proxies whose forwarding headers name the client (SVC_TRUSTED_PROXIES; default none). */
   readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+  /** The header a trusted proxy writes the client in, lowercase (SVC_CLIENT_ADDRESS_HEADER; default x-forwarded-for). */
+  readonly clientAddressHeader?: string | undefined
   /** Open connections (SVC_MAX_CONNECTIONS; default 12000, at most the open-file limit minus 256). */
   readonly maxConnections?: number | undefined
   /** Open connections of one client (SVC_MAX_CONNECTIONS_PER_CLIENT; default 128). */
@@ -440,6 +449,7 @@ const serverConfig = Config.all({
   redisPrefix: string("SVC_REDIS_PREFIX"),
   // parsed by validate, which names the key in its error
   trustedProxies: Config.String("SVC_TRUSTED_PROXIES").pipe(Config.withDefault("")),
+  clientAddressHeader: string("SVC_CLIENT_ADDRESS_HEADER"),
   // unset: derived from the open-file limit when the server starts
   maxConnections: optionalInt("SVC_MAX_CONNECTIONS"),
   maxConnectionsPerClient: int("SVC_MAX_CONNECTIONS_PER_CLIENT"),
@@ -587,10 +597,15 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
     if (Result.isFailure(trustedProxies)) {
       return yield* new ConfigInvalid({ message: `SVC_TRUSTED_PROXIES: ${trustedProxies.failure.message}` })
     }
+    const clientAddressHeader = parseHeaderName(config.clientAddressHeader ?? DEFAULT_HEADER)
+    if (Result.isFailure(clientAddressHeader)) {
+      return yield* new ConfigInvalid({ message: `SVC_CLIENT_ADDRESS_HEADER: ${clientAddressHeader.failure.message}` })
+    }
     return {
       ...config,
       publicUrl: Option.map(config.publicUrl, (u) => u.replace(/\/+$/, "")),
-      trustedProxies: trustedProxies.success
+      trustedProxies: trustedProxies.success,
+      clientAddressHeader: clientAddressHeader.success
     }
   })
 
