@@ -105,7 +105,7 @@ const startProxy = (upstream: string, mode: "append-xff" | "set-x-real-ip") =>
         const target = new URL(upstream)
         const server = http.createServer((req, res) => {
           const peer = req.socket.remoteAddress ?? ""
-          const headers = { ...req.headers, host: target.host }
+          const headers: http.OutgoingHttpHeaders = { ...req.headers, host: target.host }
           if (mode === "append-xff") {
             const prior = req.headers["x-forwarded-for"]
             headers["x-forwarded-for"] = prior === undefined ? peer : `${prior}, ${peer}`
