@@ -189,7 +189,8 @@ const layerWith = (
 ) => {
   const store = StoreConfig.layerFromUrl({
     databaseUrl: Option.getOrUndefined(config.databaseUrl),
-    dataDir: config.dataDir
+    dataDir: config.dataDir,
+    timeoutMillis: config.storeTimeoutMs
   })
   const signer = Option.match(config.signerKey, {
     onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),

@@ -90,6 +90,12 @@ export const SETTINGS = {
     unset: "SQLite in the data dir",
     meaning: "postgres://... selects PostgreSQL (replicas share it)"
   },
+  SVC_STORE_TIMEOUT_MS: {
+    group: "Keys and storage",
+    default: "1000",
+    meaning:
+      "PostgreSQL: longest wait of a request for one store call (a connection, the statements); beyond it 503 STORE_UNAVAILABLE"
+  },
   SVC_SERVER_SECRET: {
     group: "Keys and storage",
     unset: "generated in the data dir",
@@ -362,6 +368,8 @@ export interface ServerConfig {
   readonly holdShareClientBps?: number | null | undefined
   /** One payer's share, bps; null: off (default 5000). */
   readonly holdSharePayerBps?: number | null | undefined
+  /** PostgreSQL: limit of a store call a request waits for, milliseconds (SVC_STORE_TIMEOUT_MS; default 1000). */
+  readonly storeTimeoutMs?: number | undefined
   /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
   readonly redisUrl?: Redacted.Redacted<string> | undefined
   /** Prefix of the Redis keys (SVC_REDIS_PREFIX; default `svc:`). */
@@ -445,6 +453,7 @@ const serverConfig = Config.all({
   metricsHost: string("SVC_METRICS_HOST"),
   holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS"),
   holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS"),
+  storeTimeoutMs: int("SVC_STORE_TIMEOUT_MS"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
   redisPrefix: string("SVC_REDIS_PREFIX"),
   // parsed by validate, which names the key in its error
@@ -560,6 +569,10 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       config.permitRetentionDays === undefined ||
         (config.permitRetentionDays >= 0 && config.permitRetentionDays <= 36_500),
       "SVC_PERMIT_RETENTION_DAYS: 0 (keep forever) to 36500"
+    )
+    yield* check(
+      config.storeTimeoutMs === undefined || (config.storeTimeoutMs >= 50 && config.storeTimeoutMs <= 60_000),
+      "SVC_STORE_TIMEOUT_MS: 50 to 60000"
     )
     yield* check(
       config.marketPollMs === undefined || (config.marketPollMs >= 100 && config.marketPollMs <= 3_600_000),

@@ -6,6 +6,13 @@
  * permit and then on the inventory row, so several connections, or several
  * processes, never over-reserve.
  *
+ * Every call has a time limit (`StoreTimeouts`): a database whose connections
+ * stay open but silent fails a request's store call within `timeoutMillis`
+ * (default 1 s) instead of hanging it. The sessions also carry the server's
+ * own limits, `statement_timeout` and `idle_in_transaction_session_timeout`
+ * (the background limit, default 30 s), so that a statement or a transaction
+ * a client gave up on does not hold its locks.
+ *
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
@@ -14,6 +21,7 @@ import { Effect, Layer, type Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { migrate } from "./internal/migrations.ts"
 import * as SqlStore from "./internal/sqlStore.ts"
+import * as StoreTimeouts from "./StoreTimeouts.ts"
 
 /**
  * Options of {@link layer}.
@@ -32,6 +40,13 @@ export interface PgStoreOptions {
   readonly schema?: string | undefined
   /** Pool size (default 10). */
   readonly maxConnections?: number | undefined
+  /**
+   * Limit of a store call a request waits for (a free connection, the
+   * statements, their answers), milliseconds. Default 1000.
+   */
+  readonly timeoutMillis?: number | undefined
+  /** Limit of the other store calls, and the sessions' statement and idle-transaction timeouts, milliseconds. Default 30000. */
+  readonly backgroundTimeoutMillis?: number | undefined
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
@@ -48,11 +63,16 @@ export const make = (options: PgStoreOptions) =>
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
       return yield* Effect.fail(new Error(`invalid schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*`))
     }
+    const background = Math.max(1, options.backgroundTimeoutMillis ?? StoreTimeouts.DEFAULT_BACKGROUND_TIMEOUT_MILLIS)
     const sql = yield* PgClient.make({
       url: options.url,
       maxConnections: options.maxConnections ?? 10,
       applicationName: "svc-store",
-      ...(schema === undefined ? {} : { startupParameters: { search_path: schema } })
+      startupParameters: {
+        ...(schema === undefined ? {} : { search_path: schema }),
+        statement_timeout: String(background),
+        idle_in_transaction_session_timeout: String(background)
+      }
     }).pipe(Effect.provide(Reactivity.layer))
     if (schema !== undefined) {
       yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`).pipe(
@@ -60,8 +80,15 @@ export const make = (options: PgStoreOptions) =>
         Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () => Effect.void)
       )
     }
-    yield* migrate(sql, "pg", SqlStore.makeTransaction(sql, "pg"))
-    return Store.of(SqlStore.make({ sql, dialect: "pg", kind: "postgres", spanPrefix: "PgStore" }))
+    // a migration (an index on a large table) may take longer than a statement may
+    const transaction = SqlStore.makeTransaction(sql, "pg")
+    yield* migrate(sql, "pg", (effect) => transaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, effect)))
+    return Store.of(
+      StoreTimeouts.bounded(SqlStore.make({ sql, dialect: "pg", kind: "postgres", spanPrefix: "PgStore" }), {
+        requestMillis: options.timeoutMillis,
+        backgroundMillis: background
+      })
+    )
   }).pipe(
     Effect.mapError((cause) => new StoreError({ operation: "open", cause })),
     Effect.withSpan("PgStore.open")

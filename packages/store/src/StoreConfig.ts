@@ -22,6 +22,8 @@ export interface StoreConfigOptions {
   readonly databaseUrl?: Redacted.Redacted<string> | undefined
   /** SVC_DATA_DIR: SQLite keeps its database at `<dataDir>/svc.sqlite`. */
   readonly dataDir: string
+  /** SVC_STORE_TIMEOUT_MS: PostgreSQL, the limit of a store call a request waits for (`PgStore`). Default 1000. */
+  readonly timeoutMillis?: number | undefined
 }
 
 /**
@@ -48,7 +50,7 @@ export const sqliteFilename = (dataDir: string): string => join(dataDir, "svc.sq
  */
 export const layerFromUrl = (options: StoreConfigOptions): Layer.Layer<Store, StoreError> =>
   options.databaseUrl !== undefined && isPostgresUrl(Redacted.value(options.databaseUrl))
-    ? PgStore.layer({ url: options.databaseUrl })
+    ? PgStore.layer({ url: options.databaseUrl, timeoutMillis: options.timeoutMillis })
     : SqliteStore.layer({ filename: sqliteFilename(options.dataDir) })
 
 /**

@@ -14,4 +14,6 @@ export * as SqliteStore from "./SqliteStore.ts"
 /** @since 0.1.0 */
 export * as StoreConfig from "./StoreConfig.ts"
 /** @since 0.1.0 */
+export * as StoreTimeouts from "./StoreTimeouts.ts"
+/** @since 0.1.0 */
 export { layerFromUrl } from "./StoreConfig.ts"
