@@ -6,7 +6,10 @@
  *
  * Readiness: the store, the signer and the publication are all OK, or the
  * publication is PAUSED by the operator (a paused deployment still answers, with
- * structured 503s, so it stays in the load balancer).
+ * structured 503s, so it stays in the load balancer). Any other dependency the
+ * requests need (for example the server's shared rate-limit store) is given as
+ * a {@link DependencyCheck}: it is checked the same way, named in the
+ * components, and must be OK too.
  *
  * @since 0.1.0
  */
@@ -52,6 +55,24 @@ export interface HealthOptions {
   readonly cacheMillis?: number | undefined
   /** Time limit of each part's check, milliseconds. Default 2000. */
   readonly timeoutMillis?: number | undefined
+  /** Other dependencies of the requests, checked and named in the components (see {@link DependencyCheck}). */
+  readonly dependencies?: ReadonlyArray<DependencyCheck> | undefined
+}
+
+/**
+ * A dependency the requests need besides the store, the signer and the
+ * publication: readiness requires its check to succeed within the time limit.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DependencyCheck {
+  /** Its name in the components, e.g. `rateLimiter` (not `store`, `signer` or `publication`). */
+  readonly name: string
+  /** What it is, for the detail of a failure: "shared rate-limit store" reads "the shared rate-limit store did not answer ...". */
+  readonly description: string
+  /** Succeeds when the dependency answers. */
+  readonly check: Effect.Effect<unknown, unknown>
 }
 
 const OK: HealthComponent = { status: "OK" }
@@ -64,7 +85,9 @@ const DIGEST = keccak(utf8("svc health check"))
  * @since 0.1.0
  */
 export const isReady = (c: HealthComponents): boolean =>
-  c.store.status === "OK" && c.signer.status === "OK" && c.publication.status !== "UNAVAILABLE"
+  Object.entries(c).every(([name, component]) =>
+    name === "publication" ? component.status !== "UNAVAILABLE" : component.status === "OK"
+  )
 
 /**
  * The health layer over the store, the signer and the publisher.
@@ -102,13 +125,22 @@ export const layer = (options?: HealthOptions): Layer.Layer<Health, never, Store
           detail: state._tag === "Unavailable" ? "no valid publication" : "the publication expired"
         } satisfies HealthComponent
       })
+      const dependencies = (options?.dependencies ?? []).filter((d) =>
+        !["store", "signer", "publication"].includes(d.name)
+      )
       const run = Effect.gen(function*() {
-        const [storeStatus, signerStatus, publicationStatus] = yield* Effect.all([
+        const [storeStatus, signerStatus, publicationStatus, ...others] = yield* Effect.all([
           probe("store", store.operatorState),
           probe("signer", signer.signDigest(DIGEST)),
-          publication
+          publication,
+          ...dependencies.map((d) => probe(d.description, d.check))
         ], { concurrency: "unbounded" })
-        const components = { store: storeStatus, signer: signerStatus, publication: publicationStatus }
+        const components: HealthComponents = {
+          store: storeStatus,
+          signer: signerStatus,
+          publication: publicationStatus,
+          ...Object.fromEntries(dependencies.map((d, i) => [d.name, others[i]!]))
+        }
         const checkedAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         return { components, ready: isReady(components), checkedAt }
       })

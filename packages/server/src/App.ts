@@ -292,6 +292,25 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
   })
 
 /**
+ * The readiness check of a shared rate limiter: its store answers (an admission
+ * or a refusal both mean it does). Named `rateLimiter` in the health components.
+ *
+ * @category health
+ * @since 0.1.0
+ */
+export const rateLimiterCheck = (limiter: RateLimiter.RateLimiter): Health.DependencyCheck => {
+  // a key of its own, far from its limit: one probe at most every 2 s (the health cache)
+  const probe = RateLimit.makeShared(limiter, { name: "health", limit: 1000, windowSeconds: 1000 })
+  return {
+    name: "rateLimiter",
+    description: "shared rate-limit store",
+    check: probe.consume("probe").pipe(
+      Effect.catchIf((refused) => !RateLimit.isStoreUnavailable(refused), () => Effect.void)
+    )
+  }
+}
+
+/**
  * The application layer: engine + routes, served on the `HttpServer` in context.
  * The public URL defaults to the server's bound address.
  *
@@ -312,8 +331,14 @@ export const layer = <E = never>(
         ...options.parts,
         rateLimiter: Layer.succeed(RateLimit.PermitRateLimiter, RateLimit.makeShared(shared, options.engine?.rateLimit))
       }
+      // readiness checks what the requests need: with a shared limiter, its store (Redis)
+      const health = shared === undefined ? options.engine?.health : {
+        ...options.engine?.health,
+        dependencies: [...options.engine?.health?.dependencies ?? [], rateLimiterCheck(shared)]
+      }
       const engine = Solver.layer({
         ...options.engine,
+        health,
         catalog: options.catalog,
         publisher: { ...options.engine?.publisher, routeDetailTemplate: `${publicUrl}/api/v6/routes/{routeId}` },
         connectors: options.engine?.connectors ?? [EvmConnector.make(), SolanaConnector.make()]

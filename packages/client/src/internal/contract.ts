@@ -1474,6 +1474,7 @@ export const HealthComponent: Node = {
 export const HealthComponents: Node = {
   _tag: "Objects",
   properties: [["store", HealthComponent], ["signer", HealthComponent], ["publication", HealthComponent]],
+  rest: HealthComponent,
   expected: "HealthComponents"
 }
 

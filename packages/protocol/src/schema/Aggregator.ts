@@ -750,16 +750,21 @@ export type HealthComponent = typeof HealthComponent.Type
 
 /**
  * The parts of a deployment: its store, its signer (the authority key) and its
- * publication.
+ * publication, and any other dependency its requests need, by name (for
+ * example `rateLimiter`, the shared rate-limit store, when the deployment has
+ * one).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const HealthComponents = Schema.Struct({
-  store: HealthComponent,
-  signer: HealthComponent,
-  publication: HealthComponent
-}).annotate({ identifier: "HealthComponents" })
+export const HealthComponents = Schema.StructWithRest(
+  Schema.Struct({
+    store: HealthComponent,
+    signer: HealthComponent,
+    publication: HealthComponent
+  }),
+  [Schema.Record(Schema.String, HealthComponent)]
+).annotate({ identifier: "HealthComponents" })
 /** @since 0.1.0 */
 export type HealthComponents = typeof HealthComponents.Type
 

@@ -128,14 +128,17 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
               : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () =>
                 tokens.success.value))
         })
-        // 200 always (the spec's status); the body says what works: a store or signer
-        // that does not answer makes a valid publication DEGRADED
+        // 200 always (the spec's status); the body says what works: a store, signer or other
+        // dependency of the requests (the shared rate limiter) that does not answer makes a valid
+        // publication DEGRADED
         .handleRaw("aggregator_health", () =>
           Effect.map(Effect.zip(aggregator.health, health.check), ([h, parts]) =>
             Http.json(200, {
               ...h,
-              status: h.status === "OK" && (parts.components.store.status !== "OK" ||
-                  parts.components.signer.status !== "OK")
+              status: h.status === "OK" &&
+                  Object.entries(parts.components).some(([name, c]) =>
+                    name !== "publication" && c.status !== "OK"
+                  )
                 ? "DEGRADED"
                 : h.status,
               components: parts.components
