@@ -82,7 +82,11 @@ export const bodyRefused = (refusal: BodyRefusal): HttpServerResponse.HttpServer
     })
     : refusal === "BODY_NOT_JSON"
     ? fail("INVALID_REQUEST", ["BODY_NOT_JSON"], { detail: "the body is not JSON" })
+    : refusal === "CONTENT_TYPE_MISSING" || refusal === "CONTENT_TYPE_NOT_JSON"
+    ? fail("INVALID_REQUEST", [refusal], { detail: CONTENT_TYPE_DETAIL })
     : fail("INVALID_REQUEST", ["BODY_UNREADABLE"])
+
+const CONTENT_TYPE_DETAIL = "send the body as JSON with Content-Type: application/json"
 
 /**
  * The response of a body that fails its schema: the issues' reason codes and the

@@ -13,6 +13,9 @@
  * - an internal failure is logged with the request id and answered 500
  *   `INTERNAL_ERROR` (solver) or 503 `SERVICE_UNAVAILABLE` (aggregator, which
  *   documents no 500): no input produces a crash or an unstructured answer;
+ * - a request whose client went away before the answer (it closed the
+ *   connection) is no failure of svc: it is counted and logged with status 499,
+ *   as any request is, without an error line or a trace;
  * - writes (POST) are logged with their status and duration; reads only when
  *   they fail with a 5xx (the hot GET paths are not logged).
  *
@@ -134,6 +137,14 @@ export const internalError = (family: Family): HttpServerResponse.HttpServerResp
     })
     : Http.errorResponse(SolverErrors.failure("INTERNAL_ERROR", ["INTERNAL_ERROR"]))
 
+/** The client closed the connection before the answer: every reason is an interruption by the server for it. */
+const isClientAbort = (cause: Cause.Cause<unknown>): boolean =>
+  cause.reasons.length > 0 &&
+  cause.reasons.every((r) => r._tag === "Interrupt" && r.annotations.has(HttpServerError.ClientAbort.key))
+
+/** The status recorded for a request whose client went away (nginx's "client closed request"); never sent. */
+const CLIENT_CLOSED = HttpServerResponse.empty({ status: 499 })
+
 const isRouteNotFound = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some((r) =>
     r._tag === "Fail" && HttpServerError.isHttpServerError(r.error) && r.error.reason._tag === "RouteNotFound"
@@ -184,6 +195,7 @@ export const wrap = <E, R>(
               : methodNotAllowed(info.family, table.allowOf(info), info.methods)
           )
         }
+        if (isClientAbort(cause)) return Effect.succeed(CLIENT_CLOSED)
         return Effect.as(
           Effect.logError("request failed", Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId, method, path })),
           internalError(table.familyOf(path))

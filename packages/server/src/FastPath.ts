@@ -32,6 +32,7 @@ import type { HttpServerResponse } from "effect/http"
 import { HttpApi } from "effect/http-api"
 import { type IncomingMessage, Server, type ServerOptions, type ServerResponse } from "node:http"
 import type { Socket } from "node:net"
+import * as AggregatorErrors from "./AggregatorErrors.ts"
 import type * as Broadcaster from "./Broadcaster.ts"
 import type * as ClientAddress from "./ClientAddress.ts"
 import type * as Connections from "./Connections.ts"
@@ -53,10 +54,50 @@ import * as StreamEncoding from "./StreamEncoding.ts"
  */
 export type Front = (request: IncomingMessage, response: ServerResponse) => boolean
 
+/** The Host lines of a request (Node keeps the first of several in `headers`). */
+const hostLines = (request: IncomingMessage): number => {
+  const raw = request.rawHeaders
+  let n = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === "host") n++
+  }
+  return n
+}
+
+let hostRefusals = 0
+
+/**
+ * Refuses a request with more than one Host line (RFC 9112 §3.2: a server must
+ * answer 400, the request's target is ambiguous): 400 `INVALID_REQUEST`
+ * (`HOST_HEADER_REPEATED`) in its path's error family, and the connection is
+ * closed. Returns whether it refused.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const refuseRepeatedHost = (request: IncomingMessage, response: ServerResponse): boolean => {
+  if (hostLines(request) <= 1) return false
+  const path = request.url ?? "/"
+  const detail = "more than one Host header (RFC 9112 section 3.2)"
+  const headers = { connection: "close" }
+  hostRefusals = (hostRefusals + 1) % Number.MAX_SAFE_INTEGER
+  writeResponse(
+    request,
+    response,
+    path === "/v1" || path.startsWith("/v1/") || path.startsWith("/v1?")
+      ? AggregatorErrors.fail("INVALID_REQUEST", ["HOST_HEADER_REPEATED"], { detail, headers })
+      : Http.errorResponse(SolverErrors.failure("INVALID_REQUEST", ["HOST_HEADER_REPEATED"], { detail }), headers),
+    `host-refused-${hostRefusals.toString(36)}`
+  )
+  return true
+}
+
 /**
  * A `node:http` server whose requests go through an installed fast path first,
  * and whose connections and requests go through its connection guard, when it
- * has one (`Connections.makeServer`).
+ * has one (`Connections.makeServer`). A request with more than one Host line
+ * is refused before either ({@link refuseRepeatedHost}).
  *
  * @category http
  * @since 0.1.0
@@ -69,6 +110,12 @@ export class FrontServer extends Server {
   /** Run first when the server closes (the installed fast path ends its event streams). */
   onClose: (() => void) | undefined = undefined
   override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (
+      (event === "request" || event === "checkContinue") &&
+      refuseRepeatedHost(args[0] as IncomingMessage, args[1] as ServerResponse)
+    ) {
+      return true
+    }
     const guard = this.guard
     if (guard !== undefined) {
       if (event === "connection") {

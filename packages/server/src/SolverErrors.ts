@@ -95,10 +95,14 @@ export const TRANSPORT_REASON_CODES = {
   INVALID_REQUEST: {
     UNKNOWN_FIELD: "a property the schema does not list (bodies are never stripped); `diagnostics.issues` names it",
     "BODY_NOT_JSON, BODY_UNREADABLE, BODY_INVALID": "the body is not JSON, cannot be read, or is not an object",
+    "CONTENT_TYPE_MISSING, CONTENT_TYPE_NOT_JSON":
+      "a body sent without `Content-Type`, or as another media type than `application/json` (such as `text/plain`); refused before it is read",
     "UNKNOWN_QUERY_PARAMETER, REPEATED_QUERY_PARAMETER":
       "a query parameter the operation does not take, or one given twice",
     "SOURCE_CHAIN_ID_INVALID, SOURCE_NETWORK_ID_INVALID": "a feed filter that does not match its pattern",
-    IDEMPOTENCY_KEY_HEADER_INVALID: "the Idempotency-Key header does not match `^[a-zA-Z0-9._:-]{8,128}$`"
+    IDEMPOTENCY_KEY_HEADER_INVALID: "the Idempotency-Key header does not match `^[a-zA-Z0-9._:-]{8,128}$`",
+    HOST_HEADER_REPEATED:
+      "the request has more than one `Host` header (RFC 9112 section 3.2, on every path); the connection is closed after the answer"
   },
   NOT_FOUND: { PATH_NOT_FOUND: "no such path" },
   ROUTE_NOT_FOUND: {
@@ -225,7 +229,11 @@ export const fromPublicationUnavailable = (e: Publisher.PublicationUnavailable):
  * @since 0.1.0
  */
 export const bodyRefused = (refusal: BodyRefusal): SolverFailure =>
-  refusal === "BODY_TOO_LARGE" ? failure("BODY_TOO_LARGE", ["BODY_TOO_LARGE"]) : failure("INVALID_REQUEST", [refusal])
+  refusal === "BODY_TOO_LARGE"
+    ? failure("BODY_TOO_LARGE", ["BODY_TOO_LARGE"])
+    : refusal === "CONTENT_TYPE_MISSING" || refusal === "CONTENT_TYPE_NOT_JSON"
+    ? failure("INVALID_REQUEST", [refusal], { detail: "send the body as JSON with Content-Type: application/json" })
+    : failure("INVALID_REQUEST", [refusal])
 
 /**
  * The failure of a body that fails its schema: one reason code per issue kind,
