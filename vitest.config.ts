@@ -1,14 +1,77 @@
-import { defineConfig } from "vitest/config"
+/**
+ * The test tiers (README, Development; docs/benchmarks.md, The test suite), chosen with `--mode`:
+ *
+ * - `vitest run --mode unit` (`npm test`, after the type check and lint): every test but the end-to-end ones;
+ * - `vitest run --mode e2e` (`npm run test:e2e`): the end-to-end tests, the files named `*.e2e.test.ts`
+ *   (devnets, packed tarballs and their installs, the release rehearsal, Chromium, the runnable docs);
+ * - `vitest run --mode quick` (`npm run test:quick`, after the type check): the unit tier without the files
+ *   of {@link NOT_QUICK}, which start processes or servers or take long;
+ * - `vitest run` (no mode) and `vitest run <file>`: everything, or the file, whatever its tier.
+ */
+import { configDefaults, defineConfig } from "vitest/config"
+import { measuredScale } from "./test/support/time.ts"
 
-export default defineConfig({
-  test: {
-    include: ["packages/*/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // two cores: keep one worker per core
-    maxWorkers: 2,
-    setupFiles: ["test/support/isolate-env.ts"],
-    // every temporary folder of the run under one, removed when the run ends
-    globalSetup: ["test/support/temp-dir.ts"]
+/** The end-to-end tests. */
+const E2E = "**/*.e2e.test.ts"
+
+/**
+ * What `--mode quick` leaves out of the unit tier: files that start processes (the `svc` executable,
+ * servers, anvil, child test runs), build bundles, or take more than a few seconds. A new test file is
+ * quick unless it is listed here.
+ */
+export const NOT_QUICK: ReadonlyArray<string> = [
+  "packages/cli/test/Admin.test.ts",
+  "packages/cli/test/Cli.test.ts",
+  "packages/cli/test/FastStart.test.ts",
+  "packages/cli/test/NewConnector.test.ts",
+  "packages/cli/test/NewSolver.test.ts",
+  "packages/cli/test/Serve.test.ts",
+  "packages/cli/test/Sign.test.ts",
+  "packages/client/test/Browser.test.ts",
+  "packages/client/test/BundleSize.test.ts",
+  "packages/client/test/Examples.test.ts",
+  "packages/connector-evm/test/EvmConnector.conformance.test.ts",
+  "packages/connector-evm/test/EvmMarket.test.ts",
+  "packages/connector-evm/test/EvmOwnershipProof.anvil.test.ts",
+  "packages/contracts/test/Router.test.ts",
+  "packages/contracts/test/System.test.ts",
+  "packages/server/test/Connectors.test.ts",
+  "packages/server/test/Examples.test.ts",
+  "packages/server/test/Process.test.ts",
+  "packages/server/test/Replicas.test.ts",
+  "packages/server/test/SharedRateLimits.test.ts",
+  "packages/store/test/SqliteClient.test.ts",
+  "packages/store/test/SqliteStore.test.ts",
+  "conformance/test/Formats.test.ts",
+  "test/module-graph.test.ts",
+  "test/processes.test.ts"
+]
+
+const TIERS = ["unit", "e2e", "quick"] as const
+
+export default defineConfig(({ mode }) => {
+  const tier = (TIERS as ReadonlyArray<string>).includes(mode) ? mode : "all"
+  // one factor for the whole run, measured before its workers start (test/support/time.ts)
+  process.env.SVC_TEST_TIME_SCALE ??= String(measuredScale(2))
+  const scale = Number(process.env.SVC_TEST_TIME_SCALE)
+  return {
+    test: {
+      include: tier === "e2e"
+        ? [E2E]
+        : ["packages/*/test/**/*.test.ts", "conformance/test/**/*.test.ts", "test/**/*.test.ts"],
+      exclude: [
+        ...configDefaults.exclude,
+        ...(tier === "unit" || tier === "quick" ? [E2E] : []),
+        ...(tier === "quick" ? NOT_QUICK : [])
+      ],
+      // bounds on a wait, not measures: generous, and stretched on a loaded machine
+      testTimeout: Math.round(60_000 * scale),
+      hookTimeout: Math.round(120_000 * scale),
+      // two cores: keep one worker per core
+      maxWorkers: 2,
+      setupFiles: ["test/support/isolate-env.ts", "test/support/process-cleanup.ts"],
+      // every temporary folder of the run under one, removed when the run ends; every process it started stopped
+      globalSetup: ["test/support/temp-dir.ts", "test/support/process-run.ts"]
+    }
   }
 })

@@ -12,7 +12,7 @@
  * - `node scripts/browser.ts path` prints the path of the browser (exit 1 when
  *   there is none).
  *
- * `npm test` runs `ensure` before the tests.
+ * `npm run test:e2e` runs `ensure` before the tests (the browser tests are end-to-end tests).
  *
  * @since 0.1.0
  */

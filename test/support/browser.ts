@@ -1,6 +1,6 @@
 /**
  * The browser of the browser tests: Debian's Chromium (installed by
- * `node scripts/browser.ts ensure`, which `npm test` runs first) driven by
+ * `node scripts/browser.ts ensure`, which `npm run test:e2e` runs first) driven by
  * playwright-core, headless, on a closed network: every request that is not to
  * this machine (127.0.0.1, localhost, ::1) or a file/data/blob/about URL is
  * aborted and recorded, so a test can assert that a page loads nothing from
@@ -42,7 +42,7 @@ export const isCi = (value: string | undefined = process.env.CI): boolean =>
 
 /**
  * The body of the test that stands for a file's browser tests when there is no
- * browser: skips with the reason, but fails on CI, where `npm test` installs it.
+ * browser: skips with the reason, but fails on CI, where `npm run test:e2e` installs it.
  */
 export const noBrowser = (context: { readonly skip: (note?: string) => void }): void => {
   const reason = skipReason() ?? "no Chromium"
