@@ -2,19 +2,24 @@
  * The protocol commands start fast (packages/cli/src/internal/fastPath.ts): in
  * their plain forms the executable runs them without effect/cli, the platform
  * layer or the server, and prints exactly what the effect/cli command tree
- * prints. Each case runs the real executable twice, as is and with
- * SVC_CLI_FAST=0 (every command through Cli.ts), and compares stdout, stderr and
- * the exit code; a preload records the modules each run loaded, to check which
- * way it went.
+ * prints. Every case runs both ways, the fast start and the full command line
+ * (Cli.ts, as with SVC_CLI_FAST=0), comparing stdout, stderr and the exit code:
+ * all cases of a way in one process (support/batch.ts calls what src/bin.ts
+ * calls), with a preload that records the modules the process loaded, to check
+ * that the fast start of every fast case together loaded none of the heavy ones.
+ * A few cases then run through the real executable both ways, as a person runs
+ * it, and so does a closed standard output.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../../test/support/time.ts"
 import { BIN, childEnv, ROOT } from "./support/svc.ts"
 
 const PRELOAD = join(ROOT, "packages/cli/test/support/loaded-modules.ts")
+const BATCH = join(ROOT, "packages/cli/test/support/batch.ts")
 const vectors = JSON.parse(readFileSync(join(ROOT, "fixtures/upstream/appendix-a.json"), "utf8"))
 const digestVectors = JSON.parse(readFileSync(join(ROOT, "fixtures/protocol/permit-digest/vectors.json"), "utf8"))
 const abiVectors = JSON.parse(readFileSync(join(ROOT, "fixtures/protocol/abi/vectors.json"), "utf8"))
@@ -27,19 +32,22 @@ const file = (name: string, content: string | Uint8Array) => {
   return path
 }
 
-interface Run {
+interface Outcome {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
+}
+
+interface Run extends Outcome {
   readonly loaded: ReadonlyArray<string>
 }
 
 let runs = 0
-/** Runs `svc <args>` with the preload, `stdin` as input. */
-const svc = (args: ReadonlyArray<string>, stdin: string | Uint8Array, env: Record<string, string>) =>
+/** Runs `node --import <preload> <args>` with `stdin` as input; what it printed and the modules it loaded. */
+const node = (args: ReadonlyArray<string>, stdin: string | Uint8Array, env: Record<string, string>) =>
   new Promise<Run>((resolve) => {
     const loadedFile = join(dir, `loaded-${runs++}.txt`)
-    const child = spawn(process.execPath, ["--import", PRELOAD, BIN, ...args], {
+    const child = spawn(process.execPath, ["--import", PRELOAD, ...args], {
       env: childEnv({ ...env, SVC_TEST_LOADED: loadedFile }),
       cwd: ROOT,
       stdio: ["pipe", "pipe", "pipe"]
@@ -57,18 +65,23 @@ const svc = (args: ReadonlyArray<string>, stdin: string | Uint8Array, env: Recor
     child.stdin.end(stdin)
   })
 
-/** Runs `f` over `items`, `limit` at a time (each full run loads the whole tool). */
-const pool = async <A, B>(items: ReadonlyArray<A>, limit: number, f: (a: A) => Promise<B>): Promise<Array<B>> => {
-  const out: Array<B> = []
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await f(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: limit }, worker))
-  return out
+/** Runs `svc <args>` (the real executable). */
+const svc = (args: ReadonlyArray<string>, stdin: string | Uint8Array, env: Record<string, string>) =>
+  node([BIN, ...args], stdin, env)
+
+/** Runs every case one way in one process (support/batch.ts): what each printed, and what the process loaded. */
+const batch = async (mode: "fast" | "full", cases: ReadonlyArray<Case>) => {
+  const casesFile = file(
+    `cases-${mode}.json`,
+    JSON.stringify(cases.map((c) => ({
+      args: c.args,
+      stdin: Buffer.from(c.stdin ?? "").toString("base64")
+    })))
+  )
+  const resultsFile = join(dir, `results-${mode}.json`)
+  const ran = await node([BATCH, mode, casesFile, resultsFile], "", {})
+  assert.strictEqual(ran.code, 0, `batch ${mode}: ${ran.stderr}`)
+  return { results: JSON.parse(readFileSync(resultsFile, "utf8")) as ReadonlyArray<Outcome>, loaded: ran.loaded }
 }
 
 const feed = {
@@ -202,41 +215,68 @@ const CLI_TS = "/packages/cli/src/Cli.ts"
 /** What the fast start must never load. */
 const HEAVY = [CLI_TS, "/effect/dist/cli/", "/@effect/platform-node", "/packages/server/", "/node_modules/viem/"]
 
+/** Whether the modules loaded include one the fast start must never load; effect's index counts. */
+const heavyIn = (loaded: ReadonlyArray<string>) =>
+  loaded.filter((url) => HEAVY.some((h) => url.includes(h)) || url.endsWith("/effect/dist/index.js"))
+
 describe("fast start of the protocol commands", () => {
   it(
     "prints what the full command line prints, loading neither effect/cli nor the server",
-    { timeout: 300_000 },
+    { timeout: scaled(120_000) },
     async () => {
-      const results = await pool(CASES, 3, async (c) => {
-        const fast = await svc(c.args, c.stdin ?? "", {})
-        const full = await svc(c.args, c.stdin ?? "", { SVC_CLI_FAST: "0" })
-        return { c, fast, full }
-      })
-      for (const { c, fast, full } of results) {
+      const [fast, full] = await Promise.all([batch("fast", CASES), batch("full", CASES)])
+      assert.strictEqual(fast.results.length, CASES.length)
+      assert.strictEqual(full.results.length, CASES.length)
+      assert.isTrue(full.loaded.some((url) => url.endsWith(CLI_TS)), "the full way runs Cli.ts")
+      CASES.forEach((c, i) => {
         const what = `svc ${c.args.join(" ")}`
+        const [f, g] = [fast.results[i]!, full.results[i]!]
+        if (c.fast) {
+          assert.deepStrictEqual(f, g, what)
+        } else {
+          // left to Cli.ts: the fast start answers nothing and writes nothing, and bin.ts runs Cli.ts
+          assert.deepStrictEqual(f, { code: null, stdout: "", stderr: "" }, `${what}: left to Cli.ts`)
+        }
+      })
+      // effect is loaded module by module (the permit commands' schemas included), never through its index
+      assert.deepStrictEqual(heavyIn(fast.loaded), [], "the fast start of every case together loads none of these")
+      // the cases cover success, exit 1 and refusals on both ways
+      const codes = new Set(CASES.flatMap((c, i) => c.fast ? [fast.results[i]!.code] : []))
+      assert.deepStrictEqual([...codes].sort(), [0, 1, 2])
+    }
+  )
+
+  it(
+    "the executable: an invalid feed, a refusal and a form left to Cli.ts print the same both ways",
+    { timeout: scaled(60_000) },
+    async () => {
+      const picked: ReadonlyArray<Case> = [
+        CASES.find((c) => c.args.join(" ") === `verify-feed ${feedFile} --now 2000000300`)!,
+        CASES.find((c) => c.stdin === "not json")!,
+        CASES.find((c) => c.args.includes("--help"))!
+      ]
+      for (const c of picked) {
+        const what = `svc ${c.args.join(" ")}`
+        const [fast, full] = await Promise.all([
+          svc(c.args, c.stdin ?? "", {}),
+          svc(c.args, c.stdin ?? "", { SVC_CLI_FAST: "0" })
+        ])
         assert.isTrue(full.loaded.some((url) => url.endsWith(CLI_TS)), `${what}: SVC_CLI_FAST=0 runs Cli.ts`)
         assert.deepStrictEqual(
           { code: fast.code, stdout: fast.stdout, stderr: fast.stderr },
           { code: full.code, stdout: full.stdout, stderr: full.stderr },
           what
         )
-        if (c.fast) {
-          const heavy = fast.loaded.filter((url) => HEAVY.some((h) => url.includes(h)))
-          assert.deepStrictEqual(heavy, [], `${what}: the fast start loads none of these`)
-          // effect is loaded module by module (the permit commands' schemas included), never through its index
-          const barrel = fast.loaded.some((url) => url.endsWith("/effect/dist/index.js"))
-          assert.isFalse(barrel, `${what}: effect's index is not loaded`)
-        } else {
-          assert.isTrue(fast.loaded.some((url) => url.endsWith(CLI_TS)), `${what}: left to Cli.ts`)
-        }
+        if (c.fast) assert.deepStrictEqual(heavyIn(fast.loaded), [], `${what}: the fast start loads none of these`)
+        else assert.isTrue(fast.loaded.some((url) => url.endsWith(CLI_TS)), `${what}: left to Cli.ts`)
       }
-      // the cases cover success, exit 1 and refusals on both ways
-      const codes = new Set(results.filter((r) => r.c.fast).map((r) => r.fast.code))
-      assert.deepStrictEqual([...codes].sort(), [0, 1, 2])
+      assert.deepStrictEqual(picked.map((c) => c.fast), [true, true, false])
     }
   )
 
-  it("a closed standard output: the line and the exit code of the full command line", { timeout: 60_000 }, async () => {
+  it("a closed standard output: the line and the exit code of the full command line", {
+    timeout: scaled(60_000)
+  }, async () => {
     // more than a pipe holds, to a pipe whose reading end is closed
     const big = file("big.json", JSON.stringify(Array.from({ length: 50_000 }, (_, i) => ({ k: "x".repeat(20), i }))))
     const closed = (env: Record<string, string>) =>
