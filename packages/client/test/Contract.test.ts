@@ -96,20 +96,27 @@ const REPLACEMENTS: ReadonlyArray<unknown> = [null, 0, 7, 1.5, -1, "", "x", "0x"
 
 const clone = (u: unknown): any => JSON.parse(JSON.stringify(u))
 
-/** Variants of a JSON value, each with one change somewhere (at most `limit`). */
+/**
+ * Variants of a JSON value, each with one change somewhere (at most `limit`, a
+ * spread of them when there are more). The changes are listed first and only the
+ * chosen ones are made: each is a copy of the whole value, and a 30 KB feed has
+ * tens of thousands of possible changes.
+ */
 const mutations = (value: unknown, limit: number): Array<unknown> => {
-  const out: Array<unknown> = []
+  const out: Array<() => unknown> = []
   const visit = (node: unknown, path: ReadonlyArray<string | number>) => {
     const at = (change: (parent: any, key: string | number) => void) => {
-      const copy = clone(value)
       if (path.length === 0) return
-      let parent = copy
-      for (const key of path.slice(0, -1)) parent = parent[key]
-      change(parent, path[path.length - 1]!)
-      out.push(copy)
+      out.push(() => {
+        const copy = clone(value)
+        let parent = copy
+        for (const key of path.slice(0, -1)) parent = parent[key]
+        change(parent, path[path.length - 1]!)
+        return copy
+      })
     }
     for (const replacement of REPLACEMENTS) {
-      if (path.length === 0) out.push(replacement)
+      if (path.length === 0) out.push(() => clone(replacement))
       else at((parent, key) => parent[key] = clone(replacement))
     }
     if (path.length > 0 && !Array.isArray(node)) {
@@ -118,29 +125,27 @@ const mutations = (value: unknown, limit: number): Array<unknown> => {
         else delete parent[key]
       })
     }
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, [...path, i]))
-      if (node.length > 0) {
+    const inside = (change: (target: any) => void) =>
+      out.push(() => {
         const copy = clone(value)
         let target = copy
         for (const key of path) target = target[key]
-        target.pop()
-        out.push(copy)
-      }
+        change(target)
+        return copy
+      })
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, [...path, i]))
+      if (node.length > 0) inside((target) => target.pop())
     } else if (typeof node === "object" && node !== null) {
-      const copy = clone(value)
-      let target = copy
-      for (const key of path) target = target[key]
-      target.zzUnknown = { extra: true }
-      out.push(copy)
+      inside((target) => (target.zzUnknown = { extra: true }))
       for (const key of Object.keys(node)) visit((node as Record<string, unknown>)[key], [...path, key])
     }
   }
   visit(value, [])
   // a spread of the variants when there are many
-  if (out.length <= limit) return out
+  if (out.length <= limit) return out.map((make) => make())
   const step = out.length / limit
-  return Array.from({ length: limit }, (_, i) => out[Math.floor(i * step)])
+  return Array.from({ length: limit }, (_, i) => out[Math.floor(i * step)]!())
 }
 
 /** Samples generated from a schema (empty when its filters defeat the generator). */
