@@ -1,7 +1,8 @@
 /**
  * `svc sign`: the EIP-191 (personal_sign) signature of a message by a local test
  * key, the message taken from a JSON answer that carries it or, otherwise, the
- * input bytes exactly as read.
+ * input bytes exactly as read. The command lines of a test run one after another
+ * in one process of the full command line (support/svc.ts, svcAll).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/protocol"
@@ -10,7 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { getAddress } from "viem"
-import { oneLineRefusal, ROOT, svc } from "./support/svc.ts"
+import { scaled } from "../../../test/support/time.ts"
+import { oneLineRefusal, ROOT, svcAll } from "./support/svc.ts"
 
 const vectors = JSON.parse(readFileSync(join(ROOT, "fixtures/upstream/appendix-a.json"), "utf8"))
 /** The public test key of the Appendix A vectors (never funded). */
@@ -28,7 +30,7 @@ const signed = (r: { code: number | null; stdout: string; stderr: string }) => {
 describe("svc sign", () => {
   it(
     "signs the message of a request-message answer and of a build stage-1 answer as PermitMessage.sign does",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "svc-sign-"))
       try {
@@ -40,13 +42,13 @@ describe("svc sign", () => {
           quote: { quoteId: "0x20" },
           expiresAt: 2_000_000_000
         }
-        const [fromFile, fromBuild, fromStdin, fromEnv, bare] = await Promise.all([
-          svc(["sign", "--key", KEY, answer]),
-          svc(["sign", "--key", KEY], { stdin: JSON.stringify(stage1) }),
-          svc(["sign", "--key", KEY, "-"], { stdin: JSON.stringify({ ok: true, message: MESSAGE }) }),
-          svc(["sign"], { stdin: JSON.stringify({ message: MESSAGE }), env: { SVC_SIGN_KEY: KEY } }),
+        const [fromFile, fromBuild, fromStdin, fromEnv, bare] = await svcAll([
+          { args: ["sign", "--key", KEY, answer] },
+          { args: ["sign", "--key", KEY], stdin: JSON.stringify(stage1) },
+          { args: ["sign", "--key", KEY, "-"], stdin: JSON.stringify({ ok: true, message: MESSAGE }) },
+          { args: ["sign"], stdin: JSON.stringify({ message: MESSAGE }), env: { SVC_SIGN_KEY: KEY } },
           // the key without 0x, and `svc permit-message`'s own output as input
-          svc(["sign", "--key", KEY.slice(2)], { stdin: `${JSON.stringify({ message: MESSAGE })}\n` })
+          { args: ["sign", "--key", KEY.slice(2)], stdin: `${JSON.stringify({ message: MESSAGE })}\n` }
         ])
         const expected = PermitMessage.sign(MESSAGE, KEY)
         assert.strictEqual(expected, vectors.permitRequestEvm.requestSignature)
@@ -64,19 +66,19 @@ describe("svc sign", () => {
     }
   )
 
-  it("signs any other input as its raw bytes, a trailing newline included", { timeout: 60_000 }, async () => {
+  it("signs any other input as its raw bytes, a trailing newline included", { timeout: scaled(60_000) }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-sign-"))
     try {
       const file = join(dir, "message.txt")
       const bytes = Uint8Array.from([...new TextEncoder().encode("hello svc\n"), 0xff, 0x00, 0x0a])
       writeFileSync(file, bytes)
       const json = JSON.stringify({ message: "inner" })
-      const [fromFile, fromStdin, text, raw] = await Promise.all([
-        svc(["sign", "--key", KEY, file]),
-        svc(["sign", "--key", KEY], { stdin: bytes }),
-        svc(["sign", "--key", KEY], { stdin: "hello svc\n" }),
+      const [fromFile, fromStdin, text, raw] = await svcAll([
+        { args: ["sign", "--key", KEY, file] },
+        { args: ["sign", "--key", KEY], stdin: bytes },
+        { args: ["sign", "--key", KEY], stdin: "hello svc\n" },
         // --raw: JSON signed as its own bytes
-        svc(["sign", "--key", KEY, "--raw"], { stdin: json })
+        { args: ["sign", "--key", KEY, "--raw"], stdin: json }
       ])
       const expected = Signature.signPersonalMessage(bytes, KEY)
       assert.deepStrictEqual(signed(fromFile), { signature: expected, address: ADDRESS })
@@ -90,15 +92,15 @@ describe("svc sign", () => {
     }
   })
 
-  it("bad input: one line on stderr, exit 2, the key never shown", { timeout: 60_000 }, async () => {
+  it("bad input: one line on stderr, exit 2, the key never shown", { timeout: scaled(60_000) }, async () => {
     const badKey = `0x${"ab".repeat(31)}`
-    const [noKey, malformed, zero, unreadable, noMessage, notString] = await Promise.all([
-      svc(["sign"], { stdin: "x", env: { SVC_SIGN_KEY: "" } }),
-      svc(["sign", "--key", badKey], { stdin: "x" }),
-      svc(["sign", "--key", `0x${"0".repeat(64)}`], { stdin: "x" }),
-      svc(["sign", "--key", KEY, "/nonexistent/message.txt"]),
-      svc(["sign", "--key", KEY], { stdin: JSON.stringify({ ok: false, error: { code: "X" } }) }),
-      svc(["sign", "--key", KEY], { stdin: JSON.stringify({ message: 42 }) })
+    const [noKey, malformed, zero, unreadable, noMessage, notString] = await svcAll([
+      { args: ["sign"], stdin: "x", env: { SVC_SIGN_KEY: "" } },
+      { args: ["sign", "--key", badKey], stdin: "x" },
+      { args: ["sign", "--key", `0x${"0".repeat(64)}`], stdin: "x" },
+      { args: ["sign", "--key", KEY, "/nonexistent/message.txt"] },
+      { args: ["sign", "--key", KEY], stdin: JSON.stringify({ ok: false, error: { code: "X" } }) },
+      { args: ["sign", "--key", KEY], stdin: JSON.stringify({ message: 42 }) }
     ])
     assert.match(oneLineRefusal(noKey), /--key: required \(or set SVC_SIGN_KEY\)/)
     assert.match(oneLineRefusal(malformed), /--key: must be 0x followed by 64 hex digits \(value not shown\)/)

@@ -11,8 +11,8 @@
  * - `full`: Cli.ts's `main(argv)` and `exitCodeOf`, as bin.ts runs them with
  *   SVC_CLI_FAST=0.
  *
- * Each case's input is given as its standard input (base64 in the cases file)
- * and its output taken from `process.stdout` and `process.stderr`, through which
+ * Each case's input is given as its standard input (base64 in the cases file),
+ * its variables set while it runs, and its output taken from `process.stdout` and `process.stderr`, through which
  * both ways write (the effect platform's Stdio reads `process.stdin` and writes
  * `process.stdout` when used, and `console` writes to the same streams).
  */
@@ -23,6 +23,8 @@ interface Case {
   readonly args: ReadonlyArray<string>
   /** base64 */
   readonly stdin: string
+  /** Variables set (an empty string included) while the case runs. */
+  readonly env?: Record<string, string>
 }
 
 interface Result {
@@ -46,8 +48,11 @@ type Write = typeof process.stdout.write
 const originalOut = process.stdout.write.bind(process.stdout) as Write
 const originalErr = process.stderr.write.bind(process.stderr) as Write
 
-/** Runs `f` with the case's standard input, collecting what it writes to stdout and stderr. */
-const captured = async (stdin: Uint8Array, f: () => Promise<number | null>): Promise<Result> => {
+/** Runs `f` with the case's standard input and variables, collecting what it writes to stdout and stderr. */
+const captured = async (c: Case, f: () => Promise<number | null>): Promise<Result> => {
+  const stdin = Buffer.from(c.stdin, "base64")
+  const saved = Object.entries(c.env ?? {}).map(([key]) => [key, process.env[key]] as const)
+  Object.assign(process.env, c.env ?? {})
   let stdout = ""
   let stderr = ""
   const collect = (append: (text: string) => void): Write =>
@@ -68,6 +73,10 @@ const captured = async (stdin: Uint8Array, f: () => Promise<number | null>): Pro
   } finally {
     process.stdout.write = originalOut
     process.stderr.write = originalErr
+    for (const [key, value] of saved) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
   }
 }
 
@@ -75,14 +84,12 @@ const results: Array<Result> = []
 if (mode === "fast") {
   const { run } = await import("../../src/internal/fastPath.ts")
   for (const c of cases) {
-    results.push(await captured(Buffer.from(c.stdin, "base64"), async () => (await run(c.args)) ?? null))
+    results.push(await captured(c, async () => (await run(c.args)) ?? null))
   }
 } else {
   const [{ Effect }, { exitCodeOf, main }] = await Promise.all([import("effect"), import("../../src/Cli.ts")])
   for (const c of cases) {
-    results.push(
-      await captured(Buffer.from(c.stdin, "base64"), async () => exitCodeOf(await Effect.runPromiseExit(main(c.args))))
-    )
+    results.push(await captured(c, async () => exitCodeOf(await Effect.runPromiseExit(main(c.args)))))
   }
 }
 writeFileSync(resultsFile, JSON.stringify(results))
