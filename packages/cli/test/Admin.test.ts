@@ -2,7 +2,8 @@
  * `svc admin` against a deployment's store: every answer names the store it acted
  * on; a route the catalog does not have is refused; `svc admin republish` makes a
  * running server publish a new version within seconds, which a stream client
- * (examples/client/stream.ts) receives at once.
+ * (examples/client/stream.ts) receives at once. The `svc admin` command lines run
+ * one after another in one process of the full command line (support/svc.ts, svcAll).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Store } from "@svc/core"
@@ -12,8 +13,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../../test/support/time.ts"
 import { storeName } from "../src/Admin.ts"
-import { BIN, childEnv, oneLineRefusal, ROOT, svc } from "./support/svc.ts"
+import { BIN, childEnv, oneLineRefusal, ROOT, svcAll } from "./support/svc.ts"
 
 const json = (r: { code: number | null; stdout: string; stderr: string }) => {
   assert.strictEqual(r.code, 0, r.stderr)
@@ -43,14 +45,16 @@ const start = (dataDir: string): Promise<Running> =>
       if (m !== null) resolve({ child, url: m[1]!, exit })
     })
     exit.then((code) => reject(new Error(`server exited ${code}: ${err}`)))
-    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), 30_000)
+    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), scaled(30_000)).unref()
   })
 
 const dataVersionOf = async (url: string) =>
   BigInt((await (await fetch(`${url}/api/v6/solver-feed`)).json() as any).feed.dataVersion)
 
 describe("svc admin", () => {
-  it("every answer names its store: sqlite:<absolute path> or postgres:<database>", { timeout: 60_000 }, async () => {
+  it("every answer names its store: sqlite:<absolute path> or postgres:<database>", {
+    timeout: scaled(60_000)
+  }, async () => {
     const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-")))
     try {
       mkdirSync(join(base, "work"))
@@ -59,27 +63,26 @@ describe("svc admin", () => {
       const cwd = join(base, "work")
       const expected = `sqlite:${join(cwd, "data", "svc.sqlite")}`
       mkdirSync(join(cwd, "data"))
-      const status = json(await svc(["admin", "status"], { env, cwd }))
+      const [first, paused, expired, unknownPermit, pg, last] = await svcAll([
+        { args: ["admin", "status"], env },
+        { args: ["admin", "pause", "--reason", "maintenance"], env },
+        { args: ["admin", "expire"], env },
+        { args: ["admin", "permit", `0x${"ab".repeat(32)}`], env },
+        { args: ["admin", "status"], env: { ...env, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc_orders" } },
+        { args: ["admin", "resume"], env }
+      ], { cwd })
+      const status = json(first!)
       assert.strictEqual(status.store, expected)
       assert.strictEqual(Object.keys(status)[0], "store", "the store comes first")
-      const [paused, expired, unknownPermit, pg] = await Promise.all([
-        svc(["admin", "pause", "--reason", "maintenance"], { env, cwd }),
-        svc(["admin", "expire"], { env, cwd }),
-        svc(["admin", "permit", `0x${"ab".repeat(32)}`], { env, cwd }),
-        svc(["admin", "status"], {
-          env: { ...env, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc_orders" },
-          cwd
-        })
-      ])
-      assert.strictEqual(json(paused).store, expected)
-      assert.isTrue(json(paused).paused)
-      assert.deepStrictEqual(json(expired), { store: expected, expired: 0 })
-      assert.match(oneLineRefusal(unknownPermit), new RegExp(`no permit with fillId 0x(ab)+ in ${expected}$`))
+      assert.strictEqual(json(paused!).store, expected)
+      assert.isTrue(json(paused!).paused)
+      assert.deepStrictEqual(json(expired!), { store: expected, expired: 0 })
+      assert.match(oneLineRefusal(unknownPermit!), new RegExp(`no permit with fillId 0x(ab)+ in ${expected}$`))
       // a store that cannot open: the setting, the store's name, never the URL or its password
-      const pgLine = oneLineRefusal(pg)
+      const pgLine = oneLineRefusal(pg!)
       assert.match(pgLine, /^svc: DATABASE_URL: cannot open the store postgres:svc_orders: /)
       assert.notInclude(pgLine, "secret-pw")
-      const resumed = json(await svc(["admin", "resume"], { env, cwd }))
+      const resumed = json(last!)
       assert.strictEqual(resumed.store, expected)
       assert.isFalse(resumed.paused)
     } finally {
@@ -100,25 +103,26 @@ describe("svc admin", () => {
 
   it(
     "route: an id the catalog does not have is refused, naming it; RESET clears a stale override",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-")))
       try {
         const env = { SVC_DATA_DIR: base }
         const unknownId = `0x${"12".repeat(32)}`
-        const [unknown, malformed, missingCatalog] = await Promise.all([
-          svc(["admin", "route", unknownId, "PAUSED"], { env }),
-          svc(["admin", "route", "0x12", "PAUSED"], { env }),
-          svc(["admin", "route", unknownId, "PAUSED"], { env: { ...env, SVC_CATALOG: join(base, "missing.json") } })
+        const [unknown, malformed, missingCatalog, status] = await svcAll([
+          { args: ["admin", "route", unknownId, "PAUSED"], env },
+          { args: ["admin", "route", "0x12", "PAUSED"], env },
+          { args: ["admin", "route", unknownId, "PAUSED"], env: { ...env, SVC_CATALOG: join(base, "missing.json") } },
+          { args: ["admin", "status"], env }
         ])
         assert.strictEqual(
-          oneLineRefusal(unknown),
+          oneLineRefusal(unknown!),
           `svc: route ${unknownId} is not in the catalog (the demo catalog); its routeIds are in the feed's routes`
         )
-        assert.match(oneLineRefusal(malformed), /routeId: must be 0x followed by 64 hex digits/)
-        assert.match(oneLineRefusal(missingCatalog), /^svc: SVC_CATALOG: cannot read /)
+        assert.match(oneLineRefusal(malformed!), /routeId: must be 0x followed by 64 hex digits/)
+        assert.match(oneLineRefusal(missingCatalog!), /^svc: SVC_CATALOG: cannot read /)
         // nothing was written for the refused ones
-        assert.deepStrictEqual(json(await svc(["admin", "status"], { env })).routes, {})
+        assert.deepStrictEqual(json(status!).routes, {})
         // an override the store holds for a route the catalog no longer has: RESET clears it
         await Effect.runPromise(
           Effect.flatMap(
@@ -128,8 +132,12 @@ describe("svc admin", () => {
             Effect.provide(SqliteStore.layer({ filename: join(base, "svc.sqlite") }))
           )
         )
-        assert.match(oneLineRefusal(await svc(["admin", "route", unknownId, "OPEN"], { env })), /is not in the catalog/)
-        assert.deepStrictEqual(json(await svc(["admin", "route", unknownId, "RESET"], { env })).routes, {})
+        const [open, reset] = await svcAll([
+          { args: ["admin", "route", unknownId, "OPEN"], env },
+          { args: ["admin", "route", unknownId, "RESET"], env }
+        ])
+        assert.match(oneLineRefusal(open!), /is not in the catalog/)
+        assert.deepStrictEqual(json(reset!).routes, {})
       } finally {
         rmSync(base, { recursive: true, force: true })
       }
@@ -138,7 +146,7 @@ describe("svc admin", () => {
 
   it(
     "republish: the running server publishes a new version within seconds; stream.ts says what it waits for, then prints it",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "svc-admin-republish-"))
       const server = await start(dataDir)
@@ -153,7 +161,7 @@ describe("svc admin", () => {
       stream.stderr!.on("data", (d) => (streamErr += d))
       try {
         // the stream got the current feed and, with nothing new, says what it waits for
-        const deadline = Date.now() + 45_000
+        const deadline = Date.now() + scaled(45_000)
         while (!streamErr.includes("waiting for the next publication") && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 100))
         }
@@ -166,16 +174,18 @@ describe("svc admin", () => {
         )
         assert.strictEqual(JSON.parse(streamOut.trim().split("\n").at(-1)!).feed, String(before))
 
-        const requested = json(await svc(["admin", "republish"], { env: { SVC_DATA_DIR: dataDir } }))
+        const env = { SVC_DATA_DIR: dataDir }
+        const requested = json((await svcAll([{ args: ["admin", "republish"], env }]))[0]!)
         const asked = Date.now()
         assert.strictEqual(requested.store, `sqlite:${join(dataDir, "svc.sqlite")}`)
         assert.isTrue(requested.republishRequested)
         let after = before
-        while (after === before && Date.now() - asked < 5_000) {
+        // within seconds (5 on a quiet machine)
+        while (after === before && Date.now() - asked < scaled(5_000)) {
           await new Promise((r) => setTimeout(r, 100))
           after = await dataVersionOf(server.url)
         }
-        assert.isTrue(after > before, `a new dataVersion within 5 s of svc admin republish (still ${before})`)
+        assert.isTrue(after > before, `a new dataVersion within seconds of svc admin republish (still ${before})`)
 
         // the stream client received it and ends (SVC_STREAM_COUNT=2)
         assert.strictEqual(await streamExit, 0, streamErr)
@@ -185,16 +195,17 @@ describe("svc admin", () => {
         // a route of the catalog the server serves is set, and reset
         const feed = await (await fetch(`${server.url}/api/v6/solver-feed`)).json() as any
         const routeId = feed.feed.openRoutes[0].routeId as string
-        const set = json(await svc(["admin", "route", routeId, "PAUSED"], { env: { SVC_DATA_DIR: dataDir } }))
-        assert.deepStrictEqual(set.routes[routeId], { executionStatus: "PAUSED" })
-        json(await svc(["admin", "route", routeId, "RESET"], { env: { SVC_DATA_DIR: dataDir } }))
-
-        // while paused there is nothing to publish: refused, saying so
-        json(await svc(["admin", "pause"], { env: { SVC_DATA_DIR: dataDir } }))
-        assert.match(
-          oneLineRefusal(await svc(["admin", "republish"], { env: { SVC_DATA_DIR: dataDir } })),
-          /publication is paused/
-        )
+        // then, while paused, there is nothing to publish: refused, saying so
+        const [set, reset, pause, refused] = await svcAll([
+          { args: ["admin", "route", routeId, "PAUSED"], env },
+          { args: ["admin", "route", routeId, "RESET"], env },
+          { args: ["admin", "pause"], env },
+          { args: ["admin", "republish"], env }
+        ])
+        assert.deepStrictEqual(json(set!).routes[routeId], { executionStatus: "PAUSED" })
+        json(reset!)
+        json(pause!)
+        assert.match(oneLineRefusal(refused!), /publication is paused/)
       } finally {
         stream.kill("SIGKILL")
         server.child.kill("SIGKILL")

@@ -9,7 +9,8 @@
  *   Cli.ts). Nothing else is imported, so the modules the process loaded (the
  *   preload writes them) are what the fast start of all these cases needed.
  * - `full`: Cli.ts's `main(argv)` and `exitCodeOf`, as bin.ts runs them with
- *   SVC_CLI_FAST=0.
+ *   SVC_CLI_FAST=0, with the environment read afresh for each case (effect's
+ *   default configuration provider reads `process.env` once per process).
  *
  * Each case's input is given as its standard input (base64 in the cases file),
  * its variables set while it runs, and its output taken from `process.stdout` and `process.stderr`, through which
@@ -87,9 +88,20 @@ if (mode === "fast") {
     results.push(await captured(c, async () => (await run(c.args)) ?? null))
   }
 } else {
-  const [{ Effect }, { exitCodeOf, main }] = await Promise.all([import("effect"), import("../../src/Cli.ts")])
+  const [{ ConfigProvider, Effect }, { exitCodeOf, main }] = await Promise.all([
+    import("effect"),
+    import("../../src/Cli.ts")
+  ])
   for (const c of cases) {
-    results.push(await captured(c, async () => exitCodeOf(await Effect.runPromiseExit(main(c.args)))))
+    results.push(
+      await captured(c, async () => {
+        // the environment as a process started now reads it (the default provider reads it once, when first used)
+        const env = ConfigProvider.fromEnv()
+        return exitCodeOf(
+          await Effect.runPromiseExit(Effect.provideService(main(c.args), ConfigProvider.ConfigProvider, env))
+        )
+      })
+    )
   }
 }
 writeFileSync(resultsFile, JSON.stringify(results))

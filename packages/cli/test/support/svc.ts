@@ -57,11 +57,14 @@ export interface Invocation {
 
 /**
  * Runs many `svc <args>` of the full command line (Cli.ts, as the executable runs
- * every command but the fast protocol ones) in one process (support/batch.ts), one
- * after another: what each printed and its exit code. One start of the tool
+ * every command but the fast protocol ones) in one process (support/batch.ts,
+ * started in `cwd`), one after another: what each printed and its exit code. One start of the tool
  * instead of one per command line; the executable itself is run by Cli.test.ts.
  */
-export const svcAll = async (invocations: ReadonlyArray<Invocation>): Promise<Array<Ran>> => {
+export const svcAll = async (
+  invocations: ReadonlyArray<Invocation>,
+  options: { readonly cwd?: string } = {}
+): Promise<Array<Ran>> => {
   const dir = mkdtempSync(join(tmpdir(), "svc-batch-"))
   try {
     const cases = join(dir, "cases.json")
@@ -80,7 +83,7 @@ export const svcAll = async (invocations: ReadonlyArray<Invocation>): Promise<Ar
         [join(ROOT, "packages/cli/test/support/batch.ts"), "full", cases, results],
         {
           env: childEnv(),
-          cwd: ROOT,
+          cwd: options.cwd ?? ROOT,
           stdio: ["ignore", "pipe", "pipe"]
         }
       )
