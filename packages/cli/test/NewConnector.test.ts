@@ -7,11 +7,12 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Ids } from "@svc/protocol"
 import { Effect, Exit } from "effect"
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { scaled } from "../../../test/support/time.ts"
 import { pascalCase, render, write } from "../src/NewConnector.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
@@ -26,10 +27,21 @@ const childEnv = () => ({
   NO_COLOR: "1"
 })
 
-const run = (args: ReadonlyArray<string>, cwd: string) => {
-  const r = spawnSync(NODE, args, { cwd, env: childEnv(), encoding: "utf8", timeout: 120_000 })
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, output: `${r.stdout}${r.stderr}` }
-}
+/** Runs `node args` in `cwd` to its end (without blocking this process: a time-out can still stop the test). */
+const run = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string; output: string }>((resolve) => {
+    const child = spawn(NODE, args, {
+      cwd,
+      env: childEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: scaled(120_000)
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.once("close", (status) => resolve({ status, stdout, stderr, output: `${stdout}${stderr}` }))
+  })
 
 /** The code blocks of docs/connectors.md marked `file=<path>`. */
 const walkthroughFiles = (): ReadonlyArray<{ path: string; content: string }> => {
@@ -71,7 +83,7 @@ const serve = (cwd: string, env: Record<string, string>) =>
     })
     let output = ""
     let done = false
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(60_000))
     child.stderr.on("data", (d) => (output += d))
     child.stdout.on("data", async (d) => {
       output += d
@@ -172,7 +184,7 @@ describe("svc new-connector", () => {
         // two copies: the skeleton as generated, and the skeleton with the walkthrough's code
         const skeleton = join(base, "skeleton")
         const filled = join(base, "filled")
-        const created = run([BIN, "new-connector", "zeta", "--dir", skeleton], base)
+        const created = await run([BIN, "new-connector", "zeta", "--dir", skeleton], base)
         assert.strictEqual(created.status, 0, created.output)
         // standard output: one JSON value; standard error: the summary a person reads
         const generated = JSON.parse(created.stdout)
@@ -200,7 +212,10 @@ describe("svc new-connector", () => {
           join(base, "tsconfig.json"),
           JSON.stringify({ ...tsconfig, include: ["skeleton/src", "skeleton/test", "filled/src", "filled/test"] })
         )
-        const compiled = run([join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(base, "tsconfig.json")], base)
+        const compiled = await run(
+          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(base, "tsconfig.json")],
+          base
+        )
         assert.strictEqual(compiled.status, 0, `the skeleton and the walkthrough compile:\n${compiled.output}`)
 
         // one vitest run over the two testkit suites
@@ -209,7 +224,7 @@ describe("svc new-connector", () => {
           `export default { test: { include: ["*/test/**/*.test.ts"], testTimeout: 60000 } }\n`
         )
         const results = join(base, "results.json")
-        const tested = run([
+        const tested = await run([
           join(ROOT, "node_modules/vitest/vitest.mjs"),
           "run",
           "--root",
@@ -248,7 +263,7 @@ describe("svc new-connector", () => {
 
         // `svc serve` loads the built package from configuration: installed next to the catalog, named in
         // SVC_CONNECTORS (outside the workspace the package is svc-connector-zeta and exports dist/)
-        const built = run(
+        const built = await run(
           [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(filled, "tsconfig.build.json")],
           base
         )
@@ -279,6 +294,6 @@ describe("svc new-connector", () => {
         rmSync(base, { recursive: true, force: true })
       }
     },
-    180_000
+    scaled(300_000)
   )
 })

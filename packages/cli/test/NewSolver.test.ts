@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { scaled } from "../../../test/support/time.ts"
 import { DEPENDENCIES, DEV_DEPENDENCIES, installedPackage, installedRanges, render, write } from "../src/NewSolver.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
@@ -42,7 +43,12 @@ const childEnv = () => ({
 /** Runs `node args` in `cwd` to its end. */
 const run = (args: ReadonlyArray<string>, cwd: string) =>
   new Promise<{ status: number | null; stdout: string; stderr: string; output: string }>((resolve) => {
-    const child = spawn(NODE, args, { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 })
+    const child = spawn(NODE, args, {
+      cwd,
+      env: childEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: scaled(120_000)
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
@@ -64,7 +70,7 @@ const start = (cwd: string) =>
     })
     let output = ""
     let done = false
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(30_000))
     child.stderr.on("data", (d) => (output += d))
     child.stdout.on("data", async (d) => {
       output += d
@@ -224,6 +230,6 @@ describe("svc new-solver", () => {
         rmSync(base, { recursive: true, force: true })
       }
     },
-    120_000
+    scaled(240_000)
   )
 })
