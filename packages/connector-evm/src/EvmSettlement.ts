@@ -1,15 +1,15 @@
 /**
- * Settlement on EVM chains with viem: the reader of a chain (head, blocks, the
- * router's `SourceFillV6` logs, receipts) and the payer that calls the vault's
- * `payout(fillId, token, recipient, amount)` with the payout key.
+ * Settlement on EVM chains with viem: the reader of a chain (head, the
+ * `finalized` block, blocks, the router's `SourceFillV6` logs, receipts) and the
+ * payer primitives around the vault's `payout(fillId, token, recipient, amount)`:
+ * nonces at the latest block and with pending transactions, the fee market from
+ * `eth_feeHistory`, a simulation against the latest block (never the pending
+ * state), signing with the nonce, gas and EIP-1559 fees the core chooses,
+ * sending with its failures classified (`NONCE_USED`, `UNDERPRICED`, `NO_GAS`),
+ * `paidOut`, the payout event, balances.
  *
- * Nonces: the payer chooses each nonce itself, the larger of the account's
- * pending transaction count and one past the last nonce it signed. A nonce is
- * only used once a payout is signed (a failed gas estimate consumes none), and
- * the core's payout loop signs one payout at a time, so nonces have no gaps. After
- * a restart the pending count is the node's truth; a signed but unsent payout is
- * resent by the core from its intent, or, when its nonce was taken meanwhile
- * (`NONCE_USED`), signed again: the vault pays a fillId at most once.
+ * The policy (which nonce, which fees, when to replace, retry or wait) is the
+ * core's `ChainSettlement`: this module keeps no state.
  *
  * @since 0.1.0
  */
@@ -19,9 +19,8 @@ import { Effect, Redacted } from "effect"
 import {
   type Account,
   BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
-  createWalletClient,
-  defineChain,
   encodeFunctionData,
   type Hex,
   http,
@@ -50,8 +49,63 @@ export const SETTLEMENT_ABI = parseAbi([
   "function balanceOf(address account) view returns (uint256)"
 ])
 
+/**
+ * The custom errors of the reference vault and router, so that a revert is
+ * logged by name and arguments (`TokenTransferFailed(0x…)`), never as a raw
+ * selector (a test checks them against the compiled artifacts).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const CONTRACT_ERRORS_ABI = parseAbi([
+  "error NotOperator(address caller)",
+  "error PayoutAlreadyPaid(bytes32 fillId)",
+  "error ZeroAmount()",
+  "error ZeroAddress()",
+  "error TokenTransferFailed(address token)",
+  "error NativeTransferFailed(address to)",
+  "error NotOwner(address caller)",
+  "error SourceIntakeDisabled()",
+  "error ReleaseMismatch(bytes32 permitReleaseId)",
+  "error WrongSourceChain(uint256 permitChainId, uint256 currentChainId)",
+  "error WrongSourceRouter(address permitRouter)",
+  "error PayerMismatch(address payer, address caller)",
+  "error PermitNotYetValid(uint64 validAfter, uint256 currentTime)",
+  "error PermitExpired(uint64 validUntil, uint256 currentTime)",
+  "error FillAlreadyUsed(bytes32 fillId)",
+  "error InvalidSignatureLength(uint256 length)",
+  "error InvalidSignatureS(bytes32 s)",
+  "error InvalidSignatureV(uint8 v)",
+  "error InvalidPermitSignature(address recovered)",
+  "error NativeValueMismatch(uint256 expected, uint256 received)"
+])
+
 const SOURCE_FILL = SETTLEMENT_ABI[0]
 const PAYOUT_EVENT = SETTLEMENT_ABI[1]
+const PAYOUT_WITH_ERRORS = [...SETTLEMENT_ABI, ...CONTRACT_ERRORS_ABI] as const
+
+/**
+ * A revert as a line: the contract's custom error by name with its arguments
+ * when it is one of {@link CONTRACT_ERRORS_ABI}, else viem's short message.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const revertReason = (error: unknown): string => {
+  if (error instanceof BaseError) {
+    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError)
+    if (reverted instanceof ContractFunctionRevertedError) {
+      if (reverted.data !== undefined) {
+        const args = (reverted.data.args ?? []).map((a) => typeof a === "bigint" ? a.toString() : String(a))
+        return `${reverted.data.errorName}(${args.join(", ")})`
+      }
+      if (reverted.reason !== undefined) return reverted.reason
+      if (reverted.signature !== undefined) return `unknown custom error ${reverted.signature}`
+    }
+    return error.shortMessage
+  }
+  return error instanceof Error ? error.message : String(error)
+}
 
 /**
  * Settings of EVM settlement.
@@ -80,6 +134,22 @@ const rpc = <A>(what: string, f: () => Promise<A>) => Effect.tryPromise({ try: f
 
 const lower = (h: string) => h.toLowerCase()
 
+const blockOf = (b: { readonly number: bigint | null; readonly hash: Hex | null; readonly timestamp: bigint }) => ({
+  number: b.number ?? 0n,
+  hash: lower(b.hash ?? "0x"),
+  timestamp: Number(b.timestamp)
+})
+
+/** What a node said, for matching (never shown). */
+const errorText = (e: unknown) =>
+  e instanceof BaseError ? `${e.shortMessage} ${e.details ?? ""}` : e instanceof Error ? e.message : String(e)
+
+/** A node's answer meaning "no such block tag here" (not a timeout or a refused connection). */
+const TAG_UNSUPPORTED = /unknown block|invalid block|block tag|not supported|unsupported|invalid argument/i
+
+/** A node's answer meaning "no such method here". */
+const METHOD_UNSUPPORTED = /method .*(not found|not supported|does not exist|not available)|unsupported method/i
+
 /**
  * The reader of one chain.
  *
@@ -97,11 +167,25 @@ export const reader = (client: PublicClient, router: Hex | null): Chain.ChainRea
         throw e
       }
     })
+  let tagSupported = true
   return {
-    head: rpc("eth_getBlockByNumber", async () => {
-      const b = await client.getBlock({ blockTag: "latest" })
-      return { number: b.number, hash: lower(b.hash), timestamp: Number(b.timestamp) }
-    }),
+    head: rpc("eth_getBlockByNumber", async () => blockOf(await client.getBlock({ blockTag: "latest" }))),
+    finalized: Effect.suspend(() =>
+      tagSupported
+        ? rpc("eth_getBlockByNumber(finalized)", async () => {
+          try {
+            return blockOf(await client.getBlock({ blockTag: "finalized" }))
+          } catch (e) {
+            // a node without the tag answers it as an invalid parameter: count confirmations instead
+            if (TAG_UNSUPPORTED.test(errorText(e))) {
+              tagSupported = false
+              return null
+            }
+            throw e
+          }
+        })
+        : Effect.succeed(null)
+    ),
     block,
     sourceFills: (from, to) =>
       router === null ? Effect.succeed([]) : rpc("eth_getLogs", async () => {
@@ -158,70 +242,127 @@ export const reader = (client: PublicClient, router: Hex | null): Chain.ChainRea
  */
 export const payer = (options: {
   readonly client: PublicClient
-  readonly url: string
   readonly chainId: number
   readonly vault: Hex
   readonly account: Account
-  readonly timeoutMillis: number
   readonly lookbackBlocks: number
 }): Chain.ChainPayer => {
   const { account, client, vault } = options
-  const chain = defineChain({
-    id: options.chainId,
-    name: `chain ${options.chainId}`,
-    nativeCurrency: { name: "native", symbol: "NATIVE", decimals: 18 },
-    rpcUrls: { default: { http: [options.url] } }
-  })
-  const wallet = createWalletClient({
-    account,
-    chain,
-    transport: http(options.url, { timeout: options.timeoutMillis, retryCount: 0 })
-  })
-  let nextNonce = 0
+  const sender = lower(account.address)
+  const dataOf = (order: Chain.PayoutOrder) =>
+    encodeFunctionData({
+      abi: SETTLEMENT_ABI,
+      functionName: "payout",
+      args: [order.fillId as Hex, order.asset as Hex, order.recipient as Hex, order.amountRaw]
+    })
   const paidOut = (fillId: string) =>
     rpc(
       "paidOut",
-      () => client.readContract({ address: vault, abi: SETTLEMENT_ABI, functionName: "paidOut", args: [fillId as Hex] })
+      () =>
+        client.readContract({
+          address: vault,
+          abi: SETTLEMENT_ABI,
+          functionName: "paidOut",
+          args: [fillId as Hex],
+          blockTag: "latest"
+        })
     )
   return {
-    sender: lower(account.address),
-    sign: (order) =>
-      Effect.gen(function*() {
-        if (yield* paidOut(order.fillId)) return { _tag: "AlreadyPaid" as const }
-        const pending = yield* rpc("eth_getTransactionCount", () =>
-          client.getTransactionCount({ address: account.address, blockTag: "pending" }))
-        const nonce = Math.max(pending, nextNonce)
-        const data = encodeFunctionData({
-          abi: SETTLEMENT_ABI,
-          functionName: "payout",
-          args: [order.fillId as Hex, order.asset as Hex, order.recipient as Hex, order.amountRaw]
-        })
-        const request = yield* rpc("prepare payout", () =>
-          wallet.prepareTransactionRequest({ account, chain, to: vault, data, nonce }))
-        const raw = yield* rpc("sign payout", () =>
-          wallet.signTransaction(request as never))
-        nextNonce = nonce + 1
-        return {
-          _tag: "Signed" as const,
-          payout: { txHash: keccak256(raw), rawTransaction: raw, nonce, sender: lower(account.address) }
-        }
-      }),
-    send: (payout) =>
+    sender,
+    nonces: Effect.map(
+      Effect.all([
+        rpc(
+          "eth_getTransactionCount(latest)",
+          () => client.getTransactionCount({ address: account.address, blockTag: "latest" })
+        ),
+        rpc(
+          "eth_getTransactionCount(pending)",
+          () => client.getTransactionCount({ address: account.address, blockTag: "pending" })
+        )
+      ], { concurrency: 2 }),
+      ([latest, pending]) => ({ latest, pending: Math.max(latest, pending) })
+    ),
+    fees: rpc("eth_feeHistory", async (): Promise<Chain.FeeMarket> => {
+      try {
+        const history = await client.getFeeHistory({ blockCount: 5, blockTag: "latest", rewardPercentiles: [50] })
+        const baseFeePerGas = history.baseFeePerGas.at(-1) ?? 0n
+        const tips = (history.reward ?? []).map((r) => r[0] ?? 0n).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        return { baseFeePerGas, priorityFeePerGas: tips.length === 0 ? 0n : tips[Math.floor(tips.length / 2)]! }
+      } catch (e) {
+        // a chain without EIP-1559 fee history: its gas price is the whole fee
+        if (!METHOD_UNSUPPORTED.test(errorText(e))) throw e
+        return { baseFeePerGas: await client.getGasPrice(), priorityFeePerGas: 0n }
+      }
+    }),
+    check: (order) =>
       Effect.tryPromise({
-        try: () => client.sendRawTransaction({ serializedTransaction: payout.rawTransaction as Hex }),
+        try: async (): Promise<Chain.PayoutCheck> => {
+          await client.simulateContract({
+            address: vault,
+            abi: PAYOUT_WITH_ERRORS,
+            functionName: "payout",
+            args: [order.fillId as Hex, order.asset as Hex, order.recipient as Hex, order.amountRaw],
+            account: account.address,
+            blockTag: "latest"
+          })
+          const gas = await client.estimateGas({
+            account: account.address,
+            to: vault,
+            data: dataOf(order),
+            blockTag: "latest"
+          })
+          return { _tag: "Ok", gas }
+        },
+        catch: (e) => e
+      }).pipe(
+        Effect.catch((e): Effect.Effect<Chain.PayoutCheck, Connector.ConnectorUnavailable> => {
+          const reverted = e instanceof BaseError && e.walk((x) => x instanceof ContractFunctionRevertedError)
+          if (!(reverted instanceof ContractFunctionRevertedError)) {
+            return Effect.fail(unavailable("simulate payout", e))
+          }
+          return Effect.succeed(
+            reverted.data?.errorName === "PayoutAlreadyPaid"
+              ? { _tag: "AlreadyPaid" }
+              : { _tag: "Reverts", reason: revertReason(e) }
+          )
+        })
+      ),
+    paidOut,
+    sign: (order, tx) =>
+      Effect.tryPromise({
+        try: async () => {
+          const raw = await account.signTransaction!({
+            type: "eip1559",
+            chainId: options.chainId,
+            nonce: tx.nonce,
+            to: vault,
+            data: dataOf(order),
+            value: 0n,
+            gas: tx.gas,
+            maxFeePerGas: tx.maxFeePerGas,
+            maxPriorityFeePerGas: tx.maxPriorityFeePerGas
+          })
+          return { txHash: lower(keccak256(raw)), rawTransaction: raw, nonce: tx.nonce, sender }
+        },
+        catch: (e) =>
+          new Connector.ConnectorError({
+            code: "SIGN_FAILED",
+            message: `signing the payout failed: ${e instanceof Error ? e.message : String(e)}`
+          })
+      }),
+    send: (signed) =>
+      Effect.tryPromise({
+        try: () => client.sendRawTransaction({ serializedTransaction: signed.rawTransaction as Hex }),
         catch: (e) => e
       }).pipe(
         Effect.asVoid,
         Effect.catch((e): Effect.Effect<void, Connector.ConnectorError | Connector.ConnectorUnavailable> => {
-          const text = `${e instanceof BaseError ? e.details ?? "" : ""} ${e instanceof Error ? e.message : String(e)}`
-            .toLowerCase()
-          if (text.includes("already known") || text.includes("already imported")) return Effect.void
-          if (text.includes("nonce too low") || text.includes("nonce has already been used")) {
-            return Effect.fail(
-              new Connector.ConnectorError({ code: "NONCE_USED", message: "the payout's nonce was used" })
-            )
-          }
-          return Effect.fail(unavailable("eth_sendRawTransaction", e))
+          const failure = classifySendError(e)
+          return failure === "KNOWN"
+            ? Effect.void
+            : failure === undefined
+            ? Effect.fail(unavailable("eth_sendRawTransaction", e))
+            : Effect.fail(new Connector.ConnectorError({ code: failure, message: sendMessage(failure, e) }))
         })
       ),
     findPayout: (fillId) =>
@@ -250,9 +391,51 @@ export const payer = (options: {
       }),
     balance: (asset) =>
       /^0x0{40}$/i.test(asset)
-        ? rpc("eth_getBalance", () => client.getBalance({ address: vault }))
+        ? rpc("eth_getBalance", () => client.getBalance({ address: vault, blockTag: "latest" }))
         : rpc("balanceOf", () =>
-          client.readContract({ address: asset as Hex, abi: SETTLEMENT_ABI, functionName: "balanceOf", args: [vault] }))
+          client.readContract({
+            address: asset as Hex,
+            abi: SETTLEMENT_ABI,
+            functionName: "balanceOf",
+            args: [vault],
+            blockTag: "latest"
+          })),
+    gasBalance: rpc("eth_getBalance", () => client.getBalance({ address: account.address, blockTag: "latest" }))
+  }
+}
+
+/**
+ * What a node's refusal of a raw transaction means: `KNOWN` (it has it: a
+ * success), `NONCE_USED`, `UNDERPRICED` (a replacement that does not pay
+ * enough more, or a fee cap below the base fee), `NO_GAS` (the sender cannot
+ * pay for the gas), or undefined (the node could not be asked, or said
+ * something else).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const classifySendError = (e: unknown): "KNOWN" | "NONCE_USED" | "UNDERPRICED" | "NO_GAS" | undefined => {
+  const text = `${e instanceof BaseError ? e.details ?? "" : ""} ${e instanceof Error ? e.message : String(e)}`
+    .toLowerCase()
+  if (text.includes("already known") || text.includes("already imported")) return "KNOWN"
+  if (text.includes("nonce too low") || text.includes("nonce has already been used")) return "NONCE_USED"
+  if (
+    text.includes("underpriced") || text.includes("less than block base fee") ||
+    text.includes("fee cap less than") || text.includes("max fee per gas less than")
+  ) return "UNDERPRICED"
+  if (text.includes("insufficient funds")) return "NO_GAS"
+  return undefined
+}
+
+const sendMessage = (code: "NONCE_USED" | "UNDERPRICED" | "NO_GAS", e: unknown) => {
+  const detail = e instanceof BaseError ? e.details ?? e.shortMessage : e instanceof Error ? e.message : String(e)
+  switch (code) {
+    case "NONCE_USED":
+      return `the payout's nonce was used (${detail})`
+    case "UNDERPRICED":
+      return `the payout's fees are too low to be accepted (${detail})`
+    case "NO_GAS":
+      return `the payout key cannot pay for gas (${detail})`
   }
 }
 
@@ -294,11 +477,9 @@ export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
           reader: read,
           payer: payer({
             client,
-            url,
             chainId: Number(target.native),
             vault: target.vaultAddress,
             account,
-            timeoutMillis: timeout,
             lookbackBlocks: config.payoutLookbackBlocks ?? 100_000
           })
         }

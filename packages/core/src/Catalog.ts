@@ -51,6 +51,33 @@ export const Profile = Schema.Literals(["production", "demo", "test"])
 export type Profile = typeof Profile.Type
 
 /**
+ * How svc settles on a network (see `ChainSettlement`); every field has a
+ * default there.
+ *
+ * - `finality`: `finalized` (default) also waits, beyond `finalityBlocks`
+ *   confirmations, for the block to be at or below the chain's own finalized
+ *   block (EVM: the `finalized` tag; a node without it: confirmations only);
+ *   `depth` counts confirmations only.
+ * - `maxFeePerGas`: the highest fee cap of a payout, in the native coin's
+ *   smallest unit per gas (wei): past it payouts wait, and an alert says so.
+ * - `replaceAfterBlocks`: blocks a payout may stay pending before it is replaced
+ *   at the same nonce with higher fees.
+ * - `maxInFlight`: payouts sent and not yet mined at once (nodes limit the
+ *   pending transactions of one sender).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const NetworkSettlementConfig = Schema.Struct({
+  finality: Schema.optionalKey(Schema.Literals(["finalized", "depth"])),
+  maxFeePerGas: Schema.optionalKey(PositiveUintStr),
+  replaceAfterBlocks: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))),
+  maxInFlight: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
+})
+/** @since 0.1.0 */
+export type NetworkSettlementConfig = typeof NetworkSettlementConfig.Type
+
+/**
  * A network of the catalog, identified through the connector of its family
  * (`vm`): EVM networks give `chainId`; Solana (`vm: "SVM"`) gives `genesisHash`;
  * another family gives its connector's `native` reference. A network whose family
@@ -82,7 +109,9 @@ export const NetworkConfig = Schema.Struct({
    * Chainlink-style AggregatorV3Interface address): prices the source gas of
    * route economics.
    */
-  nativeUsdPriceFeed: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1)))
+  nativeUsdPriceFeed: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
+  /** How svc settles here (finality rule, fee ceiling, replacements, payouts in flight). */
+  settlement: Schema.optionalKey(NetworkSettlementConfig)
 })
 /** @since 0.1.0 */
 export type NetworkConfig = typeof NetworkConfig.Type
@@ -199,6 +228,13 @@ export interface Network {
   readonly nativeUsdPriceFeed: string | null
   /** What the family's registered connector supports; null when none is registered. */
   readonly capabilities: Capabilities | null
+  /** The catalog's settlement settings of the network (defaults are the settlement runner's). */
+  readonly settlement: {
+    readonly finality?: "finalized" | "depth" | undefined
+    readonly maxFeePerGas?: bigint | undefined
+    readonly replaceAfterBlocks?: number | undefined
+    readonly maxInFlight?: number | undefined
+  }
 }
 
 /**
@@ -449,7 +485,15 @@ export const resolve = (
           vaultAccountId,
           finalityBlocks: n.finalityBlocks ?? 1,
           nativeUsdPriceFeed: n.nativeUsdPriceFeed ?? null,
-          capabilities: connector?.capabilities ?? null
+          capabilities: connector?.capabilities ?? null,
+          settlement: {
+            ...(n.settlement?.finality === undefined ? {} : { finality: n.settlement.finality }),
+            ...(n.settlement?.maxFeePerGas === undefined ? {} : { maxFeePerGas: BigInt(n.settlement.maxFeePerGas) }),
+            ...(n.settlement?.replaceAfterBlocks === undefined
+              ? {}
+              : { replaceAfterBlocks: n.settlement.replaceAfterBlocks }),
+            ...(n.settlement?.maxInFlight === undefined ? {} : { maxInFlight: n.settlement.maxInFlight })
+          }
         })
       }
       const assets = new Map<string, Asset>()

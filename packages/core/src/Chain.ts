@@ -88,9 +88,19 @@ export type Inclusion =
 export interface ChainReader {
   /** The newest block. */
   readonly head: Effect.Effect<Block, ConnectorUnavailable>
+  /**
+   * The newest block the chain itself calls final (EVM: the `finalized` block
+   * tag), or null when the chain has no such signal (the runner then counts
+   * confirmations only).
+   */
+  readonly finalized: Effect.Effect<Block | null, ConnectorUnavailable>
   /** The block at a height, or null when the chain is not that high (any more). */
   readonly block: (number: bigint) => Effect.Effect<Block | null, ConnectorUnavailable>
-  /** The source fills of the network's router in blocks `from` to `to` (inclusive), in chain order. */
+  /**
+   * The source fills of the network's router in blocks `from` to `to`
+   * (inclusive), in chain order. Only fills whose transaction succeeded: the
+   * event of a reverted transaction does not exist.
+   */
   readonly sourceFills: (from: bigint, to: bigint) => Effect.Effect<ReadonlyArray<SourceFill>, ConnectorUnavailable>
   /** Where a transaction stands. */
   readonly inclusion: (txHash: string) => Effect.Effect<Inclusion, ConnectorUnavailable>
@@ -111,6 +121,55 @@ export interface PayoutOrder {
 }
 
 /**
+ * The fees of one transaction, EIP-1559 style, in the native coin's smallest
+ * unit per gas unit (wei on EVM).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Fees {
+  readonly maxFeePerGas: bigint
+  readonly maxPriorityFeePerGas: bigint
+}
+
+/**
+ * The fee market of a network now, from its recent blocks (EVM:
+ * `eth_feeHistory`): the base fee of the next block and a priority fee that gets
+ * a transaction included.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FeeMarket {
+  readonly baseFeePerGas: bigint
+  readonly priorityFeePerGas: bigint
+}
+
+/**
+ * The paying account's nonces: `latest` counts its mined transactions (the
+ * next nonce the chain will accept as included), `pending` adds the consecutive
+ * ones waiting in the node's pool.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Nonces {
+  readonly latest: number
+  readonly pending: number
+}
+
+/**
+ * The transaction fields the runner chooses for a payout: nonce, gas limit and fees.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PayoutTransaction extends Fees {
+  readonly nonce: number
+  readonly gas: bigint
+}
+
+/**
  * A signed payout transaction, not yet sent.
  *
  * @category models
@@ -126,18 +185,29 @@ export interface SignedPayout {
 }
 
 /**
- * The outcome of signing a payout: a transaction to send, or the fill was paid
- * out already (the vault refuses a second payout).
+ * What a payout would do if it were mined on the latest block (never the
+ * pending state: a payout must not count on a transaction that is not mined):
+ * succeed with a gas estimate, fail because the vault paid the fillId already,
+ * or revert for another reason (decoded: `TokenTransferFailed(0x…)`).
  *
  * @category models
  * @since 0.1.0
  */
-export type PayoutPreparation =
-  | { readonly _tag: "Signed"; readonly payout: SignedPayout }
+export type PayoutCheck =
+  | { readonly _tag: "Ok"; readonly gas: bigint }
   | { readonly _tag: "AlreadyPaid" }
+  | { readonly _tag: "Reverts"; readonly reason: string }
 
 /**
- * Pays out from the solver's vault on a network.
+ * Pays out from the solver's vault on a network. The connector supplies the
+ * primitives; the nonce, fee, retry and re-check policy is the core's
+ * (`ChainSettlement`), the same on every chain.
+ *
+ * Failures of `send`: `ConnectorError` with code `NONCE_USED` (the nonce was
+ * taken by another transaction: sign again with another), `UNDERPRICED` (a
+ * transaction with the same nonce pays more, or the fee cap is below the base
+ * fee: sign again with higher fees), `NO_GAS` (the paying account cannot pay
+ * for gas); `ConnectorUnavailable` when the node could not be asked.
  *
  * @category models
  * @since 0.1.0
@@ -145,18 +215,27 @@ export type PayoutPreparation =
 export interface ChainPayer {
   /** The paying account (the vault's operator key), rendered by the connector. */
   readonly sender: string
-  /** Signs the payout transaction (choosing its nonce). Nothing is sent. */
-  readonly sign: (order: PayoutOrder) => Effect.Effect<PayoutPreparation, ConnectorError | ConnectorUnavailable>
-  /**
-   * Sends a signed payout. Sending one the node already knows succeeds. Fails
-   * with `ConnectorError` code `NONCE_USED` when its nonce was taken by another
-   * transaction (sign again).
-   */
+  /** The paying account's nonces at the latest block and with its pending transactions. */
+  readonly nonces: Effect.Effect<Nonces, ConnectorUnavailable>
+  /** The fee market now. */
+  readonly fees: Effect.Effect<FeeMarket, ConnectorUnavailable>
+  /** Simulates a payout against the latest block. */
+  readonly check: (order: PayoutOrder) => Effect.Effect<PayoutCheck, ConnectorUnavailable>
+  /** Whether the vault has paid `fillId` out (at the latest block). */
+  readonly paidOut: (fillId: string) => Effect.Effect<boolean, ConnectorUnavailable>
+  /** Signs the payout transaction with the given nonce, gas and fees. Nothing is sent. */
+  readonly sign: (
+    order: PayoutOrder,
+    transaction: PayoutTransaction
+  ) => Effect.Effect<SignedPayout, ConnectorError | ConnectorUnavailable>
+  /** Sends a signed payout. Sending one the node already knows succeeds. */
   readonly send: (payout: SignedPayout) => Effect.Effect<void, ConnectorError | ConnectorUnavailable>
   /** The transaction that paid `fillId` out, from the vault's payout event; null when none did. */
   readonly findPayout: (fillId: string) => Effect.Effect<{ readonly txHash: string } | null, ConnectorUnavailable>
-  /** The vault's balance of an asset (a token address, zero for the native coin), raw units. */
+  /** The vault's balance of an asset (a token address, zero for the native coin), raw units, at the latest block. */
   readonly balance: (asset: string) => Effect.Effect<bigint, ConnectorUnavailable>
+  /** The paying account's balance of the native coin (what pays for gas). */
+  readonly gasBalance: Effect.Effect<bigint, ConnectorUnavailable>
 }
 
 /**

@@ -5,10 +5,19 @@
  * ISSUED -> SOURCE_OBSERVED -> SOURCE_CONFIRMED -> PAYOUT_SUBMITTED -> PAID
  * ISSUED -> EXPIRED
  * SOURCE_OBSERVED -> ISSUED     (the source fill was reorganised away before finality)
+ * SOURCE_CONFIRMED -> ISSUED    (the same, found before the payout, where finality is a depth)
+ * PAID -> PAYOUT_SUBMITTED      (the payout left the chain after its confirmations, where
+ *                                finality is a depth: it is sent again)
  * any non-terminal -> FAILED
  * ```
  *
- * PAID, EXPIRED and FAILED are terminal: nothing leaves them. Each state puts the
+ * PAID is declared at the destination's finality, so it changes only in the one
+ * case above, which the chain's own finality signal rules out; EXPIRED and
+ * FAILED never change. A payout that cannot be made now (a vault short of funds,
+ * fees above the ceiling, reverted attempts past the budget) keeps the permit
+ * SOURCE_CONFIRMED or PAYOUT_SUBMITTED, with reason codes saying what it waits
+ * for: FAILED is only for what the rules make final (a fill that does not match
+ * its permit). Each state puts the
  * permit's amountOut in one inventory bucket of its destination asset: ISSUED in
  * the accounting hold, SOURCE_OBSERVED and SOURCE_CONFIRMED in the liability,
  * PAYOUT_SUBMITTED in the clearing commitment; PAID moves it out of the physical
@@ -37,7 +46,8 @@ export const PermitState = Schema.Literals([
 export type PermitState = typeof PermitState.Type
 
 /**
- * The terminal states.
+ * The terminal states: a client stops following a permit there. PAID may be
+ * reopened in one case (see the module documentation), never by a client's action.
  *
  * @category models
  * @since 0.1.0
@@ -55,9 +65,9 @@ export const isTerminal = (state: PermitState): boolean => TERMINAL.has(state)
 const NEXT: Record<PermitState, ReadonlyArray<PermitState>> = {
   ISSUED: ["SOURCE_OBSERVED", "EXPIRED", "FAILED"],
   SOURCE_OBSERVED: ["SOURCE_CONFIRMED", "ISSUED", "FAILED"],
-  SOURCE_CONFIRMED: ["PAYOUT_SUBMITTED", "FAILED"],
+  SOURCE_CONFIRMED: ["PAYOUT_SUBMITTED", "ISSUED", "FAILED"],
   PAYOUT_SUBMITTED: ["PAID", "FAILED"],
-  PAID: [],
+  PAID: ["PAYOUT_SUBMITTED"],
   EXPIRED: [],
   FAILED: []
 }

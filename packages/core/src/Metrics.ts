@@ -126,3 +126,142 @@ export const rateLimitRefusals = Metric.counter("rate_limit_refusals_total", {
   description: "requests refused by a rate limit (429), by limit",
   incremental: true
 })
+
+// ---------------------------------------------------------------------------
+// Settlement (ChainSettlement), by catalog network key (`network`)
+// ---------------------------------------------------------------------------
+
+/**
+ * Whether the last calls to a network's RPC answered (1) or not (0).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementRpcUp = Metric.gauge("settlement_rpc_up", {
+  description: "1 when the network's RPC answered the last settlement call, 0 when it did not"
+})
+
+/**
+ * Seconds since the newest block was read from a network.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementHeadAge = Metric.gauge("settlement_head_age_seconds", {
+  description: "seconds since the settlement loop last read the network's head block"
+})
+
+/**
+ * Confirmed fills owed on a network (SOURCE_CONFIRMED or PAYOUT_SUBMITTED).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementUnpaid = Metric.gauge("settlement_unpaid", {
+  description: "confirmed fills not yet PAID whose payout is on the network"
+})
+
+/**
+ * Age of the oldest confirmed fill owed on a network, seconds since its last state change.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementOldestUnpaid = Metric.gauge("settlement_oldest_unpaid_seconds", {
+  description: "seconds since the oldest confirmed, unpaid fill of the network last changed state (0: none)"
+})
+
+/**
+ * Payout transactions sent and not yet mined (distinct nonces).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementInFlight = Metric.gauge("settlement_payouts_in_flight", {
+  description: "payouts sent and not yet mined (distinct nonces of the payout key)"
+})
+
+/**
+ * Age of the oldest payout sent and not yet mined, seconds.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementOldestInFlight = Metric.gauge("settlement_oldest_in_flight_seconds", {
+  description: "seconds since the oldest payout not yet mined was signed (0: none)"
+})
+
+/**
+ * The payout key's balance of the native coin, in its smallest unit (wei).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementGasBalance = Metric.gauge("settlement_payout_gas_balance", {
+  description: "the payout key's native balance (smallest unit, e.g. wei)"
+})
+
+/**
+ * How much a vault lacks to pay the confirmed fills owed in an asset (raw units; 0 when covered).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementVaultShortfall = Metric.gauge("settlement_vault_shortfall_raw", {
+  description: "confirmed liabilities of an asset minus the vault's balance, raw units (0: covered)"
+})
+
+/**
+ * Whether a network's fees are at the ceiling (1): payouts wait instead of overpaying.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementFeeAtCeiling = Metric.gauge("settlement_fee_at_ceiling", {
+  description: "1 when payouts wait because the fee they need is above the network's ceiling"
+})
+
+/**
+ * Payouts that wait for the operator (reverted attempts past the budget).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementWaitingOperator = Metric.gauge("settlement_payouts_waiting_operator", {
+  description: "payouts whose reverted attempts used the budget: they wait for svc admin payouts retry"
+})
+
+/**
+ * Payout transactions sent, by kind (`new`, `replacement`, `resend`, `retry`).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementPayoutsSent = Metric.counter("settlement_payout_transactions_total", {
+  description: "payout transactions signed and sent, by network and kind (new, replacement, resend, retry)",
+  incremental: true
+})
+
+/**
+ * Payout transactions that were mined and reverted.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementReverts = Metric.counter("settlement_payout_reverts_total", {
+  description: "payout transactions mined and reverted while the vault had not paid the fill",
+  incremental: true
+})
+
+/**
+ * Alerts of settlement, by kind: a PAID payout that left the chain (`payout_reopened`),
+ * a source fill that left the chain after its payout (`source_fill_lost`), one that
+ * left before (`source_fill_reorged`).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementAlerts = Metric.counter("settlement_alerts_total", {
+  description: "settlement alerts by network and kind (payout_reopened, source_fill_lost, source_fill_reorged)",
+  incremental: true
+})

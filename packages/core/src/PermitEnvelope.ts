@@ -225,7 +225,9 @@ export const recordOf = (input: {
     validUntil: Number(permit.validUntil),
     createdAt: input.now,
     updatedAt: input.now,
-    envelope: JSON.stringify(envelope)
+    envelope: JSON.stringify(envelope),
+    sourceNetworkId: permit.sourceNetworkId.toLowerCase(),
+    destinationNetworkId: permit.destinationNetworkId.toLowerCase()
   }
 }
 

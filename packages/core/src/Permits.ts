@@ -80,6 +80,13 @@ export interface PermitOptions {
   /** How long a duplicate waits for a request with the same key in flight, ms. Default 5000. */
   readonly inFlightWaitMillis?: number | undefined
   /**
+   * Seconds before the issuance second that a permit's validAfter lies. A chain
+   * whose clock lags the server's (block timestamps are the proposer's clock,
+   * and a fill is mined in a block stamped before it was sent) would otherwise
+   * revert a fresh fill with `PermitNotYetValid`. Default 60.
+   */
+  readonly validAfterSlackSeconds?: number | undefined
+  /**
    * Caps on unfilled holds (see `Store.HoldShares`): one client's ISSUED permits
    * may hold at most `clientBps` of a destination asset's physical inventory
    * (default 2500, 25%), one payer's at most `payerBps` (default 5000). null:
@@ -223,6 +230,7 @@ export const layer = (
       const limiter = yield* PermitRateLimiter
       const metrics = yield* RouteMetrics
       const ttl = Math.max(1, Math.floor(options?.permitTtlSeconds ?? 120))
+      const slack = Math.max(0, Math.floor(options?.validAfterSlackSeconds ?? 60))
       const shareOf = (value: number | null | undefined, fallback: number) =>
         value === null ? undefined : Math.min(10_000, Math.max(0, Math.floor(value ?? fallback)))
       const shares = {
@@ -365,7 +373,7 @@ export const layer = (
           amountOutRaw: amountOut,
           fillId: Envelope.randomBytes32(),
           permitNonce: Envelope.randomBytes32(),
-          validAfter: now,
+          validAfter: Math.max(0, now - slack),
           validUntil: Math.min(route.validUntil, now + ttl)
         })
         const permitDigest = PermitDigest.digest(permit)

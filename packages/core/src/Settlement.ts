@@ -2,20 +2,28 @@
  * The permit lifecycle after issuance: the {@link SettlementObserver} records what
  * chain watchers (or an operator) observe — a source fill, its confirmation after
  * sourceFinalityBlocks, the payout submission and its confirmation, a failure —
- * and an expiry sweeper moves ISSUED permits to EXPIRED once validUntil plus a
- * grace period has passed, releasing their holds.
+ * and an expiry sweeper moves ISSUED permits to EXPIRED, releasing their holds.
  *
- * Terminal states (PAID, EXPIRED, FAILED) never change. A source fill seen for an
- * EXPIRED permit raises an operator alert (an error log and the
- * `svc_expired_permit_source_fills_total` counter); the state stays EXPIRED.
+ * EXPIRED and FAILED never change; PAID changes only when its payout left the
+ * chain after its confirmations, where finality is a depth (see `Lifecycle`). A
+ * source fill seen for an EXPIRED permit raises an operator alert (an error log
+ * and the `svc_expired_permit_source_fills_total` counter); the state stays
+ * EXPIRED.
  *
  * On networks whose connector settles (see `ChainSettlement`), the chain watcher
  * and the payout loop call the observer; elsewhere an operator does
  * (`svc admin settle`), or an embedder's own code.
  *
- * A permit whose source network is watched expires only once the watcher has read
- * the chain past its validUntil (the block cursor's timestamp): a watcher that is
- * behind (an RPC outage) never lets a permit expire whose fill it has not seen yet.
+ * Expiry: on a source network whose watcher records final blocks (the cursor's
+ * `finalBlockNumber`), an ISSUED permit expires as soon as the watcher has read a
+ * final block stamped at or after validUntil with no fill seen: the router
+ * refuses a fill in such a block (and every later block is stamped no earlier),
+ * and a final block cannot be reorganised to admit one, so the hold is released
+ * at once. Elsewhere a permit expires
+ * validUntil + a grace period later, and, when the network is watched without
+ * final blocks, only once the watcher has read the chain past validUntil: a
+ * watcher that is behind (an RPC outage) never lets a permit expire whose fill it
+ * has not seen yet.
  *
  * @since 0.1.0
  */
@@ -23,7 +31,7 @@ import { Clock, Context, Data, Effect, Layer, Metric, Schedule } from "effect"
 import type { PermitState } from "./Lifecycle.ts"
 import * as Metrics from "./Metrics.ts"
 import { envelopeOf } from "./PermitEnvelope.ts"
-import { type PermitRecord, Store, type StoreError } from "./Store.ts"
+import { type ChainCursor, type PermitRecord, Store, type StoreError } from "./Store.ts"
 
 /**
  * A lifecycle change that is not allowed from the permit's current state, or a
@@ -66,7 +74,10 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
     fillId: string,
     sourceTxHash: string
   ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
-  /** The source fill left the canonical chain before finality: back to ISSUED, its hold restored. */
+  /**
+   * The source fill left the canonical chain before its payout (SOURCE_OBSERVED,
+   * or SOURCE_CONFIRMED where finality is a depth): back to ISSUED, its hold restored.
+   */
   readonly sourceReorged: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly payoutSubmitted: (
@@ -74,6 +85,11 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
     payoutTxHash: string
   ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly paid: (fillId: string, payoutTxHash?: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  /**
+   * A PAID permit's payout left the chain after its confirmations (finality by
+   * depth) and the vault has not paid the fillId: PAYOUT_SUBMITTED again, owed.
+   */
+  readonly payoutReopened: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly failed: (
     fillId: string,
     reasonCodes: ReadonlyArray<string>
@@ -98,7 +114,10 @@ const sourceNetworkOf = (record: PermitRecord): string | null => {
  * @since 0.1.0
  */
 export interface SettlementOptions {
-  /** Seconds after validUntil before an unfilled permit expires. Default 600. */
+  /**
+   * Seconds after validUntil before an unfilled permit expires, where the source
+   * network's watcher records no final block. Default 600.
+   */
   readonly expiryGraceSeconds?: number | undefined
   /** How often the sweeper runs, milliseconds. Default 5000; 0 disables it. */
   readonly sweepMillis?: number | undefined
@@ -167,28 +186,46 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
         })
 
       // a watched source network: the watcher must have read past validUntil
-      const watcherIsPast = (fillId: string) =>
+      const watcherIsPast = (fillId: string, cursors: ReadonlyMap<string, ChainCursor>) =>
         Effect.gen(function*() {
           const record = yield* store.getPermit(fillId)
           if (record === undefined) return false
-          const sourceNetworkId = sourceNetworkOf(record)
+          const sourceNetworkId = record.sourceNetworkId ?? sourceNetworkOf(record)
           if (sourceNetworkId === null) return true
-          const cursor = yield* store.chainCursor(sourceNetworkId)
-          return cursor === undefined || cursor.blockTimestamp >= record.validUntil
+          const cursor = cursors.get(sourceNetworkId)
+          if (cursor === undefined) return true
+          // where final blocks are recorded, only they decide (a grace never expires a fill that may still come)
+          if (cursor.finalBlockTimestamp !== undefined) return cursor.finalBlockTimestamp >= record.validUntil
+          return cursor.blockTimestamp >= record.validUntil
+        })
+
+      const expire = (fillId: string) =>
+        Effect.gen(function*() {
+          const at = yield* Clock.currentTimeMillis
+          const result = yield* store.transition({ fillId, to: "EXPIRED", at, reasonCodes: ["EXPIRED_UNFILLED"] })
+          if (result._tag !== "Applied") return 0
+          yield* Metric.update(Metric.withAttributes(Metrics.permitTransitions, { state: "EXPIRED" }), 1)
+          return 1
         })
 
       const expireDue = Effect.gen(function*() {
         const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-        const due = yield* store.dueForExpiry(now - grace, 500)
+        const cursors = new Map((yield* store.chainCursors).map((c) => [c.networkId.toLowerCase(), c] as const))
         let expired = 0
+        // networks with final blocks: every permit whose validUntil is before the last final block read
+        for (const cursor of cursors.values()) {
+          if (cursor.finalBlockTimestamp === undefined) continue
+          // the router refuses a fill in a block stamped at or after validUntil (`PermitExpired`)
+          const due = yield* store.dueForExpiry(cursor.finalBlockTimestamp, 500, {
+            sourceNetworkId: cursor.networkId
+          })
+          for (const fillId of due) expired += yield* expire(fillId)
+        }
+        // the rest after the grace, and not before their watcher has read past them
+        const due = yield* store.dueForExpiry(now - grace, 500)
         for (const fillId of due) {
-          if (!(yield* watcherIsPast(fillId))) continue
-          const at = yield* Clock.currentTimeMillis
-          const result = yield* store.transition({ fillId, to: "EXPIRED", at, reasonCodes: ["EXPIRED_UNFILLED"] })
-          if (result._tag === "Applied") {
-            expired++
-            yield* Metric.update(Metric.withAttributes(Metrics.permitTransitions, { state: "EXPIRED" }), 1)
-          }
+          if (!(yield* watcherIsPast(fillId, cursors))) continue
+          expired += yield* expire(fillId)
         }
         return expired
       })
@@ -233,10 +270,15 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
           move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
         sourceReorged: (fillId) => move(fillId, "ISSUED", { reasonCodes: [] }),
         sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
+        // a payout sent (or found) waits for nothing any more: its reason codes are cleared
         payoutSubmitted: (fillId, payoutTxHash) =>
-          move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase() }),
+          move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase(), reasonCodes: [] }),
         paid: (fillId, payoutTxHash) =>
-          move(fillId, "PAID", payoutTxHash === undefined ? undefined : { payoutTxHash: payoutTxHash.toLowerCase() }),
+          move(fillId, "PAID", {
+            ...(payoutTxHash === undefined ? {} : { payoutTxHash: payoutTxHash.toLowerCase() }),
+            reasonCodes: []
+          }),
+        payoutReopened: (fillId) => move(fillId, "PAYOUT_SUBMITTED", { reasonCodes: ["PAYOUT_LEFT_CHAIN"] }),
         failed: (fillId, reasonCodes) => move(fillId, "FAILED", { reasonCodes }),
         expireDue
       })

@@ -150,6 +150,13 @@ export interface PermitRecord {
   readonly envelope: string
   /** The client that asked for it (its rate-limit key, e.g. its address), when known. */
   readonly clientKey?: string | null | undefined
+  /**
+   * The permit's source and destination networkIds (lowercase 0x hex), so that
+   * each network's settlement reads only its own permits (`Permits` sets them;
+   * a record without them is not found by a network filter).
+   */
+  readonly sourceNetworkId?: string | null | undefined
+  readonly destinationNetworkId?: string | null | undefined
 }
 
 /**
@@ -293,6 +300,22 @@ export interface StoredQuote {
 }
 
 /**
+ * Narrows {@link StoreShape.permitsInStates}: permits of one source or
+ * destination network, changed at or after a time.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StateFilter {
+  /** Lowercase 0x networkId. */
+  readonly sourceNetworkId?: string | undefined
+  /** Lowercase 0x networkId. */
+  readonly destinationNetworkId?: string | undefined
+  /** Unix milliseconds: only permits whose last change is at or after it. */
+  readonly updatedSince?: number | undefined
+}
+
+/**
  * Filter of {@link StoreShape.listPermits}: newest first, at most `limit`.
  *
  * @category models
@@ -320,12 +343,22 @@ export interface ChainCursor {
   readonly blockTimestamp: number
   /** Unix milliseconds of the last change. */
   readonly updatedAt: number
+  /**
+   * The newest block the watcher has read that is final by the network's rule
+   * (no fill can appear at or below it any more), with its timestamp; absent
+   * before the watcher knew one.
+   */
+  readonly finalBlockNumber?: bigint | undefined
+  readonly finalBlockTimestamp?: number | undefined
 }
 
 /**
- * A payout the solver has decided to send, written before the transaction is
- * broadcast: after a crash, settlement finds it and reconciles (the transaction
- * was mined, is pending, or must be sent again) instead of paying twice.
+ * A payout transaction the solver signed, written before it is broadcast: after
+ * a crash, settlement finds it and reconciles (the transaction was mined, is
+ * pending, or must be sent again) instead of paying twice. A payout may have
+ * several (a fee replacement at the same nonce, a new nonce after its nonce was
+ * taken, a retry after a revert): each is stored before it is sent, and all are
+ * watched until one is final.
  *
  * @category models
  * @since 0.1.0
@@ -342,11 +375,26 @@ export interface PayoutIntent {
   readonly nonce: number
   /** The paying account, as the connector renders it. */
   readonly sender: string
-  /** How many transactions were signed for this fill (1 for the first). */
+  /** Its rank among the fill's transactions (1 for the first). */
   readonly attempt: number
   /** Unix milliseconds. */
   readonly createdAt: number
+  /** The fees it offers (wei per gas on EVM); absent when not recorded. */
+  readonly maxFeePerGas?: bigint | undefined
+  readonly maxPriorityFeePerGas?: bigint | undefined
+  /** The destination's head when it was signed (how long it has been pending). */
+  readonly headBlock?: bigint | undefined
+  /** `REVERTED` once it was mined and reverted; `RETRIED` when an operator released it; absent otherwise. */
+  readonly outcome?: PayoutOutcome | undefined
 }
+
+/**
+ * What became of a payout transaction, as settlement records it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PayoutOutcome = "REVERTED" | "RETRIED"
 
 /**
  * The operations of a store.
@@ -415,14 +463,31 @@ export interface StoreShape {
    * Terminal states never change.
    */
   readonly transition: (request: TransitionRequest) => Effect.Effect<TransitionResult, StoreError>
-  /** Fill ids of ISSUED permits whose validUntil is at or before `cutoff` (Unix seconds). */
-  readonly dueForExpiry: (cutoff: number, limit: number) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /**
+   * Fill ids of ISSUED permits whose validUntil is at or before `cutoff` (Unix
+   * seconds), of one source network when given.
+   */
+  readonly dueForExpiry: (
+    cutoff: number,
+    limit: number,
+    filter?: { readonly sourceNetworkId?: string | undefined }
+  ) => Effect.Effect<ReadonlyArray<string>, StoreError>
 
-  /** Permits in any of the given states, oldest first, at most `limit`. */
+  /** Permits in any of the given states, oldest first, at most `limit`, narrowed by `filter`. */
   readonly permitsInStates: (
     states: ReadonlyArray<PermitState>,
-    limit: number
+    limit: number,
+    filter?: StateFilter
   ) => Effect.Effect<ReadonlyArray<PermitRecord>, StoreError>
+  /**
+   * Replaces a permit's reason codes without changing its state or its
+   * `updatedAt` (what a payout waits for, an alert); undefined when there is no
+   * such permit.
+   */
+  readonly setReasonCodes: (
+    fillId: string,
+    reasonCodes: ReadonlyArray<string>
+  ) => Effect.Effect<PermitRecord | undefined, StoreError>
 
   /**
    * Sets the physical balance of destination assets as observed (for example a
@@ -437,10 +502,26 @@ export interface StoreShape {
   readonly chainCursor: (networkId: string) => Effect.Effect<ChainCursor | undefined, StoreError>
   /** Saves the cursor of a network's chain watcher. */
   readonly saveChainCursor: (cursor: ChainCursor) => Effect.Effect<void, StoreError>
-  /** The payout intent of a fill. */
+  /** Every watcher's cursor. */
+  readonly chainCursors: Effect.Effect<ReadonlyArray<ChainCursor>, StoreError>
+  /** The newest payout transaction of a fill (the highest attempt). */
   readonly payoutIntent: (fillId: string) => Effect.Effect<PayoutIntent | undefined, StoreError>
-  /** Writes (or replaces, for a new attempt) the payout intent of a fill, durably. */
+  /** Every payout transaction of a fill, by attempt. */
+  readonly payoutIntents: (fillId: string) => Effect.Effect<ReadonlyArray<PayoutIntent>, StoreError>
+  /**
+   * The payout transactions of one network and sender with a nonce at or above
+   * `fromNonce`, of permits still PAYOUT_SUBMITTED: the nonces settlement has in
+   * flight. By nonce, then attempt.
+   */
+  readonly openPayoutIntents: (
+    networkId: string,
+    sender: string,
+    fromNonce: number
+  ) => Effect.Effect<ReadonlyArray<PayoutIntent>, StoreError>
+  /** Adds a payout transaction of a fill, durably (the same transaction hash again changes nothing). */
   readonly savePayoutIntent: (intent: PayoutIntent) => Effect.Effect<void, StoreError>
+  /** Records what became of a payout transaction. */
+  readonly markPayoutIntent: (txHash: string, outcome: PayoutOutcome) => Effect.Effect<void, StoreError>
 
   /** Adds to route counters. */
   readonly addCounters: (

@@ -1,289 +1,593 @@
 /**
- * The chain settlement runner over an in-memory chain (a unit-test fake of the
- * connector's Chain contract; the real chains run in packages/cli/test/Devnet.e2e.test.ts):
- * the lifecycle from a source fill to PAID, a mismatching fill, a reorganised fill,
- * the durable cursor, and expiry held back while the watcher is behind.
+ * The chain settlement runner over chain models (`@svc/core/testing/ChainModel`,
+ * the same interfaces the EVM connector implements; the real chains run in the
+ * end-to-end tier): the lifecycle from a source fill to PAID at the
+ * destination's finality, fills that do not match or leave the chain, expiry at
+ * a final block, and the payout policy under the faults public chains produce
+ * (a vault short of funds, reverts, a reorganised payout, fee spikes, a nonce
+ * taken, a gap, one network in trouble, lost leadership).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as PermitMessage from "@svc/protocol/PermitMessage"
-import * as Signature from "@svc/protocol/Signature"
-import { Effect } from "effect"
+import { Effect, Layer, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
-import { Connector } from "../src/index.ts"
-import { Permits } from "../src/Permits.ts"
-import { Publisher } from "../src/Publisher.ts"
+import { Coordination } from "../src/Coordination.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { Store } from "../src/Store.ts"
-import { evm, makeEngine, PAYER_KEY } from "./support/engine.ts"
+import {
+  atChainTime,
+  type Envelope,
+  fillOf,
+  issuePermit,
+  OPERATOR,
+  setup,
+  stateOf,
+  TOKENS
+} from "./support/settlement.ts"
 
-const payer = Signature.addressOf(PAYER_KEY)
-const recipient = "0x2222222222222222222222222222222222222222"
+const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
 
-/** A chain in memory: blocks with hashes, logs by block, transactions and the vault's payouts. */
-const fakeChain = () => {
-  const state = {
-    head: 100n,
-    /** a suffix changes every block hash from a height on (a reorganisation) */
-    fork: new Map<bigint, string>(),
-    fills: [] as Array<Chain.SourceFill>,
-    included: new Map<string, bigint>(),
-    sent: [] as Array<Chain.SignedPayout>,
-    paid: new Map<string, string>(),
-    nonce: 0
-  }
-  const hashOf = (n: bigint) => `0x${n.toString(16).padStart(60, "0")}${state.fork.get(n) ?? "0000"}`
-  const blockOf = (n: bigint): Chain.Block => ({ number: n, hash: hashOf(n), timestamp: Number(n) - 100 })
-  const reader: Chain.ChainReader = {
-    head: Effect.sync(() => blockOf(state.head)),
-    block: (n) => Effect.sync(() => (n <= state.head ? blockOf(n) : null)),
-    sourceFills: (from, to) =>
-      Effect.sync(() => state.fills.filter((f) => f.blockNumber >= from && f.blockNumber <= to)),
-    inclusion: (hash) =>
-      Effect.sync((): Chain.Inclusion => {
-        const at = state.included.get(hash)
-        if (at !== undefined) return { _tag: "Included", blockNumber: at, blockHash: hashOf(at), success: true }
-        return state.sent.some((s) => s.txHash === hash) ? { _tag: "Pending" } : { _tag: "Missing" }
-      })
-  }
-  const payerOf: Chain.ChainPayer = {
-    sender: "0x00000000000000000000000000000000000000aa",
-    sign: (order) =>
-      Effect.sync((): Chain.PayoutPreparation =>
-        state.paid.has(order.fillId) ? { _tag: "AlreadyPaid" } : {
-          _tag: "Signed",
-          payout: {
-            txHash: `0x${"ab".repeat(30)}${(state.nonce++).toString(16).padStart(4, "0")}`,
-            rawTransaction: `0xraw-${order.fillId}-${order.amountRaw}`,
-            nonce: state.nonce - 1,
-            sender: "0x00000000000000000000000000000000000000aa"
-          }
-        }
-      ),
-    send: (payout) =>
-      Effect.sync(() => {
-        state.sent.push(payout)
-      }),
-    findPayout: (fillId) => Effect.sync(() => (state.paid.has(fillId) ? { txHash: state.paid.get(fillId)! } : null)),
-    balance: () => Effect.succeed(10n ** 30n)
-  }
-  return { state, chain: { reader, payer: payerOf } satisfies Chain.NetworkChain }
-}
-
-const setup = () => {
-  const chain = fakeChain()
-  const settling = Connector.make({
-    ...evm,
-    settlement: {
-      network: (target) => Effect.succeed(target.native === "8453" || target.native === "56" ? chain.chain : null)
-    }
-  })
-  const engine = makeEngine({ connectors: [settling], chainSettlement: { pollMillis: 0, initialLookbackBlocks: 10 } })
-  return { ...chain, layer: engine.layer }
-}
-
-const issuePermit = Effect.gen(function*() {
-  const publication = yield* (yield* Publisher).current
-  const route = publication.routes.find((r) => r.open && r.sourceChainId === "8453" && r.destinationChainId === "56")!
-  const request = {
-    quoteId: route.quoteId,
-    requestedAmountInRaw: route.minimumFillInRaw,
-    payer,
-    recipient,
-    idempotencyKey: `key-${Math.random().toString(36).slice(2)}`
-  }
-  const message = PermitMessage.message(PermitMessage.normalize(request, { strict: false }))
-  const issued = yield* (yield* Permits).create({
-    ...request,
-    requestSignature: PermitMessage.sign(message, PAYER_KEY)
-  })
-  return issued.envelope
-})
-
-const fillOf = (envelope: Effect.Success<typeof issuePermit>, block: bigint, overrides?: Partial<Chain.SourceFill>) => {
-  const p = envelope.permit
-  return {
-    fillId: p.fillId,
-    routeId: p.routeId,
-    quoteId: p.quoteId,
-    router: p.sourceRouter.toLowerCase(),
-    payer: p.payer.toLowerCase(),
-    recipient: p.recipient.toLowerCase(),
-    sourceAsset: p.sourceAsset.toLowerCase(),
-    destinationAsset: p.destinationAsset.toLowerCase(),
-    destinationChainId: BigInt(p.destinationChainId),
-    amountInRaw: BigInt(p.amountInRaw),
-    amountOutRaw: BigInt(p.amountOutRaw),
-    txHash: `0x${"5".repeat(62)}${block.toString(16).padStart(2, "0")}`,
-    blockNumber: block,
-    blockHash: "0x",
-    ...overrides
-  } satisfies Chain.SourceFill
-}
-
-const stateOf = (fillId: string) =>
+/** Steps the runner, mining a block on every model after each step, until `done` or `max` steps. */
+const stepUntil = (
+  models: ReadonlyArray<{ mine: (n?: number) => void }>,
+  done: Effect.Effect<boolean, unknown, any>,
+  max = 30
+) =>
   Effect.gen(function*() {
-    const record = yield* (yield* Store).getPermit(fillId)
-    return record!
+    for (let i = 0; i < max; i++) {
+      yield* step
+      if (yield* done) return i + 1
+      for (const m of models) m.mine()
+    }
+    return assert.fail(`not done within ${max} steps`)
   })
 
-describe("ChainSettlement", () => {
-  it.effect("a fill is observed, confirmed after its finality blocks, paid from an intent written first, and PAID once included", () => {
-    const { layer, state } = setup()
-    return Effect.gen(function*() {
-      const settlement = yield* ChainSettlement.ChainSettlement
-      const store = yield* Store
-      const envelope = yield* issuePermit
-      const fillId = envelope.permit.fillId
-      state.head = 101n
-      state.fills.push(fillOf(envelope, 101n))
-      state.included.set(fillOf(envelope, 101n).txHash, 101n)
-      yield* settlement.step
-      assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED")
-      // the cursor is durable: the next run starts after block 101
-      const cursor = yield* store.chainCursor(envelope.permit.sourceNetworkId)
-      assert.strictEqual(cursor?.blockNumber, 101n)
-      // finality: sourceFinalityBlocks confirmations (the fill's block counts as one)
-      const finality = BigInt(envelope.permit.sourceFinalityBlocks)
-      state.head = 101n + finality - 2n
-      yield* settlement.step
-      assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED")
-      state.head = 101n + finality - 1n
-      yield* settlement.step
-      // confirmed, then the payout pass of the same step signs, records the intent, submits and sends
-      const submitted = yield* stateOf(fillId)
-      assert.strictEqual(submitted.state, "PAYOUT_SUBMITTED")
-      const intent = yield* store.payoutIntent(fillId)
-      assert.strictEqual(intent?.txHash, submitted.payoutTxHash)
-      assert.strictEqual(state.sent.length, 1)
-      assert.strictEqual(state.sent[0]!.rawTransaction, `0xraw-${fillId}-${envelope.permit.amountOutRaw}`)
-      // pending: nothing changes and nothing is sent again
-      yield* settlement.step
-      assert.strictEqual((yield* stateOf(fillId)).state, "PAYOUT_SUBMITTED")
-      assert.strictEqual(state.sent.length, 1)
-      // included and confirmed on the destination: PAID with that transaction
-      state.included.set(intent!.txHash, state.head)
-      state.paid.set(fillId, intent!.txHash)
-      state.head += 5n
-      yield* settlement.step
-      const paid = yield* stateOf(fillId)
-      assert.strictEqual(paid.state, "PAID")
-      assert.strictEqual(paid.payoutTxHash, intent!.txHash)
-      assert.strictEqual(state.sent.length, 1)
-      const [stats] = (yield* settlement.networks).filter((n) => n.key === "base")
-      assert.isTrue(stats!.watching && stats!.paying)
-      assert.isAbove(stats!.chainCalls, 0)
-    }).pipe(Effect.provide(layer))
+const inState = (fillId: string, state: string) => Effect.map(stateOf(fillId), (r) => r.state === state)
+
+/** Issues a permit base -> bsc and mines its fill on base; returns the envelope. */
+const filled = (s: ReturnType<typeof setup>, units = 1n) =>
+  Effect.gen(function*() {
+    const envelope = yield* issuePermit("8453", "56", units)
+    s.base.submitFill(fillOf(envelope))
+    s.base.mine()
+    return envelope
+  })
+
+const payoutsOf = (s: ReturnType<typeof setup>, envelope: Envelope) => s.bsc.payoutsOf(envelope.permit.fillId)
+
+describe("ChainSettlement: the lifecycle", () => {
+  it.effect("a fill is observed, confirmed at the source's finality, paid from a stored transaction, PAID at the destination's finality", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED")
+        // the cursor is durable, with the newest final block read
+        const cursor = yield* store.chainCursor(envelope.permit.sourceNetworkId)
+        assert.strictEqual(cursor?.blockNumber, s.base.head().number)
+        assert.strictEqual(cursor?.finalBlockNumber, s.base.head().number - 2n)
+        // base: finality 2 confirmations, and the finalized tag trails by 2 blocks
+        s.base.mine()
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED")
+        s.base.mine()
+        yield* step
+        const submitted = yield* stateOf(fillId)
+        assert.strictEqual(submitted.state, "PAYOUT_SUBMITTED")
+        const [intent] = yield* store.payoutIntents(fillId)
+        assert.strictEqual(intent?.txHash, submitted.payoutTxHash)
+        assert.strictEqual(intent?.nonce, 0)
+        assert.strictEqual(s.bsc.sent().length, 1)
+        // mined, but PAID only once final on bsc (3 confirmations, finalized 2 behind)
+        s.bsc.mine()
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAYOUT_SUBMITTED")
+        s.bsc.mine(2)
+        yield* step
+        const paid = yield* stateOf(fillId)
+        assert.strictEqual(paid.state, "PAID")
+        assert.strictEqual(paid.payoutTxHash, intent!.txHash)
+        assert.deepStrictEqual(payoutsOf(s, envelope).map((p) => [p.amount, p.recipient]), [[
+          BigInt(envelope.permit.amountOutRaw),
+          envelope.permit.recipient.toLowerCase()
+        ]])
+        assert.strictEqual(s.bsc.sent().length, 1)
+        const stats = (yield* (yield* ChainSettlement.ChainSettlement).networks).find((n) => n.key === "bsc")!
+        assert.isTrue(stats.paying && stats.rpcUp === true)
+        assert.strictEqual(stats.unpaid, 0)
+      })
+    )
+  })
+
+  it.effect("under finality by the finalized block, PAID waits for it even past the confirmations", () => {
+    const s = setup({ model: { finalizedLag: 6 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        const fillBlock = s.base.head().number
+        // the source waits for base's finalized block too (6 behind), not only for 2 confirmations
+        while (s.base.head().number < fillBlock + 6n) {
+          yield* step
+          assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED", `at ${s.base.head().number}`)
+          s.base.mine()
+        }
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAYOUT_SUBMITTED")
+        s.bsc.mine()
+        const payoutBlock = s.bsc.head().number
+        while (s.bsc.head().number < payoutBlock + 5n) {
+          s.bsc.mine()
+          yield* step
+          const state = (yield* stateOf(fillId)).state
+          assert.strictEqual(state, "PAYOUT_SUBMITTED", `at ${s.bsc.head().number}`)
+        }
+        s.bsc.mine()
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAID")
+      })
+    )
   })
 
   it.effect("a fill that does not match its permit is FAILED with the reasons and never paid", () => {
-    const { layer, state } = setup()
-    return Effect.gen(function*() {
-      const settlement = yield* ChainSettlement.ChainSettlement
-      const envelope = yield* issuePermit
-      state.head = 101n
-      state.fills.push(fillOf(envelope, 101n, { amountInRaw: 1n, payer: "0x" + "9".repeat(40) }))
-      yield* settlement.step
-      const failed = yield* stateOf(envelope.permit.fillId)
-      assert.strictEqual(failed.state, "FAILED")
-      assert.deepStrictEqual(failed.reasonCodes, [
-        "SOURCE_FILL_MISMATCH",
-        "SOURCE_FILL_PAYER_MISMATCH",
-        "SOURCE_FILL_AMOUNT_IN_MISMATCH"
-      ])
-      state.head = 120n
-      yield* settlement.step
-      assert.strictEqual(state.sent.length, 0)
-    }).pipe(Effect.provide(layer))
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* issuePermit()
+        s.base.submitFill(fillOf(envelope, { amountInRaw: 1n, payer: "0x" + "9".repeat(40) }))
+        s.base.mine()
+        yield* step
+        const failed = yield* stateOf(envelope.permit.fillId)
+        assert.strictEqual(failed.state, "FAILED")
+        assert.deepStrictEqual(failed.reasonCodes, [
+          "SOURCE_FILL_MISMATCH",
+          "SOURCE_FILL_PAYER_MISMATCH",
+          "SOURCE_FILL_AMOUNT_IN_MISMATCH"
+        ])
+        s.base.mine(10)
+        yield* step
+        assert.strictEqual(s.bsc.sent().length, 0)
+      })
+    )
   })
 
-  it.effect("a fill whose transaction leaves the chain moves the permit back to ISSUED; a changed cursor block is read again", () => {
-    const { layer, state } = setup()
-    return Effect.gen(function*() {
-      const settlement = yield* ChainSettlement.ChainSettlement
-      const envelope = yield* issuePermit
-      const fill = fillOf(envelope, 101n)
-      state.head = 101n
-      state.fills.push(fill)
-      state.included.set(fill.txHash, 101n)
-      yield* settlement.step
-      assert.strictEqual((yield* stateOf(fill.fillId)).state, "SOURCE_OBSERVED")
-      // block 101 is replaced: the fill is gone
-      state.fork.set(101n, "beef")
-      state.fills.length = 0
-      state.included.delete(fill.txHash)
-      yield* settlement.step
-      const back = yield* stateOf(fill.fillId)
-      assert.strictEqual(back.state, "ISSUED")
-      assert.isNull(back.sourceTxHash)
-      // the fill lands again in the new block 102: the watcher, reading below the changed cursor, sees it
-      const again = fillOf(envelope, 102n)
-      state.head = 102n
-      state.fills.push(again)
-      state.included.set(again.txHash, 102n)
-      yield* settlement.step
-      const observed = yield* stateOf(fill.fillId)
-      assert.strictEqual(observed.state, "SOURCE_OBSERVED")
-      assert.strictEqual(observed.sourceTxHash, again.txHash)
-    }).pipe(Effect.provide(layer))
+  it.effect("a fill whose transaction leaves the chain moves the permit back to ISSUED; its fill in a replacing block at or below the cursor is seen", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "SOURCE_OBSERVED")
+        // the fill's block is replaced: the fill is gone
+        s.base.reorg(1)
+        yield* step
+        const back = yield* stateOf(fillId)
+        assert.strictEqual(back.state, "ISSUED")
+        assert.isNull(back.sourceTxHash)
+        // the fill lands again in a block that replaces the cursor's: read again below the changed cursor
+        s.base.reorg(1, { keep: true })
+        s.base.submitFill(fillOf(envelope))
+        s.base.reorg(1, { keep: true })
+        const observed = yield* stateOf(fillId)
+        assert.strictEqual(observed.state, "ISSUED")
+        yield* step
+        const again = yield* stateOf(fillId)
+        assert.strictEqual(again.state, "SOURCE_OBSERVED")
+        yield* stepUntil([s.base, s.bsc], inState(fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, envelope).length, 1)
+      })
+    )
   })
 
-  it.effect("an ISSUED permit on a watched network expires only once the watcher has read past validUntil", () => {
-    const { layer, state } = setup()
-    return Effect.gen(function*() {
-      const settlement = yield* ChainSettlement.ChainSettlement
-      const observer = yield* SettlementObserver
-      const envelope = yield* issuePermit
-      const validUntil = Number(envelope.permit.validUntil)
-      state.head = 101n // block timestamps are height - 100: 1, below validUntil
-      yield* settlement.step
-      yield* TestClock.adjust("2 hours")
-      assert.strictEqual(yield* observer.expireDue, 0)
-      assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "ISSUED")
-      assert.isAbove(validUntil, 1)
-      state.head = BigInt(validUntil + 100)
-      yield* settlement.step
-      assert.strictEqual(yield* observer.expireDue, 1)
-      assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "EXPIRED")
-    }).pipe(Effect.provide(layer))
-  })
-})
-
-describe("fillMismatches", () => {
-  it("names every differing field", () => {
-    const permit = {
-      sourceRouter: "0xAA",
-      payer: "0xbb",
-      recipient: "0xcc",
-      sourceAsset: "0xdd",
-      destinationAsset: "0xee",
-      destinationChainId: "56",
-      amountInRaw: "10",
-      amountOutRaw: "9",
-      routeId: "0x01",
-      quoteId: "0x02"
+  it.effect("a fill event whose transaction reverted is not a fill: never confirmed, never paid", () => {
+    const s = setup()
+    // a node that reports the event of a transaction whose receipt says it reverted
+    const honest = s.base.chain.reader
+    ;(s.base.chain as { reader: Chain.ChainReader }).reader = {
+      ...honest,
+      inclusion: (hash) =>
+        Effect.map(honest.inclusion(hash), (i) => (i._tag === "Included" ? { ...i, success: false } : i))
     }
-    const fill: Chain.SourceFill = {
-      fillId: "0x00",
-      routeId: "0x01",
-      quoteId: "0x02",
-      router: "0xaa",
-      payer: "0xbb",
-      recipient: "0xcc",
-      sourceAsset: "0xdd",
-      destinationAsset: "0xee",
-      destinationChainId: 56n,
-      amountInRaw: 10n,
-      amountOutRaw: 9n,
-      txHash: "0x",
-      blockNumber: 1n,
-      blockHash: "0x"
-    }
-    assert.deepStrictEqual(ChainSettlement.fillMismatches(permit, fill), [])
-    assert.deepStrictEqual(
-      ChainSettlement.fillMismatches(permit, { ...fill, router: "0xab", destinationChainId: 8453n, amountOutRaw: 10n }),
-      ["SOURCE_FILL_ROUTER_MISMATCH", "SOURCE_FILL_CHAIN_MISMATCH", "SOURCE_FILL_AMOUNT_OUT_MISMATCH"]
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        for (let i = 0; i < 8; i++) {
+          yield* step
+          assert.notInclude(["SOURCE_CONFIRMED", "PAYOUT_SUBMITTED", "PAID"], (yield* stateOf(fillId)).state)
+          s.base.mine()
+        }
+        assert.strictEqual(s.bsc.sent().length, 0)
+      })
     )
   })
 })
+
+describe("ChainSettlement: expiry", () => {
+  it.effect("an ISSUED permit expires as soon as the watcher has read a final block stamped at or after validUntil (no grace)", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const observer = yield* SettlementObserver
+        const envelope = yield* issuePermit()
+        const validUntil = Number(envelope.permit.validUntil)
+        // the chain's clock is what counts: the wall clock is already past validUntil + 10 minutes
+        yield* TestClock.adjust("20 minutes")
+        yield* step
+        assert.strictEqual(yield* observer.expireDue, 0)
+        // blocks stamped up to validUntil, but not yet final: still ISSUED
+        s.base.mine(validUntil - s.base.head().timestamp)
+        yield* step
+        assert.strictEqual(s.base.head().timestamp, validUntil)
+        assert.strictEqual(yield* observer.expireDue, 0)
+        // two more blocks: the block stamped validUntil is final
+        s.base.mine(2)
+        yield* step
+        assert.strictEqual(yield* observer.expireDue, 1)
+        assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "EXPIRED")
+      })
+    )
+  })
+
+  it.effect("without a watched source the grace applies: validUntil + 600 s of the wall clock", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const observer = yield* SettlementObserver
+        // hyperevm -> base: the source is watched; solana routes are not. Use a permit whose network has no cursor:
+        const envelope = yield* issuePermit("999", "8453")
+        const store = yield* Store
+        assert.isUndefined(yield* store.chainCursor(envelope.permit.sourceNetworkId))
+        const validUntil = Number(envelope.permit.validUntil)
+        yield* TestClock.setTime((validUntil + 599) * 1000)
+        assert.strictEqual(yield* observer.expireDue, 0)
+        yield* TestClock.setTime((validUntil + 601) * 1000)
+        assert.strictEqual(yield* observer.expireDue, 1)
+      })
+    )
+  })
+})
+
+const USDT = TOKENS["usdt.bsc"]
+
+/** Steps until every permit is SOURCE_CONFIRMED or further along (the payouts then wait or go). */
+const confirmAll = (s: ReturnType<typeof setup>, fillIds: ReadonlyArray<string>) =>
+  stepUntil(
+    [s.base],
+    Effect.map(Effect.forEach(fillIds, stateOf), (rs) =>
+      rs.every((r) => !["ISSUED", "SOURCE_OBSERVED"].includes(r.state)))
+  )
+
+describe("ChainSettlement: a vault short of funds (failure 1)", () => {
+  it.effect("payouts wait while the vault cannot cover them at the latest block, even with a top-up pending; once it is mined they are paid, never FAILED", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        const b = yield* filled(s)
+        const ids = [a.permit.fillId, b.permit.fillId]
+        // the vault is emptied
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+        s.bsc.mine()
+        yield* confirmAll(s, ids)
+        for (let i = 0; i < 5; i++) {
+          yield* step
+          s.bsc.mine()
+        }
+        for (const id of ids) {
+          const r = yield* stateOf(id)
+          assert.strictEqual(r.state, "SOURCE_CONFIRMED")
+          assert.deepStrictEqual(r.reasonCodes, ["VAULT_INSUFFICIENT"])
+        }
+        assert.strictEqual(s.bsc.sent().length, 0)
+        // the owner refills: the top-up is pending, not mined; a payout must not count on it
+        s.bsc.deposit(USDT, 10n ** 24n)
+        yield* step
+        assert.strictEqual(s.bsc.sent().length, 0)
+        s.bsc.mine()
+        yield* stepUntil([s.bsc], Effect.map(Effect.forEach(ids, stateOf), (rs) => rs.every((r) => r.state === "PAID")))
+        for (const envelope of [a, b]) {
+          assert.strictEqual(payoutsOf(s, envelope).length, 1)
+          assert.deepStrictEqual((yield* stateOf(envelope.permit.fillId)).reasonCodes, [])
+        }
+        assert.strictEqual(s.bsc.sent().length, 2)
+      })
+    )
+  })
+
+  it.effect("a vault holding 1.5 of 2 payouts pays one; the other waits (not sent, not FAILED) and is paid after a top-up", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        const b = yield* filled(s)
+        const amount = BigInt(a.permit.amountOutRaw)
+        assert.strictEqual(BigInt(b.permit.amountOutRaw), amount)
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT) - (amount * 3n) / 2n)
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId, b.permit.fillId])
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        const waiting = yield* stateOf(b.permit.fillId)
+        assert.strictEqual(waiting.state, "SOURCE_CONFIRMED")
+        assert.deepStrictEqual(waiting.reasonCodes, ["VAULT_INSUFFICIENT"])
+        assert.strictEqual(s.bsc.sent().length, 1)
+        s.bsc.deposit(USDT, amount)
+        s.bsc.mine()
+        yield* stepUntil([s.bsc], inState(b.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+        assert.strictEqual(payoutsOf(s, b).length, 1)
+      })
+    )
+  })
+
+  it.effect("a payout that reverts (a withdrawal mined first) stays PAYOUT_SUBMITTED and is retried after a back-off; past the budget it waits for the operator", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        const amount = BigInt(envelope.permit.amountOutRaw)
+        const all = s.bsc.vaultBalance(USDT)
+        yield* confirmAll(s, [fillId])
+        /** the next payout sent is raced by a withdrawal of everything in the same block */
+        const revertNext = Effect.gen(function*() {
+          for (let i = 0; i < 20 && s.bsc.pool().length === 0; i++) {
+            yield* TestClock.adjust("5 seconds")
+            yield* step
+          }
+          assert.strictEqual(s.bsc.pool().length, 1, "a payout transaction is pending")
+          s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+          s.bsc.mine()
+          s.bsc.deposit(USDT, all)
+          s.bsc.mine()
+          yield* step
+        })
+        yield* revertNext
+        const reverted = yield* stateOf(fillId)
+        assert.strictEqual(reverted.state, "PAYOUT_SUBMITTED")
+        assert.deepStrictEqual(reverted.reasonCodes, ["PAYOUT_REVERTED"])
+        // the back-off: nothing new right away
+        yield* step
+        assert.strictEqual(s.bsc.sent().length, 1)
+        yield* revertNext
+        yield* revertNext
+        // three reverts: the budget is used; it waits for the operator, never FAILED
+        const waiting = yield* stateOf(fillId)
+        assert.strictEqual(waiting.state, "PAYOUT_SUBMITTED")
+        assert.deepStrictEqual(waiting.reasonCodes, ["PAYOUT_REVERTED", "PAYOUT_NEEDS_OPERATOR"])
+        yield* TestClock.adjust("1 hour")
+        for (let i = 0; i < 5; i++) yield* step
+        assert.strictEqual(s.bsc.sent().length, 3)
+        const stats = (yield* (yield* ChainSettlement.ChainSettlement).networks).find((n) => n.key === "bsc")!
+        assert.strictEqual(stats.waitingOperator, 1)
+        // the operator releases it (svc admin payouts retry): it is paid
+        for (const intent of yield* store.payoutIntents(fillId)) {
+          assert.strictEqual(intent.outcome, "REVERTED")
+          yield* store.markPayoutIntent(intent.txHash, "RETRIED")
+        }
+        yield* store.setReasonCodes(fillId, [])
+        yield* stepUntil([s.bsc], inState(fillId, "PAID"))
+        assert.deepStrictEqual(payoutsOf(s, envelope).map((p) => p.amount), [amount])
+        assert.strictEqual(s.bsc.sent().length, 4)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: nonces from the chain and the store (failure 2)", () => {
+  it.effect("a reorganisation that removes a mined payout frees its nonce: it is sent again there, the next payout follows, nothing queues", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "PAYOUT_SUBMITTED")
+        s.bsc.mine()
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), 1)
+        // the block with the payout leaves the chain (before finality); its transaction is dropped
+        s.bsc.reorg(1)
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), 0)
+        const b = yield* filled(s)
+        yield* confirmAll(s, [b.permit.fillId])
+        yield* stepUntil(
+          [s.bsc],
+          Effect.map(
+            Effect.forEach([a, b], (e) => stateOf(e.permit.fillId)),
+            (rs) => rs.every((r) => r.state === "PAID")
+          )
+        )
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+        assert.strictEqual(payoutsOf(s, b).length, 1)
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), 2)
+        assert.deepStrictEqual(s.bsc.pool(), [])
+      })
+    )
+  })
+
+  it.effect("a store failure between signing and saving a payout leaves no nonce hole: the next pass signs at the same nonce", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        const b = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId, b.permit.fillId])
+        s.store.failOnce.add("savePayoutIntent")
+        yield* stepUntil(
+          [s.bsc],
+          Effect.map(
+            Effect.forEach([a, b], (e) => stateOf(e.permit.fillId)),
+            (rs) => rs.every((r) => r.state === "PAID")
+          )
+        )
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), 2)
+        assert.deepStrictEqual(s.bsc.pool(), [])
+        const store = yield* Store
+        const nonces = [
+          ...(yield* store.payoutIntents(a.permit.fillId)),
+          ...(yield* store.payoutIntents(b.permit.fillId))
+        ].map((i) => i.nonce).sort()
+        assert.deepStrictEqual(nonces, [0, 1])
+      })
+    )
+  })
+
+  it.effect("a nonce taken by another transaction of the key: the payout is signed again at a new nonce", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        const [first] = yield* (yield* Store).payoutIntents(a.permit.fillId)
+        // the pool loses it and another transaction of the key takes nonce 0
+        s.bsc.dropTransaction(first!.txHash)
+        s.bsc.useNonce()
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        const intents = yield* (yield* Store).payoutIntents(a.permit.fillId)
+        assert.deepStrictEqual(intents.map((i) => [i.nonce, i.attempt]), [[0, 1], [1, 2]])
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+      })
+    )
+  })
+
+  it.effect("a gap under pending payouts that nothing fills (a payout dropped, then FAILED by the operator) is filled by moving the highest one down", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const [a, b, c] = [yield* filled(s), yield* filled(s), yield* filled(s)]
+        yield* confirmAll(s, [a, b, c].map((e) => e.permit.fillId))
+        // the destination mines nothing for now: all three are pending at nonces 0, 1, 2
+        yield* step
+        const store = yield* Store
+        const intents = yield* Effect.forEach(
+          [a, b, c],
+          (e) => Effect.map(store.payoutIntents(e.permit.fillId), (i) => i[0]!)
+        )
+        assert.deepStrictEqual(intents.map((i) => i.nonce), [0, 1, 2])
+        s.bsc.dropTransaction(intents[0]!.txHash, { only: true })
+        yield* (yield* SettlementObserver).failed(a.permit.fillId, ["OPERATOR_TEST"])
+        yield* stepUntil(
+          [s.bsc],
+          Effect.map(
+            Effect.forEach([b, c], (e) => stateOf(e.permit.fillId)),
+            (rs) => rs.every((r) => r.state === "PAID")
+          )
+        )
+        assert.strictEqual(payoutsOf(s, b).length, 1)
+        assert.strictEqual(payoutsOf(s, c).length, 1)
+        assert.strictEqual(payoutsOf(s, a).length, 0)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: fees (failure 3)", () => {
+  it.effect("a payout stuck under a base fee 10x its cap is replaced at the same nonce after replaceAfterBlocks; every transaction is stored first and watched", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        const [first] = yield* store.payoutIntents(a.permit.fillId)
+        s.bsc.setBaseFee(first!.maxFeePerGas! * 10n)
+        for (let i = 0; i < 2; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        assert.strictEqual((yield* store.payoutIntents(a.permit.fillId)).length, 1)
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        const intents = yield* store.payoutIntents(a.permit.fillId)
+        assert.strictEqual(intents.length, 2)
+        assert.strictEqual(intents[1]!.nonce, intents[0]!.nonce)
+        assert.isTrue(intents[1]!.maxFeePerGas! >= s.bsc.head().number * 0n + first!.maxFeePerGas! * 10n)
+        const paid = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(paid.payoutTxHash, intents[1]!.txHash)
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+      })
+    )
+  })
+
+  it.effect("past the network's fee ceiling a payout waits (FEE_AT_CEILING) and is paid when fees come down", () => {
+    const s = setup({ networks: { bsc: { maxFeePerGas: "5000000000" } } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        s.bsc.setBaseFee(20_000_000_000n)
+        for (let i = 0; i < 6; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        const waiting = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(waiting.state, "PAYOUT_SUBMITTED")
+        assert.deepStrictEqual(waiting.reasonCodes, ["FEE_AT_CEILING"])
+        for (const i of yield* store.payoutIntents(a.permit.fillId)) assert.isAtMost(Number(i.maxFeePerGas), 5e9)
+        const stats = (yield* (yield* ChainSettlement.ChainSettlement).networks).find((n) => n.key === "bsc")!
+        assert.isTrue(stats.feeAtCeiling)
+        // a new payout is not even sent while the base fee is above the ceiling
+        const b = yield* filled(s)
+        yield* confirmAll(s, [b.permit.fillId])
+        assert.deepStrictEqual((yield* stateOf(b.permit.fillId)).reasonCodes, ["FEE_ABOVE_CEILING"])
+        s.bsc.setBaseFee(1_000_000_000n)
+        yield* stepUntil(
+          [s.bsc],
+          Effect.map(
+            Effect.forEach([a, b], (e) => stateOf(e.permit.fillId)),
+            (rs) => rs.every((r) => r.state === "PAID")
+          )
+        )
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+        assert.strictEqual(payoutsOf(s, b).length, 1)
+      })
+    )
+  })
+
+  it.effect("a node that evicts an underpriced payout (anvil): it is sent again with the market's fees", () => {
+    const s = setup({ model: { evictUnderpriced: true } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        const [first] = yield* (yield* Store).payoutIntents(a.permit.fillId)
+        s.bsc.setBaseFee(first!.maxFeePerGas! * 10n)
+        s.bsc.mine()
+        assert.deepStrictEqual(s.bsc.pool(), [])
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+      })
+    )
+  })
+})
+
+void Layer
+void SubscriptionRef
+void Coordination

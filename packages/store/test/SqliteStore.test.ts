@@ -89,7 +89,8 @@ describe("SqliteStore", () => {
           { version: 1, name: "initial" },
           { version: 2, name: "chain settlement" },
           { version: 3, name: "replicas" },
-          { version: 4, name: "hold shares" }
+          { version: 4, name: "hold shares" },
+          { version: 5, name: "payouts that always land" }
         ])
       } finally {
         db.close()

@@ -25,6 +25,8 @@ import {
 export interface MemoryStoreControl {
   /** When set, every operation fails with a StoreError (to test 503 paths). */
   failing: boolean
+  /** Operations that fail once each, the next time they run (a lost write). */
+  readonly failOnce: Set<string>
   readonly permits: Map<string, PermitRecord>
   readonly inventory: Map<string, InventoryBalance>
 }
@@ -40,12 +42,17 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
   const counters = new Map<string, Record<RouteCounter, number> & { updatedAt: number | null }>()
   const quotes = new Map<string, StoredQuote>()
   const cursors = new Map<string, ChainCursor>()
+  /** payout transactions by hash, in insertion order */
   const intents = new Map<string, PayoutIntent>()
-  const control: MemoryStoreControl = { failing: false, permits, inventory }
+  const control: MemoryStoreControl = { failing: false, failOnce: new Set(), permits, inventory }
+  const attemptsOf = (fillId: string) =>
+    [...intents.values()]
+      .filter((i) => i.fillId === fillId.toLowerCase())
+      .sort((a, b) => a.attempt - b.attempt || a.createdAt - b.createdAt)
 
   const op = <A>(operation: string, f: () => A) =>
     Effect.suspend(() =>
-      control.failing
+      control.failing || control.failOnce.delete(operation)
         ? Effect.fail(new StoreError({ operation, cause: new Error("store down (test)") }))
         : Effect.succeed(f())
     )
@@ -67,7 +74,7 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
     if (b === undefined) return
     const next = { ...b, updatedAt: at }
     const field = { hold: "holdRaw", liability: "liabilityRaw", clearing: "clearingRaw", paid: "paidOutRaw" } as const
-    if (from !== "none") (next as any)[field[from]] -= from === "paid" ? 0n : amount
+    if (from !== "none") (next as any)[field[from]] -= amount
     if (to !== "none") (next as any)[field[to]] += amount
     inventory.set(assetKey, next)
   }
@@ -165,10 +172,16 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
           if (heldRaw + amount > limitRaw) return { _tag: "HoldShareExceeded", holder, heldRaw, limitRaw }
         }
         inventory.set(record.assetKey, { ...b, holdRaw: b.holdRaw + amount, updatedAt: record.createdAt })
-        permits.set(record.fillId, record)
+        const { destinationNetworkId, sourceNetworkId, ...rest } = record
+        const stored: PermitRecord = {
+          ...rest,
+          ...(sourceNetworkId == null ? {} : { sourceNetworkId: sourceNetworkId.toLowerCase() }),
+          ...(destinationNetworkId == null ? {} : { destinationNetworkId: destinationNetworkId.toLowerCase() })
+        }
+        permits.set(record.fillId, stored)
         byKey.set(slot, record.fillId)
         count(record.routeId, "permits_issued", 1, record.createdAt)
-        return { _tag: "Issued" as const, record }
+        return { _tag: "Issued" as const, record: stored }
       }),
     getPermit: (fillId) => op("getPermit", () => permits.get(fillId)),
     // hex case-insensitive, the newest permit first (like the SQL stores)
@@ -209,22 +222,42 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         permits.set(record.fillId, next)
         if (request.to === "SOURCE_OBSERVED") count(record.routeId, "source_observed", 1, request.at)
         if (request.to === "PAID") count(record.routeId, "paid", 1, request.at)
+        if (record.state === "PAID") count(record.routeId, "paid", -1, request.at)
         return { _tag: "Applied" as const, from: record.state, record: next }
       }),
-    dueForExpiry: (cutoff, limit) =>
+    dueForExpiry: (cutoff, limit, filter) =>
       op(
         "dueForExpiry",
         () =>
-          [...permits.values()].filter((p) => p.state === "ISSUED" && p.validUntil <= cutoff).slice(0, limit).map((p) =>
-            p.fillId
-          )
+          [...permits.values()]
+            .filter((p) =>
+              p.state === "ISSUED" && p.validUntil <= cutoff &&
+              (filter?.sourceNetworkId === undefined || p.sourceNetworkId === filter.sourceNetworkId.toLowerCase())
+            )
+            .sort((a, b) => a.validUntil - b.validUntil || (a.fillId < b.fillId ? -1 : 1))
+            .slice(0, limit)
+            .map((p) => p.fillId)
       ),
-    permitsInStates: (states, limit) =>
+    permitsInStates: (states, limit, filter) =>
       op("permitsInStates", () =>
         [...permits.values()]
-          .filter((p) => states.includes(p.state))
+          .filter((p) =>
+            states.includes(p.state) &&
+            (filter?.sourceNetworkId === undefined || p.sourceNetworkId === filter.sourceNetworkId.toLowerCase()) &&
+            (filter?.destinationNetworkId === undefined ||
+              p.destinationNetworkId === filter.destinationNetworkId.toLowerCase()) &&
+            (filter?.updatedSince === undefined || p.updatedAt >= filter.updatedSince)
+          )
           .sort((a, b) => a.createdAt - b.createdAt || (a.fillId < b.fillId ? -1 : 1))
           .slice(0, limit)),
+    setReasonCodes: (fillId, reasonCodes) =>
+      op("setReasonCodes", () => {
+        const record = permits.get(fillId.toLowerCase())
+        if (record === undefined) return undefined
+        const next = { ...record, reasonCodes }
+        permits.set(record.fillId, next)
+        return next
+      }),
     observeInventory: (assets) =>
       op("observeInventory", () => {
         for (const a of assets) {
@@ -233,9 +266,38 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         }
       }),
     chainCursor: (networkId) => op("chainCursor", () => cursors.get(networkId.toLowerCase())),
-    saveChainCursor: (cursor) => op("saveChainCursor", () => void cursors.set(cursor.networkId.toLowerCase(), cursor)),
-    payoutIntent: (fillId) => op("payoutIntent", () => intents.get(fillId.toLowerCase())),
-    savePayoutIntent: (intent) => op("savePayoutIntent", () => void intents.set(intent.fillId.toLowerCase(), intent)),
+    saveChainCursor: (cursor) =>
+      op(
+        "saveChainCursor",
+        () => void cursors.set(cursor.networkId.toLowerCase(), { ...cursor, networkId: cursor.networkId.toLowerCase() })
+      ),
+    chainCursors: op("chainCursors", () => [...cursors.values()].sort((a, b) => a.networkId < b.networkId ? -1 : 1)),
+    payoutIntent: (fillId) => op("payoutIntent", () => attemptsOf(fillId).at(-1)),
+    payoutIntents: (fillId) => op("payoutIntents", () => attemptsOf(fillId)),
+    openPayoutIntents: (networkId, sender, fromNonce) =>
+      op("openPayoutIntents", () =>
+        [...intents.values()]
+          .filter((i) =>
+            i.networkId === networkId.toLowerCase() && i.sender === sender && i.nonce >= fromNonce &&
+            permits.get(i.fillId)?.state === "PAYOUT_SUBMITTED"
+          )
+          .sort((a, b) => a.nonce - b.nonce || a.attempt - b.attempt)),
+    savePayoutIntent: (intent) =>
+      op("savePayoutIntent", () => {
+        const txHash = intent.txHash.toLowerCase()
+        if (intents.has(txHash)) return
+        intents.set(txHash, {
+          ...intent,
+          txHash,
+          fillId: intent.fillId.toLowerCase(),
+          networkId: intent.networkId.toLowerCase()
+        })
+      }),
+    markPayoutIntent: (txHash, outcome) =>
+      op("markPayoutIntent", () => {
+        const intent = intents.get(txHash.toLowerCase())
+        if (intent !== undefined) intents.set(intent.txHash, { ...intent, outcome })
+      }),
     addCounters: (deltas) =>
       op("addCounters", () => deltas.forEach((d) => count(d.routeId, d.counter, d.by, Date.now()))),
     routeCounters: (routeId): Effect.Effect<RouteCounters, StoreError> =>
@@ -256,7 +318,7 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
           .slice(0, Math.max(1, limit))
         for (const p of old) {
           permits.delete(p.fillId)
-          intents.delete(p.fillId)
+          for (const i of attemptsOf(p.fillId)) intents.delete(i.txHash)
           byKey.delete(`${p.scope}\u0000${p.idempotencyKey}`)
         }
         return old.length

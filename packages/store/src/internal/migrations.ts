@@ -161,6 +161,47 @@ export const migrations: ReadonlyArray<Migration> = [
       `CREATE INDEX permits_asset_client ON permits (asset_key, client_key, state)`,
       `CREATE INDEX permits_asset_scope ON permits (asset_key, scope, state)`
     ]
+  },
+  {
+    version: 5,
+    name: "payouts that always land",
+    statements: (dialect) => [
+      // each network's watcher and payout loop reads only its own permits
+      `ALTER TABLE permits ADD COLUMN source_network_id TEXT`,
+      `ALTER TABLE permits ADD COLUMN destination_network_id TEXT`,
+      dialect === "pg"
+        ? `UPDATE permits SET
+            source_network_id = lower((envelope::jsonb) -> 'permit' ->> 'sourceNetworkId'),
+            destination_network_id = lower((envelope::jsonb) -> 'permit' ->> 'destinationNetworkId')`
+        : `UPDATE permits SET
+            source_network_id = lower(json_extract(envelope, '$.permit.sourceNetworkId')),
+            destination_network_id = lower(json_extract(envelope, '$.permit.destinationNetworkId'))`,
+      `CREATE INDEX permits_source_network_state ON permits (source_network_id, state, created_at)`,
+      `CREATE INDEX permits_destination_network_state ON permits (destination_network_id, state, created_at)`,
+      // the newest block the watcher has read that is final by the network's rule
+      `ALTER TABLE chain_cursors ADD COLUMN final_block_number TEXT`,
+      `ALTER TABLE chain_cursors ADD COLUMN final_block_timestamp BIGINT`,
+      // every transaction signed for a payout (fee replacements, new nonces), each stored before it is sent
+      `CREATE TABLE payout_attempts (
+        tx_hash TEXT PRIMARY KEY,
+        fill_id TEXT NOT NULL REFERENCES permits (fill_id),
+        network_id TEXT NOT NULL,
+        sender TEXT NOT NULL,
+        nonce BIGINT NOT NULL,
+        raw_transaction TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        max_fee_per_gas TEXT,
+        max_priority_fee_per_gas TEXT,
+        head_block TEXT,
+        outcome TEXT,
+        created_at BIGINT NOT NULL
+      )`,
+      `CREATE INDEX payout_attempts_fill ON payout_attempts (fill_id, attempt)`,
+      `CREATE INDEX payout_attempts_nonce ON payout_attempts (network_id, sender, nonce)`,
+      `INSERT INTO payout_attempts (tx_hash, fill_id, network_id, sender, nonce, raw_transaction, attempt, created_at)
+        SELECT lower(tx_hash), fill_id, network_id, sender, nonce, raw_transaction, attempt, created_at FROM payout_intents`,
+      `DROP TABLE payout_intents`
+    ]
   }
 ]
 

@@ -27,6 +27,7 @@ import type {
   RouteCounter,
   RouteCounters,
   RouteOverride,
+  StateFilter,
   StoredQuote,
   StoreShape,
   TransitionRequest,
@@ -140,7 +141,49 @@ const decodePermit = (row: Row): PermitRecord => {
     createdAt: int(row, "created_at"),
     updatedAt: int(row, "updated_at"),
     envelope: text(row, "envelope"),
-    ...(textOrNull(row, "client_key") === null ? {} : { clientKey: textOrNull(row, "client_key") })
+    ...(textOrNull(row, "client_key") === null ? {} : { clientKey: textOrNull(row, "client_key") }),
+    ...(textOrNull(row, "source_network_id") === null ? {} : { sourceNetworkId: textOrNull(row, "source_network_id") }),
+    ...(textOrNull(row, "destination_network_id") === null
+      ? {}
+      : { destinationNetworkId: textOrNull(row, "destination_network_id") })
+  }
+}
+
+const decodeCursor = (row: Row): ChainCursor => {
+  const finalNumber = textOrNull(row, "final_block_number")
+  return {
+    networkId: text(row, "network_id"),
+    blockNumber: big(row, "block_number"),
+    blockHash: text(row, "block_hash"),
+    blockTimestamp: int(row, "block_timestamp"),
+    updatedAt: int(row, "updated_at"),
+    ...(finalNumber === null
+      ? {}
+      : { finalBlockNumber: big(row, "final_block_number"), finalBlockTimestamp: int(row, "final_block_timestamp") })
+  }
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(["REVERTED", "RETRIED"])
+
+const decodeIntent = (row: Row): PayoutIntent => {
+  const outcome = textOrNull(row, "outcome")
+  if (outcome !== null && !OUTCOMES.has(outcome)) throw new RowDecodeError(`column outcome: unknown ${outcome}`)
+  const maxFee = textOrNull(row, "max_fee_per_gas")
+  const tip = textOrNull(row, "max_priority_fee_per_gas")
+  const head = textOrNull(row, "head_block")
+  return {
+    fillId: text(row, "fill_id"),
+    networkId: text(row, "network_id"),
+    txHash: text(row, "tx_hash"),
+    rawTransaction: text(row, "raw_transaction"),
+    nonce: int(row, "nonce"),
+    sender: text(row, "sender"),
+    attempt: int(row, "attempt"),
+    createdAt: int(row, "created_at"),
+    ...(maxFee === null ? {} : { maxFeePerGas: big(row, "max_fee_per_gas") }),
+    ...(tip === null ? {} : { maxPriorityFeePerGas: big(row, "max_priority_fee_per_gas") }),
+    ...(head === null ? {} : { headBlock: big(row, "head_block") }),
+    ...(outcome === null ? {} : { outcome: outcome as PayoutIntent["outcome"] & string })
   }
 }
 
@@ -495,14 +538,15 @@ export const make = (options: MakeOptions): StoreShape => {
         yield* sql`INSERT INTO permits (
             fill_id, route_id, quote_id, asset_key, scope, idempotency_key, fingerprint, payer_address,
             amount_in_raw, amount_out_raw, state, reason_codes, source_tx_hash, payout_tx_hash,
-            valid_until, created_at, updated_at, envelope, client_key
+            valid_until, created_at, updated_at, envelope, client_key, source_network_id, destination_network_id
           ) VALUES (
             ${stored.fillId}, ${stored.routeId}, ${stored.quoteId}, ${stored.assetKey}, ${stored.scope},
             ${stored.idempotencyKey}, ${stored.fingerprint}, ${stored.payerAddress},
             ${stored.amountInRaw}, ${stored.amountOutRaw}, ${stored.state}, ${JSON.stringify(stored.reasonCodes)},
             ${stored.sourceTxHash}, ${stored.payoutTxHash},
             ${stored.validUntil}, ${stored.createdAt}, ${stored.updatedAt}, ${stored.envelope},
-            ${stored.clientKey ?? null}
+            ${stored.clientKey ?? null}, ${stored.sourceNetworkId?.toLowerCase() ?? null},
+            ${stored.destinationNetworkId?.toLowerCase() ?? null}
           )`
         yield* bumpCounter(stored.routeId, "permits_issued", 1, stored.createdAt)
         return { _tag: "Issued", record: stored }
@@ -581,6 +625,9 @@ export const make = (options: MakeOptions): StoreShape => {
           const toBucket = bucketOf(request.to)
           if (fromBucket === "hold" || fromBucket === "liability" || fromBucket === "clearing") {
             buckets[bucketColumn[fromBucket]] -= amount
+          } else if (fromBucket === "paid") {
+            // a payout that left the chain after PAID (depth finality): owed again
+            buckets.paid_out_raw -= amount
           }
           if (toBucket === "hold" || toBucket === "liability" || toBucket === "clearing") {
             buckets[bucketColumn[toBucket]] += amount
@@ -606,6 +653,7 @@ export const make = (options: MakeOptions): StoreShape => {
             WHERE fill_id = ${updated.fillId}`
           if (request.to === "SOURCE_OBSERVED") yield* bumpCounter(current.routeId, "source_observed", 1, request.at)
           if (request.to === "PAID") yield* bumpCounter(current.routeId, "paid", 1, request.at)
+          if (from === "PAID") yield* bumpCounter(current.routeId, "paid", -1, request.at)
           return { _tag: "Applied", from, record: updated }
         })
       )
@@ -614,11 +662,14 @@ export const make = (options: MakeOptions): StoreShape => {
   )
 
   const dueForExpiry = Effect.fn(`${spanPrefix}.dueForExpiry`)(
-    function*(cutoff: number, limit: number) {
+    function*(cutoff: number, limit: number, filter?: { readonly sourceNetworkId?: string | undefined }) {
       const n = Math.max(0, Math.floor(limit))
       if (n === 0) return []
+      const network = filter?.sourceNetworkId === undefined
+        ? sql.literal("")
+        : sql` AND source_network_id = ${filter.sourceNetworkId.toLowerCase()}`
       const rows = yield* sql<Row>`SELECT fill_id FROM permits
-        WHERE state = 'ISSUED' AND valid_until <= ${Math.floor(cutoff)}
+        WHERE state = 'ISSUED' AND valid_until <= ${Math.floor(cutoff)}${network}
         ORDER BY valid_until, fill_id LIMIT ${n}`
       return yield* decode(() => rows.map((row) => text(row, "fill_id")))
     },
@@ -626,14 +677,33 @@ export const make = (options: MakeOptions): StoreShape => {
   )
 
   const permitsInStates = Effect.fn(`${spanPrefix}.permitsInStates`)(
-    function*(states: ReadonlyArray<PermitState>, limit: number) {
+    function*(states: ReadonlyArray<PermitState>, limit: number, filter?: StateFilter) {
       const n = Math.max(0, Math.floor(limit))
       if (n === 0 || states.length === 0) return []
-      const rows = yield* sql<Row>`SELECT * FROM permits WHERE ${sql.in("state", states)}
+      const clauses = [
+        sql.in("state", states),
+        ...(filter?.sourceNetworkId === undefined
+          ? []
+          : [sql`source_network_id = ${filter.sourceNetworkId.toLowerCase()}`]),
+        ...(filter?.destinationNetworkId === undefined
+          ? []
+          : [sql`destination_network_id = ${filter.destinationNetworkId.toLowerCase()}`]),
+        ...(filter?.updatedSince === undefined ? [] : [sql`updated_at >= ${Math.floor(filter.updatedSince)}`])
+      ]
+      const rows = yield* sql<Row>`SELECT * FROM permits WHERE ${sql.and(clauses)}
         ORDER BY created_at, fill_id LIMIT ${n}`
       return yield* decode(() => rows.map(decodePermit))
     },
     storeOp("permitsInStates")
+  )
+
+  const setReasonCodes = Effect.fn(`${spanPrefix}.setReasonCodes`)(
+    function*(fillId: string, reasonCodes: ReadonlyArray<string>) {
+      const rows = yield* sql<Row>`UPDATE permits SET reason_codes = ${JSON.stringify(reasonCodes)}
+        WHERE fill_id = ${fillId.toLowerCase()} RETURNING *`
+      return rows.length === 0 ? undefined : yield* decode(() => decodePermit(rows[0]!))
+    },
+    storeOp("setReasonCodes")
   )
 
   const observeInventory = Effect.fn(`${spanPrefix}.observeInventory`)(
@@ -658,65 +728,84 @@ export const make = (options: MakeOptions): StoreShape => {
       const rows = yield* sql<Row>`SELECT * FROM chain_cursors WHERE network_id = ${networkId.toLowerCase()}`
       const row = rows[0]
       if (row === undefined) return undefined
-      return yield* decode((): ChainCursor => ({
-        networkId: text(row, "network_id"),
-        blockNumber: big(row, "block_number"),
-        blockHash: text(row, "block_hash"),
-        blockTimestamp: int(row, "block_timestamp"),
-        updatedAt: int(row, "updated_at")
-      }))
+      return yield* decode(() => decodeCursor(row))
     },
     storeOp("chainCursor")
   )
 
+  const chainCursors = Effect.fn(`${spanPrefix}.chainCursors`)(
+    function*() {
+      const rows = yield* sql<Row>`SELECT * FROM chain_cursors ORDER BY network_id`
+      return yield* decode(() => rows.map(decodeCursor))
+    },
+    storeOp("chainCursors")
+  )
+
   const saveChainCursor = Effect.fn(`${spanPrefix}.saveChainCursor`)(
     function*(c: ChainCursor) {
-      yield* sql`INSERT INTO chain_cursors (network_id, block_number, block_hash, block_timestamp, updated_at)
-        VALUES (${c.networkId.toLowerCase()}, ${c.blockNumber.toString()}, ${c.blockHash}, ${c.blockTimestamp}, ${c.updatedAt})
+      yield* sql`INSERT INTO chain_cursors
+          (network_id, block_number, block_hash, block_timestamp, updated_at, final_block_number, final_block_timestamp)
+        VALUES (${c.networkId.toLowerCase()}, ${c.blockNumber.toString()}, ${c.blockHash}, ${c.blockTimestamp},
+          ${c.updatedAt}, ${c.finalBlockNumber?.toString() ?? null}, ${c.finalBlockTimestamp ?? null})
         ON CONFLICT (network_id) DO UPDATE SET
           block_number = excluded.block_number,
           block_hash = excluded.block_hash,
           block_timestamp = excluded.block_timestamp,
-          updated_at = excluded.updated_at`
+          updated_at = excluded.updated_at,
+          final_block_number = excluded.final_block_number,
+          final_block_timestamp = excluded.final_block_timestamp`
     },
     storeOp("saveChainCursor")
   )
 
   const payoutIntent = Effect.fn(`${spanPrefix}.payoutIntent`)(
     function*(fillId: string) {
-      const rows = yield* sql<Row>`SELECT * FROM payout_intents WHERE fill_id = ${fillId.toLowerCase()}`
-      const row = rows[0]
-      if (row === undefined) return undefined
-      return yield* decode((): PayoutIntent => ({
-        fillId: text(row, "fill_id"),
-        networkId: text(row, "network_id"),
-        txHash: text(row, "tx_hash"),
-        rawTransaction: text(row, "raw_transaction"),
-        nonce: int(row, "nonce"),
-        sender: text(row, "sender"),
-        attempt: int(row, "attempt"),
-        createdAt: int(row, "created_at")
-      }))
+      const rows = yield* sql<Row>`SELECT * FROM payout_attempts WHERE fill_id = ${fillId.toLowerCase()}
+        ORDER BY attempt DESC, created_at DESC LIMIT 1`
+      return rows.length === 0 ? undefined : yield* decode(() => decodeIntent(rows[0]!))
     },
     storeOp("payoutIntent")
   )
 
+  const payoutIntents = Effect.fn(`${spanPrefix}.payoutIntents`)(
+    function*(fillId: string) {
+      const rows = yield* sql<Row>`SELECT * FROM payout_attempts WHERE fill_id = ${fillId.toLowerCase()}
+        ORDER BY attempt, created_at`
+      return yield* decode(() => rows.map(decodeIntent))
+    },
+    storeOp("payoutIntents")
+  )
+
+  const openPayoutIntents = Effect.fn(`${spanPrefix}.openPayoutIntents`)(
+    function*(networkId: string, sender: string, fromNonce: number) {
+      const rows = yield* sql<Row>`SELECT a.* FROM payout_attempts a JOIN permits p ON p.fill_id = a.fill_id
+        WHERE a.network_id = ${networkId.toLowerCase()} AND a.sender = ${sender}
+          AND a.nonce >= ${Math.floor(fromNonce)} AND p.state = 'PAYOUT_SUBMITTED'
+        ORDER BY a.nonce, a.attempt`
+      return yield* decode(() => rows.map(decodeIntent))
+    },
+    storeOp("openPayoutIntents")
+  )
+
   const savePayoutIntent = Effect.fn(`${spanPrefix}.savePayoutIntent`)(
     function*(i: PayoutIntent) {
-      yield* sql`INSERT INTO payout_intents
-          (fill_id, network_id, tx_hash, raw_transaction, nonce, sender, attempt, created_at)
-        VALUES (${i.fillId.toLowerCase()}, ${i.networkId.toLowerCase()}, ${i.txHash.toLowerCase()}, ${i.rawTransaction},
-          ${i.nonce}, ${i.sender}, ${i.attempt}, ${i.createdAt})
-        ON CONFLICT (fill_id) DO UPDATE SET
-          network_id = excluded.network_id,
-          tx_hash = excluded.tx_hash,
-          raw_transaction = excluded.raw_transaction,
-          nonce = excluded.nonce,
-          sender = excluded.sender,
-          attempt = excluded.attempt,
-          created_at = excluded.created_at`
+      yield* sql`INSERT INTO payout_attempts
+          (tx_hash, fill_id, network_id, sender, nonce, raw_transaction, attempt, max_fee_per_gas,
+           max_priority_fee_per_gas, head_block, outcome, created_at)
+        VALUES (${i.txHash.toLowerCase()}, ${i.fillId.toLowerCase()}, ${i.networkId.toLowerCase()}, ${i.sender},
+          ${i.nonce}, ${i.rawTransaction}, ${i.attempt}, ${i.maxFeePerGas?.toString() ?? null},
+          ${i.maxPriorityFeePerGas?.toString() ?? null}, ${i.headBlock?.toString() ?? null}, ${i.outcome ?? null},
+          ${i.createdAt})
+        ON CONFLICT (tx_hash) DO NOTHING`
     },
     storeOp("savePayoutIntent")
+  )
+
+  const markPayoutIntent = Effect.fn(`${spanPrefix}.markPayoutIntent`)(
+    function*(txHash: string, outcome: "REVERTED" | "RETRIED") {
+      yield* sql`UPDATE payout_attempts SET outcome = ${outcome} WHERE tx_hash = ${txHash.toLowerCase()}`
+    },
+    storeOp("markPayoutIntent")
   )
 
   const addCounters = Effect.fn(`${spanPrefix}.addCounters`)(
@@ -800,7 +889,7 @@ export const make = (options: MakeOptions): StoreShape => {
           ORDER BY updated_at LIMIT ${Math.max(1, Math.floor(limit))}`
         const ids = rows.map((r) => text(r, "fill_id"))
         if (ids.length === 0) return 0
-        yield* sql`DELETE FROM payout_intents WHERE ${sql.in("fill_id", ids)}`
+        yield* sql`DELETE FROM payout_attempts WHERE ${sql.in("fill_id", ids)}`
         yield* sql`DELETE FROM permits WHERE ${sql.in("fill_id", ids)}`
         return ids.length
       }))
@@ -829,11 +918,16 @@ export const make = (options: MakeOptions): StoreShape => {
     transition,
     dueForExpiry,
     permitsInStates,
+    setReasonCodes,
     observeInventory,
     chainCursor,
     saveChainCursor,
+    chainCursors: chainCursors(),
     payoutIntent,
+    payoutIntents,
+    openPayoutIntents,
     savePayoutIntent,
+    markPayoutIntent,
     addCounters,
     routeCounters,
     saveQuote,

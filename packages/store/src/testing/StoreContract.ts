@@ -610,7 +610,10 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
                   counters.source_observed,
                   countersBefore.source_observed + (to === "SOURCE_OBSERVED" ? 1 : 0)
                 )
-                assert.strictEqual(counters.paid, countersBefore.paid + (to === "PAID" ? 1 : 0))
+                assert.strictEqual(
+                  counters.paid,
+                  countersBefore.paid + (to === "PAID" ? 1 : 0) - (from === "PAID" ? 1 : 0)
+                )
                 assert.strictEqual(counters.permits_issued, 1)
               }
             }
@@ -648,12 +651,13 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
         { timeout: 120_000 }
       )
 
-      it.effect("transition: terminal states never change; EXPIRED and FAILED release the amount", () =>
+      it.effect("transition: EXPIRED and FAILED never change, PAID only back to PAYOUT_SUBMITTED; EXPIRED and FAILED release the amount", () =>
         Effect.gen(function*() {
           const store = yield* Store
           for (const terminal of ["PAID", "EXPIRED", "FAILED"] as const) {
             const record = yield* permitIn(store, terminal, 100n)
             for (const to of STATES) {
+              if (terminal === "PAID" && to === "PAYOUT_SUBMITTED") continue
               const result = yield* store.transition({ fillId: record.fillId, to, at: T0 + 5_000_000 })
               assert.strictEqual(result._tag, "Rejected", `${terminal} -> ${to}`)
             }
@@ -892,10 +896,42 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           })
           assert.strictEqual(again._tag, "Applied")
           assert.strictEqual((yield* balanceOf(store, record.assetKey)).liabilityRaw, 100n)
-          // a confirmed fill never goes back
+          // a confirmed fill goes back too (finality by depth), its liability to the hold; once paid out it cannot
           yield* store.transition({ fillId: record.fillId, to: "SOURCE_CONFIRMED", at: T0 + 11 })
-          const refused = yield* store.transition({ fillId: record.fillId, to: "ISSUED", at: T0 + 12 })
+          const back2 = yield* store.transition({ fillId: record.fillId, to: "ISSUED", at: T0 + 12 })
+          assert.strictEqual(back2._tag, "Applied")
+          assert.isNull((yield* store.getPermit(record.fillId))?.sourceTxHash)
+          assert.strictEqual((yield* balanceOf(store, record.assetKey)).holdRaw, 100n)
+          const submitted = yield* permitIn(store, "PAYOUT_SUBMITTED", 100n)
+          const refused = yield* store.transition({ fillId: submitted.fillId, to: "ISSUED", at: T0 + 12 })
           assert.strictEqual(refused._tag, "Rejected")
+        }))
+
+      it.effect("transition: PAID -> PAYOUT_SUBMITTED (a payout that left the chain) owes the amount again and uncounts the payout", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const record = yield* permitIn(store, "PAID", 100n)
+          assert.strictEqual((yield* store.routeCounters(record.routeId)).paid, 1)
+          const reopened = yield* store.transition({
+            fillId: record.fillId,
+            to: "PAYOUT_SUBMITTED",
+            reasonCodes: ["PAYOUT_LEFT_CHAIN"],
+            at: T0 + 20_000
+          })
+          assert.strictEqual(reopened._tag, "Applied")
+          const read = yield* store.getPermit(record.fillId)
+          assert.strictEqual(read?.state, "PAYOUT_SUBMITTED")
+          assert.strictEqual(read?.payoutTxHash, record.payoutTxHash)
+          assert.deepStrictEqual(read?.reasonCodes, ["PAYOUT_LEFT_CHAIN"])
+          const b = yield* balanceOf(store, record.assetKey)
+          assert.strictEqual(b.paidOutRaw, 0n)
+          assert.strictEqual(b.clearingRaw, 100n)
+          assert.strictEqual(physicalOf(b), 1000n)
+          assert.strictEqual((yield* store.routeCounters(record.routeId)).paid, 0)
+          // paid again: counted once
+          yield* store.transition({ fillId: record.fillId, to: "PAID", at: T0 + 20_001 })
+          assert.strictEqual((yield* store.routeCounters(record.routeId)).paid, 1)
+          assert.strictEqual((yield* balanceOf(store, record.assetKey)).paidOutRaw, 100n)
         }))
 
       it.effect("permitsInStates lists permits of the given states, oldest first, up to the limit", () =>
@@ -931,6 +967,84 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.deepStrictEqual(yield* store.inventory([hex32(fresh("no-such-asset"))]), [])
         }))
 
+      it.effect("chain cursors: the final block read is kept with the cursor; chainCursors lists every network", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const networkId = hex32(fresh("network"))
+          const cursor = {
+            networkId,
+            blockNumber: 1000n,
+            blockHash: hex32(fresh("block")),
+            blockTimestamp: 1_700_000_123,
+            updatedAt: T0,
+            finalBlockNumber: 998n,
+            finalBlockTimestamp: 1_700_000_121
+          }
+          yield* store.saveChainCursor(cursor)
+          assert.deepStrictEqual(yield* store.chainCursor(networkId), cursor)
+          const listed = yield* store.chainCursors
+          assert.deepStrictEqual(listed.find((c) => c.networkId === networkId), cursor)
+          // a cursor saved without one has none
+          const { finalBlockNumber: _n, finalBlockTimestamp: _t, ...plain } = cursor
+          yield* store.saveChainCursor({ ...plain, blockNumber: 1001n })
+          assert.deepStrictEqual(yield* store.chainCursor(networkId), { ...plain, blockNumber: 1001n })
+        }))
+
+      it.effect("permits by network: permitsInStates and dueForExpiry filter by source or destination network and last change", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const [src, dst, other] = [hex32(fresh("src")), hex32(fresh("dst")), hex32(fresh("other"))]
+          const assetKey = yield* freshAsset(store, 10_000n)
+          const mine = issued(
+            yield* store.issuePermit(
+              permitOf({ assetKey, sourceNetworkId: src, destinationNetworkId: dst, validUntil: 1000 })
+            )
+          )
+          const theirs = issued(
+            yield* store.issuePermit(
+              permitOf({ assetKey, sourceNetworkId: other, destinationNetworkId: other, validUntil: 1000 })
+            )
+          )
+          assert.strictEqual(mine.sourceNetworkId, src)
+          assert.deepStrictEqual(yield* store.getPermit(mine.fillId), mine)
+          const ids = (rs: ReadonlyArray<{ readonly fillId: string }>) => rs.map((r) => r.fillId)
+          assert.deepStrictEqual(ids(yield* store.permitsInStates(["ISSUED"], 100, { sourceNetworkId: src })), [
+            mine.fillId
+          ])
+          assert.deepStrictEqual(
+            ids(
+              yield* store.permitsInStates(["ISSUED"], 100, {
+                destinationNetworkId: dst.toUpperCase().replace("0X", "0x")
+              })
+            ),
+            [mine.fillId]
+          )
+          assert.include(ids(yield* store.permitsInStates(["ISSUED"], 10_000)), theirs.fillId)
+          assert.deepStrictEqual(yield* store.dueForExpiry(1000, 100, { sourceNetworkId: src }), [mine.fillId])
+          assert.deepStrictEqual(yield* store.dueForExpiry(999, 100, { sourceNetworkId: src }), [])
+          const moved = yield* store.transition({
+            fillId: mine.fillId,
+            to: "SOURCE_OBSERVED",
+            sourceTxHash: hex32(fresh("tx")),
+            at: T0 + 50_000
+          })
+          assert.strictEqual(moved._tag, "Applied")
+          const since = (t: number) =>
+            store.permitsInStates(["SOURCE_OBSERVED"], 100, { sourceNetworkId: src, updatedSince: t })
+          assert.deepStrictEqual(ids(yield* since(T0 + 50_000)), [mine.fillId])
+          assert.deepStrictEqual(ids(yield* since(T0 + 50_001)), [])
+        }))
+
+      it.effect("setReasonCodes replaces the reason codes only (state, updatedAt and the rest unchanged)", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const record = yield* permitIn(store, "SOURCE_CONFIRMED")
+          const updated = yield* store.setReasonCodes(record.fillId, ["VAULT_INSUFFICIENT"])
+          assert.deepStrictEqual(updated, { ...record, reasonCodes: ["VAULT_INSUFFICIENT"] })
+          assert.deepStrictEqual(yield* store.getPermit(record.fillId), updated)
+          assert.isUndefined(yield* store.setReasonCodes(hex32(fresh("missing")), []))
+        }))
+
       it.effect("chain cursors: saved per network, replaced, read back exactly", () =>
         Effect.gen(function*() {
           const store = yield* Store
@@ -950,11 +1064,12 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.deepStrictEqual(yield* store.chainCursor(networkId.toUpperCase().replace("0X", "0x")), next)
         }))
 
-      it.effect("payout intents: one per fill, replaced by a new attempt, read back exactly", () =>
+      it.effect("payout intents: every transaction of a fill kept, the newest first for payoutIntent, read back exactly", () =>
         Effect.gen(function*() {
           const store = yield* Store
           const record = yield* permitIn(store, "SOURCE_CONFIRMED")
           assert.isUndefined(yield* store.payoutIntent(record.fillId))
+          assert.deepStrictEqual(yield* store.payoutIntents(record.fillId), [])
           const intent = {
             fillId: record.fillId,
             networkId: hex32(fresh("network")),
@@ -967,9 +1082,58 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           }
           yield* store.savePayoutIntent(intent)
           assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), intent)
-          const second = { ...intent, txHash: hex32(fresh("tx")), nonce: 8, attempt: 2, createdAt: T0 + 1 }
+          // a fee replacement at the same nonce, with its fees and the head it was signed at
+          const second = {
+            ...intent,
+            txHash: hex32(fresh("tx")),
+            attempt: 2,
+            createdAt: T0 + 1,
+            maxFeePerGas: 2n ** 70n,
+            maxPriorityFeePerGas: 3n,
+            headBlock: 2n ** 60n
+          }
           yield* store.savePayoutIntent(second)
+          // the same transaction again changes nothing
+          yield* store.savePayoutIntent({ ...intent, attempt: 9 })
           assert.deepStrictEqual(yield* store.payoutIntent(record.fillId), second)
+          assert.deepStrictEqual(yield* store.payoutIntents(record.fillId), [intent, second])
+          yield* store.markPayoutIntent(intent.txHash.toUpperCase().replace("0X", "0x"), "REVERTED")
+          assert.deepStrictEqual(yield* store.payoutIntents(record.fillId), [
+            { ...intent, outcome: "REVERTED" },
+            second
+          ])
+          yield* store.markPayoutIntent(intent.txHash, "RETRIED")
+          assert.strictEqual((yield* store.payoutIntents(record.fillId))[0]?.outcome, "RETRIED")
+        }))
+
+      it.effect("openPayoutIntents: a network's and sender's transactions from a nonce up, of PAYOUT_SUBMITTED permits, by nonce", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const networkId = hex32(fresh("network"))
+          const sender = "0x" + "4".repeat(40)
+          const intentOf = (fillId: string, nonce: number, attempt = 1) => ({
+            fillId,
+            networkId,
+            txHash: hex32(fresh("tx")),
+            rawTransaction: "0x01",
+            nonce,
+            sender,
+            attempt,
+            createdAt: T0 + nonce
+          })
+          const a = yield* permitIn(store, "PAYOUT_SUBMITTED")
+          const b = yield* permitIn(store, "PAYOUT_SUBMITTED")
+          const paid = yield* permitIn(store, "PAID")
+          const a5 = intentOf(a.fillId, 5)
+          const a5b = intentOf(a.fillId, 5, 2)
+          const b6 = intentOf(b.fillId, 6)
+          const b3 = intentOf(b.fillId, 3)
+          const p7 = intentOf(paid.fillId, 7)
+          for (const i of [b6, a5b, p7, a5, b3]) yield* store.savePayoutIntent(i)
+          yield* store.savePayoutIntent({ ...intentOf(a.fillId, 9), sender: "0x" + "5".repeat(40) })
+          yield* store.savePayoutIntent({ ...intentOf(a.fillId, 10), networkId: hex32(fresh("elsewhere")) })
+          const open = yield* store.openPayoutIntents(networkId, sender, 4)
+          assert.deepStrictEqual(open.map((i) => i.txHash), [a5.txHash, a5b.txHash, b6.txHash])
         }))
 
       it.effect("hold shares: one client's or one payer's unfilled holds stay within their share; a fill frees it", () =>

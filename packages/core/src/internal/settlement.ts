@@ -1,0 +1,1044 @@
+/**
+ * The steps of `ChainSettlement`, each a named function with its span: the
+ * watcher of a source network (`watch`, `confirm`, `recheckSources`) and the
+ * payout pass of a destination network (`pay`, `track`, `start`, `replace`,
+ * `retry`, `fillGap`, `reopenLost`). They share a {@link Deps} (the services)
+ * and a {@link Runtime} per network (the connector's chain, the policy, what
+ * the last pass saw); nothing else is kept in memory between passes but
+ * back-off times and figures: nonces, attempts and states come from the chain
+ * and the store every pass.
+ *
+ * @internal
+ */
+import { Clock, Data, Effect, Metric } from "effect"
+import type { Catalog, Network } from "../Catalog.ts"
+import type * as Chain from "../Chain.ts"
+import { ConnectorError, ConnectorUnavailable } from "../Connector.ts"
+import type { Coordination } from "../Coordination.ts"
+import * as Metrics from "../Metrics.ts"
+import * as PayoutPolicy from "../PayoutPolicy.ts"
+import { envelopeOf } from "../PermitEnvelope.ts"
+import type { SettlementObserver, TransitionRefused } from "../Settlement.ts"
+import type { PayoutIntent, PermitRecord, Store, StoreError } from "../Store.ts"
+
+/** @internal */
+export class NotLeading extends Data.TaggedError("NotLeading")<{}> {
+  override get message(): string {
+    return "this replica no longer leads: settlement stops before its next side effect"
+  }
+}
+
+/** @internal */
+export type StepFailure = ConnectorUnavailable | ConnectorError | StoreError | TransitionRefused | NotLeading
+
+/** @internal */
+export interface Deps {
+  readonly catalog: Catalog["Service"]
+  readonly store: Store["Service"]
+  readonly observer: SettlementObserver["Service"]
+  readonly coordination: Coordination["Service"]
+  readonly runtimes: ReadonlyMap<string, Runtime>
+  readonly reorgDepth: bigint
+  readonly lookback: bigint
+  readonly maxRange: bigint
+  readonly batch: number
+  readonly recheckMillis: number
+  readonly reopenWindowMillis: number
+  readonly permitOf: (record: PermitRecord) => Permit
+}
+
+/** @internal */
+export type Permit = ReturnType<typeof envelopeOf>["permit"]
+
+/** What one network's settlement knows between passes. @internal */
+export interface Runtime {
+  readonly network: Network
+  readonly networkId: string
+  /** The connector's chain, every call counted and bounded (see {@link instrument}). */
+  chain: Chain.NetworkChain
+  readonly policy: PayoutPolicy.Policy
+  readonly watching: boolean
+  calls: number
+  newBlockPolls: number
+  blocksRead: number
+  cursor: bigint | null
+  /** Local milliseconds of the last head read, and whether the last call answered. */
+  headAt: number | null
+  head: Chain.Block | null
+  rpcUp: boolean | null
+  lastError: string | null
+  gasBalance: bigint | null
+  unpaid: number
+  oldestUnpaidAt: number | null
+  inFlight: number
+  oldestInFlightAt: number | null
+  feeAtCeiling: boolean
+  waitingOperator: number
+  /** Confirmed liabilities the vault cannot cover, by asset key (raw units). */
+  readonly shortfalls: Map<string, bigint>
+  /** A fill's next try after a revert or a refused simulation (local ms). */
+  readonly retryAt: Map<string, number>
+  lastRecheckAt: number
+  lastSummaryAt: number
+}
+
+/** @internal */
+export const makeRuntime = (network: Network, chain: Chain.NetworkChain, policy: PayoutPolicy.Policy): Runtime => ({
+  network,
+  networkId: network.networkId.toLowerCase(),
+  chain,
+  policy,
+  watching: network.router !== null,
+  calls: 0,
+  newBlockPolls: 0,
+  blocksRead: 0,
+  cursor: null,
+  headAt: null,
+  head: null,
+  rpcUp: null,
+  lastError: null,
+  gasBalance: null,
+  unpaid: 0,
+  oldestUnpaidAt: null,
+  inFlight: 0,
+  oldestInFlightAt: null,
+  feeAtCeiling: false,
+  waitingOperator: 0,
+  shortfalls: new Map(),
+  retryAt: new Map(),
+  lastRecheckAt: 0,
+  lastSummaryAt: 0
+})
+
+/**
+ * Every call to a chain counted, bounded in time (a connector that hangs fails
+ * with `ConnectorUnavailable`), and its outcome recorded as the network's RPC
+ * status (a change is logged once).
+ *
+ * @internal
+ */
+export const instrument = (
+  r: { calls: number; rpcUp: boolean | null; lastError: string | null; network: Network },
+  chain: Chain.NetworkChain,
+  timeoutMillis: number
+): Chain.NetworkChain => {
+  const call = <A, E>(what: string, effect: Effect.Effect<A, E>): Effect.Effect<A, E | ConnectorUnavailable> =>
+    Effect.suspend(() => {
+      r.calls++
+      return effect.pipe(
+        Effect.timeoutOrElse({
+          duration: timeoutMillis,
+          orElse: () =>
+            Effect.fail(
+              new ConnectorUnavailable({
+                code: "CALL_TIMEOUT",
+                message: `${what}: no answer within ${timeoutMillis} ms`
+              })
+            )
+        }),
+        Effect.tap(() => rpcStatus(r, true, null)),
+        Effect.tapError((e) =>
+          e instanceof ConnectorUnavailable ? rpcStatus(r, false, e.message) : rpcStatus(r, true, null)
+        )
+      )
+    })
+  const reader: Chain.ChainReader = {
+    head: call("head", chain.reader.head),
+    finalized: call("finalized", chain.reader.finalized),
+    block: (n) => call("block", chain.reader.block(n)),
+    sourceFills: (from, to) => call("sourceFills", chain.reader.sourceFills(from, to)),
+    inclusion: (hash) => call("inclusion", chain.reader.inclusion(hash))
+  }
+  const payer = chain.payer
+  return {
+    reader,
+    payer: payer === null ? null : {
+      sender: payer.sender,
+      nonces: call("nonces", payer.nonces),
+      fees: call("fees", payer.fees),
+      check: (order) => call("check", payer.check(order)),
+      paidOut: (fillId) => call("paidOut", payer.paidOut(fillId)),
+      sign: (order, tx) => call("sign", payer.sign(order, tx)),
+      send: (signed) => call("send", payer.send(signed)),
+      findPayout: (fillId) => call("findPayout", payer.findPayout(fillId)),
+      balance: (asset) => call("balance", payer.balance(asset)),
+      gasBalance: call("gasBalance", payer.gasBalance)
+    }
+  }
+}
+
+const rpcStatus = (
+  r: { rpcUp: boolean | null; lastError: string | null; network: Network },
+  up: boolean,
+  error: string | null
+) =>
+  Effect.suspend(() => {
+    const was = r.rpcUp
+    r.rpcUp = up
+    r.lastError = error
+    if (was === up) return Effect.void
+    return up
+      ? (was === null
+        ? Effect.void
+        : Effect.logInfo("settlement: the network's RPC answers again", { network: r.network.key }))
+      : Effect.logWarning("settlement: the network's RPC does not answer", { network: r.network.key, error })
+  })
+
+/** The fence before every side effect on a chain: this replica must still lead. @internal */
+const fence = (deps: Deps) =>
+  Effect.flatMap(deps.coordination.isLeader, (leading) => leading ? Effect.void : Effect.fail(new NotLeading()))
+
+const now = Clock.currentTimeMillis
+
+/**
+ * Replaces a permit's reason codes when they changed, logging the change once
+ * (a stuck permit is one line when it gets stuck, not one per pass).
+ *
+ * @internal
+ */
+export const note = (
+  deps: Deps,
+  r: Runtime,
+  record: PermitRecord,
+  codes: ReadonlyArray<string>,
+  detail?: Record<string, unknown>
+) =>
+  Effect.gen(function*() {
+    const same = record.reasonCodes.length === codes.length && record.reasonCodes.every((c, i) => c === codes[i])
+    if (same) return record
+    const updated = yield* deps.store.setReasonCodes(record.fillId, codes)
+    if (codes.length > 0) {
+      yield* Effect.logWarning("settlement: a payout waits", {
+        network: r.network.key,
+        fillId: record.fillId,
+        state: record.state,
+        reasonCodes: codes,
+        ...detail
+      })
+    }
+    return updated ?? record
+  })
+
+// ---------------------------------------------------------------------------
+// Source networks
+// ---------------------------------------------------------------------------
+
+const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runtime, fill: Chain.SourceFill) {
+  const record = yield* deps.store.getPermit(fill.fillId.toLowerCase())
+  if (record === undefined) {
+    return yield* Effect.logWarning("source fill of an unknown fillId", {
+      network: w.network.key,
+      fillId: fill.fillId,
+      txHash: fill.txHash
+    })
+  }
+  if (record.state === "SOURCE_OBSERVED" && record.sourceTxHash === fill.txHash.toLowerCase()) return
+  if (record.state !== "ISSUED" && record.state !== "EXPIRED") return
+  const permit = deps.permitOf(record)
+  const mismatches = [
+    ...(permit.sourceNetworkId.toLowerCase() === w.networkId ? [] : ["SOURCE_FILL_NETWORK_MISMATCH"]),
+    ...fillMismatches(permit, fill)
+  ]
+  if (mismatches.length > 0) {
+    yield* Effect.logError("ALERT: a source fill does not match its permit; it is not paid", {
+      fillId: fill.fillId,
+      txHash: fill.txHash,
+      reasonCodes: mismatches
+    })
+    if (record.state === "ISSUED") yield* deps.observer.failed(record.fillId, ["SOURCE_FILL_MISMATCH", ...mismatches])
+    return
+  }
+  // an EXPIRED permit is refused by the observer, which raises the alert
+  yield* deps.observer.sourceObserved(record.fillId, fill.txHash).pipe(
+    Effect.catchTag("TransitionRefused", () => Effect.void)
+  )
+})
+
+/**
+ * One poll of a source network: its head and final height, the fills of the
+ * blocks after the durable cursor (read again from `reorgDepth` below when the
+ * cursor's block changed), the cursor saved with the newest final block read,
+ * then confirmations and re-checks.
+ *
+ * @internal
+ */
+export const watch = Effect.fn("ChainSettlement.watch")(function*(deps: Deps, w: Runtime) {
+  const reader = w.chain.reader
+  const head = yield* reader.head
+  w.head = head
+  w.headAt = yield* now
+  const finalized = w.policy.finality === "finalized" ? yield* reader.finalized : null
+  const final = PayoutPolicy.finalHeight(head, finalized, w.network.finalityBlocks, w.policy.finality)
+  const cursor = yield* deps.store.chainCursor(w.networkId)
+  let from: bigint
+  if (cursor === undefined) {
+    from = head.number > deps.lookback ? head.number - deps.lookback : 0n
+  } else {
+    const still = cursor.blockNumber <= head.number ? yield* reader.block(cursor.blockNumber) : null
+    if (still !== null && still.hash === cursor.blockHash) {
+      from = cursor.blockNumber + 1n
+    } else {
+      from = cursor.blockNumber > deps.reorgDepth ? cursor.blockNumber - deps.reorgDepth : 0n
+      yield* Effect.logWarning("the chain reorganised below the watcher's cursor; reading again", {
+        network: w.network.key,
+        cursor: cursor.blockNumber.toString(),
+        from: from.toString()
+      })
+    }
+  }
+  if (from <= head.number) {
+    const to = from + deps.maxRange - 1n < head.number ? from + deps.maxRange - 1n : head.number
+    const fills = yield* reader.sourceFills(from, to)
+    for (const fill of fills) yield* onFill(deps, w, fill)
+    const last = to === head.number ? head : yield* reader.block(to)
+    if (last !== null) {
+      // the newest final block read: no fill can appear at or below it any more
+      const finalRead = final < last.number ? final : last.number
+      const finalBlock = finalRead < 0n
+        ? null
+        : finalRead === last.number
+        ? last
+        : finalized !== null && finalRead === finalized.number
+        ? finalized
+        : yield* reader.block(finalRead)
+      yield* deps.store.saveChainCursor({
+        networkId: w.networkId,
+        blockNumber: last.number,
+        blockHash: last.hash,
+        blockTimestamp: last.timestamp,
+        updatedAt: yield* now,
+        ...(finalBlock === null
+          ? cursor?.finalBlockNumber === undefined
+            ? {}
+            : { finalBlockNumber: cursor.finalBlockNumber, finalBlockTimestamp: cursor.finalBlockTimestamp }
+          : { finalBlockNumber: finalBlock.number, finalBlockTimestamp: finalBlock.timestamp })
+      })
+      w.newBlockPolls++
+      w.blocksRead += Number(to - from + 1n)
+      w.cursor = last.number
+    }
+  }
+  yield* confirm(deps, w, head, final)
+  yield* recheckSources(deps, w, finalized === null || w.policy.finality === "depth")
+})
+
+/**
+ * SOURCE_OBSERVED permits of a source network: back to ISSUED when their fill
+ * left the canonical chain (or its transaction reverted), SOURCE_CONFIRMED once
+ * the fill's block is final by the network's rule and has the permit's
+ * sourceFinalityBlocks confirmations.
+ *
+ * @internal
+ */
+export const confirm = Effect.fn("ChainSettlement.confirm")(
+  function*(deps: Deps, w: Runtime, head: Chain.Block, final: bigint) {
+    const observed = yield* deps.store.permitsInStates(["SOURCE_OBSERVED"], deps.batch, {
+      sourceNetworkId: w.networkId
+    })
+    for (const record of observed) {
+      if (record.sourceTxHash === null) continue
+      const permit = deps.permitOf(record)
+      const inclusion = yield* w.chain.reader.inclusion(record.sourceTxHash)
+      if (inclusion._tag === "Pending") continue
+      if (inclusion._tag === "Missing" || !inclusion.success) {
+        yield* Effect.logWarning("a source fill left the chain (reorganisation): the permit is ISSUED again", {
+          fillId: record.fillId,
+          txHash: record.sourceTxHash
+        })
+        yield* Metric.update(Metric.withAttributes(Metrics.settlementAlerts, alertOf(w, "source_fill_reorged")), 1)
+        yield* deps.observer.sourceReorged(record.fillId)
+        continue
+      }
+      const depth = head.number - inclusion.blockNumber + 1n
+      if (inclusion.blockNumber <= final && depth >= BigInt(permit.sourceFinalityBlocks)) {
+        yield* deps.observer.sourceConfirmed(record.fillId)
+      }
+    }
+  }
+)
+
+const alertOf = (r: Runtime, kind: string) => ({ network: r.network.key, kind })
+
+/**
+ * Where finality is a depth, a source fill can leave the chain after its permit
+ * was confirmed: before its payout `start` sends it back to ISSUED; after it,
+ * nothing can undo the payout, so this raises an alert (an error log, the
+ * `SOURCE_FILL_LOST_AFTER_PAYOUT` reason code, a metric). At most every
+ * `recheckMillis`.
+ *
+ * @internal
+ */
+export const recheckSources = Effect.fn("ChainSettlement.recheckSources")(
+  function*(deps: Deps, w: Runtime, depthOnly: boolean) {
+    if (!depthOnly) return
+    const at = yield* now
+    if (at - w.lastRecheckAt < deps.recheckMillis) return
+    w.lastRecheckAt = at
+    const paying = yield* deps.store.permitsInStates(["PAYOUT_SUBMITTED", "PAID"], deps.batch, {
+      sourceNetworkId: w.networkId,
+      updatedSince: at - deps.reopenWindowMillis
+    })
+    for (const record of paying) {
+      if (record.sourceTxHash === null || record.reasonCodes.includes("SOURCE_FILL_LOST_AFTER_PAYOUT")) continue
+      const inclusion = yield* w.chain.reader.inclusion(record.sourceTxHash)
+      if (inclusion._tag === "Included" && inclusion.success) continue
+      if (inclusion._tag === "Pending") continue
+      yield* Effect.logError("ALERT: a source fill left the chain after its payout; the payout cannot be undone", {
+        network: w.network.key,
+        fillId: record.fillId,
+        sourceTxHash: record.sourceTxHash,
+        payoutTxHash: record.payoutTxHash
+      })
+      yield* Metric.update(Metric.withAttributes(Metrics.settlementAlerts, alertOf(w, "source_fill_lost")), 1)
+      yield* deps.store.setReasonCodes(record.fillId, [...record.reasonCodes, "SOURCE_FILL_LOST_AFTER_PAYOUT"])
+    }
+  }
+)
+
+// ---------------------------------------------------------------------------
+// Destination networks
+// ---------------------------------------------------------------------------
+
+/** What one payout pass of a network has read and decided so far. @internal */
+interface Pass {
+  readonly r: Runtime
+  readonly payer: Chain.ChainPayer
+  readonly head: Chain.Block
+  readonly final: bigint
+  /** Finality by depth (the policy's, or a chain without a finalized block): PAID may be reopened. */
+  readonly depthOnly: boolean
+  readonly nonces: Chain.Nonces
+  readonly at: number
+  /** Nonces held by open payout transactions (and those sent in this pass). */
+  readonly held: Set<number>
+  /** Amounts of payouts not yet mined, by asset reference. */
+  readonly unmined: Map<string, bigint>
+  market: Chain.FeeMarket | undefined
+  readonly balances: Map<string, bigint>
+  gasBalance: bigint | undefined
+  /** Fills whose amount is in `unmined` already. */
+  readonly countedFills: Set<string>
+}
+
+const orderOf = (permit: Permit): Chain.PayoutOrder => ({
+  fillId: permit.fillId.toLowerCase(),
+  asset: permit.destinationAsset.toLowerCase(),
+  recipient: permit.recipient.toLowerCase(),
+  amountRaw: BigInt(permit.amountOutRaw)
+})
+
+const marketOf = (p: Pass) =>
+  p.market === undefined ? Effect.tap(p.payer.fees, (m) => Effect.sync(() => (p.market = m))) : Effect.succeed(p.market)
+
+const balanceOf = (p: Pass, asset: string) => {
+  const known = p.balances.get(asset)
+  return known === undefined
+    ? Effect.tap(p.payer.balance(asset), (b) => Effect.sync(() => p.balances.set(asset, b)))
+    : Effect.succeed(known)
+}
+
+/** Whether the vault's balance at the latest block covers a payout, after the payouts not yet mined. */
+const covers = (p: Pass, order: Chain.PayoutOrder) =>
+  Effect.map(balanceOf(p, order.asset), (balance) => balance - (p.unmined.get(order.asset) ?? 0n) >= order.amountRaw)
+
+const gasCovers = (p: Pass, cost: bigint) =>
+  Effect.map(
+    p.gasBalance === undefined
+      ? Effect.tap(p.payer.gasBalance, (g) => Effect.sync(() => (p.gasBalance = g)))
+      : Effect.succeed(p.gasBalance),
+    (balance) => balance >= cost
+  )
+
+/**
+ * One payout pass of a destination network: the submitted payouts tracked
+ * (final, reverted, stuck, dropped), PAID ones re-checked where finality is a
+ * depth, new payouts started within the in-flight cap, a nonce gap filled,
+ * then the network's figures.
+ *
+ * @internal
+ */
+export const pay = Effect.fn("ChainSettlement.pay")(function*(deps: Deps, r: Runtime) {
+  const payer = r.chain.payer
+  if (payer === null) return
+  const head = yield* r.chain.reader.head
+  r.head = head
+  r.headAt = yield* now
+  const finalized = r.policy.finality === "finalized" ? yield* r.chain.reader.finalized : null
+  const p: Pass = {
+    r,
+    payer,
+    head,
+    final: PayoutPolicy.finalHeight(head, finalized, r.network.finalityBlocks, r.policy.finality),
+    depthOnly: r.policy.finality === "depth" || finalized === null,
+    nonces: yield* payer.nonces,
+    at: yield* now,
+    held: new Set(),
+    unmined: new Map(),
+    market: undefined,
+    balances: new Map(),
+    gasBalance: undefined,
+    countedFills: new Set()
+  }
+  r.feeAtCeiling = false
+  // what is in flight: every open payout transaction from the latest nonce up
+  const open = yield* deps.store.openPayoutIntents(r.networkId, payer.sender, p.nonces.latest)
+  const unminedFills = new Map<string, Permit>()
+  for (const intent of open) {
+    p.held.add(intent.nonce)
+    if (unminedFills.has(intent.fillId)) continue
+    const record = yield* deps.store.getPermit(intent.fillId)
+    if (record !== undefined) unminedFills.set(intent.fillId, deps.permitOf(record))
+  }
+  for (const permit of unminedFills.values()) countUnmined(p, orderOf(permit))
+
+  const submitted = yield* deps.store.permitsInStates(["PAYOUT_SUBMITTED"], deps.batch, {
+    destinationNetworkId: r.networkId
+  })
+  for (const record of submitted) yield* step(r, record, track(deps, p, record))
+  if (p.depthOnly) yield* reopenLost(deps, p)
+
+  const confirmed = yield* deps.store.permitsInStates(["SOURCE_CONFIRMED"], deps.batch, {
+    destinationNetworkId: r.networkId
+  })
+  for (const record of confirmed) {
+    if (distinctFrom(p.held, p.nonces.latest) >= r.policy.maxInFlight) break
+    yield* step(r, record, start(deps, p, record))
+  }
+  yield* fillGap(deps, p, open)
+  // the figures after what this pass did
+  const owed = yield* deps.store.permitsInStates(["SOURCE_CONFIRMED", "PAYOUT_SUBMITTED"], deps.batch, {
+    destinationNetworkId: r.networkId
+  })
+  yield* figures(deps, p, owed, yield* deps.store.openPayoutIntents(r.networkId, payer.sender, p.nonces.latest))
+})
+
+const countUnmined = (p: Pass, order: Chain.PayoutOrder) => {
+  if (p.countedFills.has(order.fillId)) return
+  p.countedFills.add(order.fillId)
+  p.unmined.set(order.asset, (p.unmined.get(order.asset) ?? 0n) + order.amountRaw)
+}
+
+const distinctFrom = (held: ReadonlySet<number>, latest: number) => {
+  let n = 0
+  for (const nonce of held) if (nonce >= latest) n++
+  return n
+}
+
+/** One permit's step: a failure of the chain or the store is that permit's alone (the pass goes on). */
+const step = <A>(r: Runtime, record: PermitRecord, effect: Effect.Effect<A, StepFailure>) =>
+  effect.pipe(
+    Effect.asVoid,
+    Effect.catchIf(
+      (e): e is Exclude<StepFailure, NotLeading> => e._tag !== "NotLeading",
+      (e) =>
+        Effect.logWarning("settlement step failed; retried on the next pass", {
+          network: r.network.key,
+          fillId: record.fillId,
+          error: e.message
+        })
+    )
+  )
+
+/**
+ * A payout transaction signed, stored (before it can exist anywhere else), the
+ * permit moved to PAYOUT_SUBMITTED, then sent; the fence is checked before
+ * signing and before sending.
+ *
+ * @internal
+ */
+const sendAttempt = Effect.fn("ChainSettlement.sendAttempt")(function*(
+  deps: Deps,
+  p: Pass,
+  record: PermitRecord,
+  order: Chain.PayoutOrder,
+  tx: Chain.PayoutTransaction,
+  attempt: number,
+  kind: "new" | "replacement" | "retry"
+) {
+  yield* fence(deps)
+  const signed = yield* p.payer.sign(order, tx)
+  yield* deps.store.savePayoutIntent({
+    fillId: record.fillId,
+    networkId: p.r.networkId,
+    txHash: signed.txHash.toLowerCase(),
+    rawTransaction: signed.rawTransaction,
+    nonce: signed.nonce,
+    sender: signed.sender,
+    attempt,
+    createdAt: yield* now,
+    maxFeePerGas: tx.maxFeePerGas,
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+    headBlock: p.head.number
+  })
+  countUnmined(p, order)
+  p.held.add(tx.nonce)
+  if (record.state === "SOURCE_CONFIRMED") yield* deps.observer.payoutSubmitted(record.fillId, signed.txHash)
+  else if (record.reasonCodes.length > 0) yield* deps.store.setReasonCodes(record.fillId, [])
+  yield* Metric.update(
+    Metric.withAttributes(Metrics.settlementPayoutsSent, { network: p.r.network.key, kind }),
+    1
+  )
+  yield* fence(deps)
+  yield* broadcast(deps, p, record, signed)
+})
+
+/**
+ * Sends a signed payout; what the node refuses is left for the next pass (a
+ * nonce taken or fees too low are decided from the chain there), with the
+ * reason on the permit when it needs the operator (no gas).
+ */
+const broadcast = (deps: Deps, p: Pass, record: PermitRecord, signed: Chain.SignedPayout) =>
+  p.payer.send(signed).pipe(
+    Effect.as<"SENT" | "NONCE_USED" | "UNDERPRICED" | "FAILED">("SENT"),
+    Effect.catch((e: ConnectorError | ConnectorUnavailable) =>
+      Effect.gen(function*() {
+        if (e instanceof ConnectorError && (e.code === "NONCE_USED" || e.code === "UNDERPRICED")) return e.code
+        const fresh = (yield* deps.store.getPermit(record.fillId)) ?? record
+        yield* note(deps, p.r, fresh, [
+          e instanceof ConnectorError && e.code === "NO_GAS" ? "PAYOUT_KEY_NO_GAS" : "PAYOUT_NOT_BROADCAST"
+        ], { txHash: signed.txHash, error: e.message })
+        return "FAILED" as const
+      })
+    )
+  )
+
+/**
+ * Starts the payout of a SOURCE_CONFIRMED permit: the source fill checked
+ * again, the payout simulated on the latest block, the vault's balance, the fee
+ * ceiling and the payout key's gas checked, then a transaction at the next free
+ * nonce. What stops it is written on the permit as reason codes.
+ *
+ * @internal
+ */
+export const start = Effect.fn("ChainSettlement.start")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  const existing = yield* deps.store.payoutIntents(record.fillId)
+  if (existing.length > 0) {
+    // stored before a crash, never marked submitted: it is tracked from now on
+    yield* deps.observer.payoutSubmitted(record.fillId, existing.at(-1)!.txHash)
+    return
+  }
+  if ((p.r.retryAt.get(record.fillId) ?? 0) > p.at) return
+  const permit = deps.permitOf(record)
+  if (!(yield* sourceStillThere(deps, record, permit))) return
+  const order = orderOf(permit)
+  // the vault's balance at the latest block, after the payouts not yet mined
+  if (!(yield* covers(p, order))) {
+    if (yield* p.payer.paidOut(order.fillId)) return yield* adopt(deps, p, record)
+    return yield* note(deps, p.r, record, ["VAULT_INSUFFICIENT"])
+  }
+  const checked = yield* p.payer.check(order)
+  if (checked._tag === "AlreadyPaid") return yield* adopt(deps, p, record)
+  if (checked._tag === "Reverts") {
+    p.r.retryAt.set(record.fillId, p.at + PayoutPolicy.retryDelay(1, p.r.policy))
+    return yield* note(deps, p.r, record, ["PAYOUT_WOULD_REVERT"], { revert: checked.reason })
+  }
+  const fees = PayoutPolicy.feesFor(yield* marketOf(p), p.r.policy)
+  if (fees._tag === "AboveCeiling") {
+    p.r.feeAtCeiling = true
+    return yield* note(deps, p.r, record, ["FEE_ABOVE_CEILING"], { market: String(p.market?.baseFeePerGas) })
+  }
+  const gas = PayoutPolicy.gasLimit(checked.gas, p.r.policy)
+  if (!(yield* gasCovers(p, gas * fees.fees.maxFeePerGas))) {
+    return yield* note(deps, p.r, record, ["PAYOUT_KEY_NO_GAS"])
+  }
+  const nonce = PayoutPolicy.nextNonce(p.nonces.latest, p.held)
+  yield* sendAttempt(deps, p, record, order, { nonce, gas, ...fees.fees }, 1, "new")
+})
+
+/** The source fill of a confirmed permit is still in the canonical chain; else it is ISSUED again. */
+const sourceStillThere = Effect.fn("ChainSettlement.recheckSource")(
+  function*(deps: Deps, record: PermitRecord, permit: Permit) {
+    const source = deps.runtimes.get(permit.sourceNetworkId.toLowerCase())
+    if (source === undefined || !source.watching || record.sourceTxHash === null) return true
+    const inclusion = yield* source.chain.reader.inclusion(record.sourceTxHash)
+    if (inclusion._tag === "Included" && inclusion.success) return true
+    if (inclusion._tag === "Pending") return false
+    yield* Effect.logError("a confirmed source fill left the chain before its payout: the permit is ISSUED again", {
+      network: source.network.key,
+      fillId: record.fillId,
+      sourceTxHash: record.sourceTxHash
+    })
+    yield* Metric.update(Metric.withAttributes(Metrics.settlementAlerts, alertOf(source, "source_fill_reorged")), 1)
+    yield* deps.observer.sourceReorged(record.fillId)
+    return false
+  }
+)
+
+/**
+ * The vault paid the fillId through a transaction svc does not know (a restored
+ * database, a payout found on chain): follow that transaction to its finality.
+ */
+const adopt = Effect.fn("ChainSettlement.adopt")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  const found = yield* p.payer.findPayout(record.fillId)
+  if (found === null) return false
+  if (record.state === "SOURCE_CONFIRMED") {
+    yield* deps.observer.payoutSubmitted(record.fillId, found.txHash)
+    return true
+  }
+  const inclusion = yield* p.r.chain.reader.inclusion(found.txHash)
+  if (inclusion._tag === "Included" && inclusion.success) yield* paidIfFinal(deps, p, record, found.txHash, inclusion)
+  return true
+})
+
+const paidIfFinal = (
+  deps: Deps,
+  p: Pass,
+  record: PermitRecord,
+  txHash: string,
+  inclusion: Extract<Chain.Inclusion, { readonly _tag: "Included" }>
+) =>
+  inclusion.blockNumber <= p.final
+    ? Effect.asVoid(deps.observer.paid(record.fillId, txHash))
+    : Effect.void
+
+/**
+ * A PAYOUT_SUBMITTED permit: every transaction of its payout looked up. One
+ * mined and successful: PAID at the destination's finality. Pending too long:
+ * replaced with higher fees. None mined or pending: the newest one that can
+ * still be mined is sent again (replaced when the node wants higher fees);
+ * when every nonce was used, the vault is asked, then a new transaction is
+ * signed at a new nonce (after a revert: with back-off, within the budget).
+ *
+ * @internal
+ */
+export const track = Effect.fn("ChainSettlement.track")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  const intents = yield* deps.store.payoutIntents(record.fillId)
+  const permit = deps.permitOf(record)
+  if (intents.length === 0) {
+    // adopted from the vault's payout event: follow that transaction
+    if (record.payoutTxHash !== null) {
+      const inclusion = yield* p.r.chain.reader.inclusion(record.payoutTxHash)
+      if (inclusion._tag === "Included" && inclusion.success) {
+        return yield* paidIfFinal(deps, p, record, record.payoutTxHash, inclusion)
+      }
+      if (inclusion._tag === "Pending") return
+    }
+    if (yield* p.payer.paidOut(record.fillId)) return yield* adopt(deps, p, record)
+    return yield* retry(deps, p, record, permit, 1, "new")
+  }
+  const seen: Array<readonly [PayoutIntent, Chain.Inclusion]> = []
+  for (const intent of intents) seen.push([intent, yield* p.r.chain.reader.inclusion(intent.txHash)])
+  const success = seen.find(([, i]) => i._tag === "Included" && i.success)
+  if (success !== undefined) {
+    const [intent, inclusion] = success
+    return yield* paidIfFinal(
+      deps,
+      p,
+      record,
+      intent.txHash,
+      inclusion as Extract<Chain.Inclusion, { _tag: "Included" }>
+    )
+  }
+  let reverts = 0
+  for (const [intent, inclusion] of seen) {
+    if (inclusion._tag !== "Included") continue
+    if (intent.outcome === undefined) {
+      yield* deps.store.markPayoutIntent(intent.txHash, "REVERTED")
+      yield* Metric.update(Metric.withAttributes(Metrics.settlementReverts, { network: p.r.network.key }), 1)
+      yield* Effect.logWarning("settlement: a payout transaction reverted", {
+        network: p.r.network.key,
+        fillId: record.fillId,
+        txHash: intent.txHash
+      })
+    }
+    if (intent.outcome !== "RETRIED") reverts++
+  }
+  const pending = seen.filter(([, i]) => i._tag === "Pending").map(([intent]) => intent)
+  if (pending.length > 0) return yield* replace(deps, p, record, permit, pending, intents)
+  const newest = intents.at(-1)!
+  // a transaction that can still be mined (its nonce unused): send it again
+  const live = seen.filter(([intent, i]) => i._tag === "Missing" && intent.nonce >= p.nonces.latest)
+  if (live.length > 0) {
+    const [intent] = live.at(-1)!
+    const sent = yield* broadcast(deps, p, record, intent)
+    if (sent === "SENT") {
+      p.held.add(intent.nonce)
+      yield* Metric.update(
+        Metric.withAttributes(Metrics.settlementPayoutsSent, { network: p.r.network.key, kind: "resend" }),
+        1
+      )
+      if (record.reasonCodes.length > 0) yield* deps.store.setReasonCodes(record.fillId, [])
+    }
+    if (sent === "UNDERPRICED") return yield* replace(deps, p, record, permit, [intent], intents, true)
+    if (sent !== "NONCE_USED") return
+  }
+  // every nonce used and nothing of ours paid: did the vault pay it otherwise?
+  if (yield* p.payer.paidOut(record.fillId)) {
+    if (yield* adopt(deps, p, record)) return
+  }
+  const reverted = seen.some(([intent, i]) => intent === newest && i._tag === "Included")
+  if (!reverted) return yield* retry(deps, p, record, permit, newest.attempt + 1, "retry")
+  // after a revert: back-off, then within the budget a new transaction
+  if (reverts >= p.r.policy.revertBudget) {
+    if (!record.reasonCodes.includes("PAYOUT_NEEDS_OPERATOR")) {
+      yield* Effect.logError(
+        "ALERT: a payout reverted too often; it waits for the operator (svc admin payouts retry)",
+        {
+          network: p.r.network.key,
+          fillId: record.fillId,
+          reverts
+        }
+      )
+    }
+    return yield* note(deps, p.r, record, ["PAYOUT_REVERTED", "PAYOUT_NEEDS_OPERATOR"])
+  }
+  const due = p.r.retryAt.get(record.fillId)
+  // every revert released by the operator (svc admin payouts retry): try now
+  if (reverts === 0) return yield* retry(deps, p, record, permit, newest.attempt + 1, "retry")
+  if (due === undefined) {
+    p.r.retryAt.set(record.fillId, p.at + PayoutPolicy.retryDelay(reverts, p.r.policy))
+    return yield* note(deps, p.r, record, ["PAYOUT_REVERTED"])
+  }
+  if (due > p.at) return
+  p.r.retryAt.delete(record.fillId)
+  return yield* retry(deps, p, record, permit, newest.attempt + 1, "retry")
+})
+
+/** A new transaction for a payout at a new nonce, after the same checks as a start. */
+const retry = Effect.fn("ChainSettlement.retry")(function*(
+  deps: Deps,
+  p: Pass,
+  record: PermitRecord,
+  permit: Permit,
+  attempt: number,
+  kind: "new" | "retry"
+) {
+  if (distinctFrom(p.held, p.nonces.latest) >= p.r.policy.maxInFlight) return
+  const order = orderOf(permit)
+  const kept = record.reasonCodes.filter((c) => c === "PAYOUT_REVERTED")
+  if (!(yield* covers(p, order))) return yield* note(deps, p.r, record, [...kept, "VAULT_INSUFFICIENT"])
+  const checked = yield* p.payer.check(order)
+  if (checked._tag === "AlreadyPaid") return yield* adopt(deps, p, record)
+  if (checked._tag === "Reverts") {
+    p.r.retryAt.set(record.fillId, p.at + PayoutPolicy.retryDelay(attempt, p.r.policy))
+    return yield* note(deps, p.r, record, [...kept, "PAYOUT_WOULD_REVERT"], { revert: checked.reason })
+  }
+  const fees = PayoutPolicy.feesFor(yield* marketOf(p), p.r.policy)
+  if (fees._tag === "AboveCeiling") {
+    p.r.feeAtCeiling = true
+    return yield* note(deps, p.r, record, ["FEE_ABOVE_CEILING"])
+  }
+  const gas = PayoutPolicy.gasLimit(checked.gas, p.r.policy)
+  if (!(yield* gasCovers(p, gas * fees.fees.maxFeePerGas))) {
+    return yield* note(deps, p.r, record, ["PAYOUT_KEY_NO_GAS"])
+  }
+  const nonce = PayoutPolicy.nextNonce(p.nonces.latest, p.held)
+  yield* sendAttempt(deps, p, record, order, { nonce, gas, ...fees.fees }, attempt, kind === "new" ? "new" : "retry")
+})
+
+/**
+ * A payout pending for `replaceAfterBlocks` blocks (or refused as underpriced)
+ * is replaced at the same nonce with higher fees, within the ceiling; at the
+ * ceiling it waits (FEE_AT_CEILING, an alert metric). A transaction queued
+ * behind a gap is not replaced (the gap is filled instead).
+ *
+ * @internal
+ */
+export const replace = Effect.fn("ChainSettlement.replace")(function*(
+  deps: Deps,
+  p: Pass,
+  record: PermitRecord,
+  permit: Permit,
+  candidates: ReadonlyArray<PayoutIntent>,
+  intents: ReadonlyArray<PayoutIntent>,
+  now?: boolean
+) {
+  const newest = candidates.reduce((a, b) => (b.attempt > a.attempt ? b : a))
+  for (const c of candidates) p.held.add(c.nonce)
+  if (now !== true) {
+    if (newest.nonce >= p.nonces.pending) return // queued behind a gap: fillGap
+    const age = newest.headBlock === undefined
+      ? BigInt(p.r.policy.replaceAfterBlocks)
+      : p.head.number - newest.headBlock
+    if (age < BigInt(p.r.policy.replaceAfterBlocks)) return
+  }
+  const market = yield* marketOf(p)
+  const previous = {
+    maxFeePerGas: newest.maxFeePerGas ?? 0n,
+    maxPriorityFeePerGas: newest.maxPriorityFeePerGas ?? 0n
+  }
+  const ceiling = p.r.policy.maxFeePerGas
+  // no replacement within the ceiling can be mined while the base fee is at or above it
+  const next = ceiling !== null && market.baseFeePerGas >= ceiling
+    ? { _tag: "AtCeiling" as const }
+    : PayoutPolicy.replacementFees(previous, market, p.r.policy)
+  if (next._tag === "AtCeiling") {
+    p.r.feeAtCeiling = true
+    return yield* note(deps, p.r, record, ["FEE_AT_CEILING"], { maxFeePerGas: String(previous.maxFeePerGas) })
+  }
+  const order = orderOf(permit)
+  const checked = yield* p.payer.check(order)
+  if (checked._tag === "AlreadyPaid") return // a transaction of this payout is being mined: wait for it
+  if (checked._tag === "Reverts") {
+    return yield* note(deps, p.r, record, ["PAYOUT_WOULD_REVERT"], { revert: checked.reason })
+  }
+  const gas = PayoutPolicy.gasLimit(checked.gas, p.r.policy)
+  const attempt = intents.reduce((max, i) => (i.attempt > max ? i.attempt : max), 0) + 1
+  yield* sendAttempt(deps, p, record, order, { nonce: newest.nonce, gas, ...next.fees }, attempt, "replacement")
+})
+
+/**
+ * A nonce gap under the open payout transactions that no new payout filled
+ * (a transaction dropped and forgotten, a store write lost): the payout at the
+ * highest held nonce is signed again at the gap, so that the queue moves (its
+ * old transaction reverts harmlessly later: the vault pays a fillId once).
+ *
+ * @internal
+ */
+export const fillGap = Effect.fn("ChainSettlement.fillGap")(
+  function*(deps: Deps, p: Pass, open: ReadonlyArray<PayoutIntent>) {
+    const gap = PayoutPolicy.gapBelow(p.nonces.latest, p.held)
+    if (gap === null || gap < p.nonces.pending) return
+    const highest = open.reduce<PayoutIntent | undefined>(
+      (a, b) => (a === undefined || b.nonce > a.nonce ? b : a),
+      undefined
+    )
+    if (highest === undefined || highest.nonce <= gap) return
+    const record = yield* deps.store.getPermit(highest.fillId)
+    if (record === undefined || record.state !== "PAYOUT_SUBMITTED") return
+    yield* Effect.logWarning("settlement: a nonce gap holds the payouts above it; filling it", {
+      network: p.r.network.key,
+      gap,
+      moved: highest.fillId
+    })
+    const permit = deps.permitOf(record)
+    const order = orderOf(permit)
+    const checked = yield* p.payer.check(order)
+    if (checked._tag !== "Ok") return
+    const fees = PayoutPolicy.feesFor(yield* marketOf(p), p.r.policy)
+    if (fees._tag === "AboveCeiling") return
+    const attempts = yield* deps.store.payoutIntents(record.fillId)
+    const attempt = attempts.reduce((max, i) => (i.attempt > max ? i.attempt : max), 0) + 1
+    yield* step(
+      p.r,
+      record,
+      sendAttempt(
+        deps,
+        p,
+        record,
+        order,
+        {
+          nonce: gap,
+          gas: PayoutPolicy.gasLimit(checked.gas, p.r.policy),
+          ...fees.fees
+        },
+        attempt,
+        "retry"
+      )
+    )
+  }
+)
+
+/**
+ * Where finality is a depth: a PAID permit whose payout transaction left the
+ * chain, while the vault has not paid its fillId, is PAYOUT_SUBMITTED again and
+ * paid again (the vault refuses a second payout of a fillId, so this is safe).
+ * At most every `recheckMillis`, for permits PAID within `reopenWindowMillis`.
+ *
+ * @internal
+ */
+export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps: Deps, p: Pass) {
+  if (p.at - p.r.lastRecheckAt < deps.recheckMillis) return
+  p.r.lastRecheckAt = p.at
+  const paid = yield* deps.store.permitsInStates(["PAID"], deps.batch, {
+    destinationNetworkId: p.r.networkId,
+    updatedSince: p.at - deps.reopenWindowMillis
+  })
+  for (const record of paid) {
+    if (record.payoutTxHash === null) continue
+    const inclusion = yield* p.r.chain.reader.inclusion(record.payoutTxHash)
+    if (inclusion._tag === "Included" && inclusion.success) continue
+    if (yield* p.payer.paidOut(record.fillId)) continue
+    yield* Effect.logError("ALERT: a PAID payout left the chain after its confirmations; it is sent again", {
+      network: p.r.network.key,
+      fillId: record.fillId,
+      payoutTxHash: record.payoutTxHash
+    })
+    yield* Metric.update(Metric.withAttributes(Metrics.settlementAlerts, alertOf(p.r, "payout_reopened")), 1)
+    yield* deps.observer.payoutReopened(record.fillId)
+  }
+})
+
+/** The network's figures after a pass (health and metrics). */
+const figures = Effect.fn("ChainSettlement.figures")(function*(
+  deps: Deps,
+  p: Pass,
+  unpaid: ReadonlyArray<PermitRecord>,
+  open: ReadonlyArray<PayoutIntent>
+) {
+  const r = p.r
+  r.unpaid = unpaid.length
+  r.oldestUnpaidAt = unpaid.reduce<number | null>((m, x) => (m === null || x.updatedAt < m ? x.updatedAt : m), null)
+  r.inFlight = distinctFrom(p.held, p.nonces.latest)
+  r.oldestInFlightAt = open.reduce<number | null>((m, x) => (m === null || x.createdAt < m ? x.createdAt : m), null)
+  r.waitingOperator = unpaid.filter((x) => x.reasonCodes.includes("PAYOUT_NEEDS_OPERATOR")).length
+  r.gasBalance = p.gasBalance ?? (yield* p.payer.gasBalance)
+  // what the vault owes by asset (confirmed, not yet mined) against its balance
+  const owed = new Map<string, { assetKey: string; amount: bigint }>()
+  for (const record of unpaid) {
+    const order = orderOf(deps.permitOf(record))
+    const entry = owed.get(order.asset) ?? { assetKey: record.assetKey, amount: 0n }
+    entry.amount += order.amountRaw
+    owed.set(order.asset, entry)
+  }
+  r.shortfalls.clear()
+  for (const [asset, { amount, assetKey }] of owed) {
+    const balance = yield* balanceOf(p, asset)
+    if (balance < amount) r.shortfalls.set(assetKey, amount - balance)
+  }
+  const network = { network: r.network.key }
+  yield* Metric.update(Metric.withAttributes(Metrics.settlementUnpaid, network), r.unpaid)
+  yield* Metric.update(
+    Metric.withAttributes(Metrics.settlementOldestUnpaid, network),
+    r.oldestUnpaidAt === null ? 0 : Math.max(0, (p.at - r.oldestUnpaidAt) / 1000)
+  )
+  yield* Metric.update(Metric.withAttributes(Metrics.settlementInFlight, network), r.inFlight)
+  yield* Metric.update(
+    Metric.withAttributes(Metrics.settlementOldestInFlight, network),
+    r.oldestInFlightAt === null ? 0 : Math.max(0, (p.at - r.oldestInFlightAt) / 1000)
+  )
+  yield* Metric.update(Metric.withAttributes(Metrics.settlementGasBalance, network), Number(r.gasBalance))
+  yield* Metric.update(Metric.withAttributes(Metrics.settlementFeeAtCeiling, network), r.feeAtCeiling ? 1 : 0)
+  yield* Metric.update(Metric.withAttributes(Metrics.settlementWaitingOperator, network), r.waitingOperator)
+  for (const asset of owed.values()) {
+    yield* Metric.update(
+      Metric.withAttributes(Metrics.settlementVaultShortfall, { ...network, asset: asset.assetKey }),
+      Number(r.shortfalls.get(asset.assetKey) ?? 0n)
+    )
+  }
+})
+
+/**
+ * Why a fill does not match its permit: one reason code per differing field.
+ *
+ * @internal
+ */
+export const fillMismatches = (
+  permit: {
+    readonly sourceRouter: string
+    readonly payer: string
+    readonly recipient: string
+    readonly sourceAsset: string
+    readonly destinationAsset: string
+    readonly destinationChainId: string
+    readonly amountInRaw: string
+    readonly amountOutRaw: string
+    readonly routeId: string
+    readonly quoteId: string
+  },
+  fill: Chain.SourceFill
+): ReadonlyArray<string> => {
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+  const codes: Array<string> = []
+  if (!same(permit.sourceRouter, fill.router)) codes.push("SOURCE_FILL_ROUTER_MISMATCH")
+  if (!same(permit.payer, fill.payer)) codes.push("SOURCE_FILL_PAYER_MISMATCH")
+  if (!same(permit.recipient, fill.recipient)) codes.push("SOURCE_FILL_RECIPIENT_MISMATCH")
+  if (!same(permit.sourceAsset, fill.sourceAsset)) codes.push("SOURCE_FILL_ASSET_MISMATCH")
+  if (!same(permit.destinationAsset, fill.destinationAsset)) codes.push("SOURCE_FILL_DESTINATION_ASSET_MISMATCH")
+  if (BigInt(permit.destinationChainId) !== fill.destinationChainId) codes.push("SOURCE_FILL_CHAIN_MISMATCH")
+  if (BigInt(permit.amountInRaw) !== fill.amountInRaw) codes.push("SOURCE_FILL_AMOUNT_IN_MISMATCH")
+  if (BigInt(permit.amountOutRaw) !== fill.amountOutRaw) codes.push("SOURCE_FILL_AMOUNT_OUT_MISMATCH")
+  if (!same(permit.routeId, fill.routeId)) codes.push("SOURCE_FILL_ROUTE_MISMATCH")
+  if (!same(permit.quoteId, fill.quoteId)) codes.push("SOURCE_FILL_QUOTE_MISMATCH")
+  return codes
+}
