@@ -94,7 +94,7 @@ export const SETTINGS = {
     group: "Keys and storage",
     default: "1000",
     meaning:
-      "PostgreSQL: longest wait of a request for one store call (a connection, the statements); beyond it 503 STORE_UNAVAILABLE"
+      "PostgreSQL: a request's store call fails (503 STORE_UNAVAILABLE) after waiting this long while the database answers nothing (at most 10 s in all)"
   },
   SVC_SERVER_SECRET: {
     group: "Keys and storage",
@@ -368,7 +368,7 @@ export interface ServerConfig {
   readonly holdShareClientBps?: number | null | undefined
   /** One payer's share, bps; null: off (default 5000). */
   readonly holdSharePayerBps?: number | null | undefined
-  /** PostgreSQL: limit of a store call a request waits for, milliseconds (SVC_STORE_TIMEOUT_MS; default 1000). */
+  /** PostgreSQL: how long a request's store call may wait while the database answers nothing, milliseconds (SVC_STORE_TIMEOUT_MS; default 1000). */
   readonly storeTimeoutMs?: number | undefined
   /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
   readonly redisUrl?: Redacted.Redacted<string> | undefined

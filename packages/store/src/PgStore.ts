@@ -8,7 +8,8 @@
  *
  * Every call has a time limit (`StoreTimeouts`): a database whose connections
  * stay open but silent fails a request's store call within `timeoutMillis`
- * (default 1 s) instead of hanging it. The sessions also carry the server's
+ * (default 1 s) instead of hanging it, while a busy one that keeps answering
+ * is waited for (at most 10 s). The sessions also carry the server's
  * own limits, `statement_timeout` and `idle_in_transaction_session_timeout`
  * (the background limit, default 30 s), so that a statement or a transaction
  * a client gave up on does not hold its locks.
@@ -41,8 +42,9 @@ export interface PgStoreOptions {
   /** Pool size (default 10). */
   readonly maxConnections?: number | undefined
   /**
-   * Limit of a store call a request waits for (a free connection, the
-   * statements, their answers), milliseconds. Default 1000.
+   * How long a store call a request waits for (a free connection, the
+   * statements, their answers) may go on while the database answers nothing,
+   * milliseconds: past it the call fails (`StoreTimeouts`). Default 1000.
    */
   readonly timeoutMillis?: number | undefined
   /** Limit of the other store calls, and the sessions' statement and idle-transaction timeouts, milliseconds. Default 30000. */

@@ -22,7 +22,7 @@ export interface StoreConfigOptions {
   readonly databaseUrl?: Redacted.Redacted<string> | undefined
   /** SVC_DATA_DIR: SQLite keeps its database at `<dataDir>/svc.sqlite`. */
   readonly dataDir: string
-  /** SVC_STORE_TIMEOUT_MS: PostgreSQL, the limit of a store call a request waits for (`PgStore`). Default 1000. */
+  /** SVC_STORE_TIMEOUT_MS: PostgreSQL, how long a request's store call may wait while the database answers nothing (`PgStore`). Default 1000. */
   readonly timeoutMillis?: number | undefined
 }
 

@@ -3,22 +3,26 @@
  * (its connections held open but silent: a frozen host, a partition) cannot
  * hang a request.
  *
- * A call that has not finished within its limit fails with a
- * `StoreError` whose cause is a {@link StoreTimeout}: the permit operations
- * answer 503 `STORE_UNAVAILABLE` with `Retry-After`. The limit covers the
- * whole call: waiting for a free connection of the pool, every statement and
- * their answers. The call itself is interrupted in the background (a driver
- * may take seconds to give up a silent connection: it waits for the cancel it
- * sends), so the caller never waits for that clean-up.
+ * A call a request waits for ({@link REQUEST_OPERATIONS}) fails once it has
+ * waited `requestMillis` while the database answered nothing: no call of this
+ * store completed in that time. A database that answers slowly because it is
+ * busy (requests queued behind one row lock, a full pool) keeps completing
+ * calls, so its callers keep waiting, up to `requestHardMillis`; a silent one
+ * fails every waiting call within `requestMillis`. The limit covers the whole
+ * call: waiting for a free connection of the pool, every statement and their
+ * answers. Every other operation (publication, settlement, retention,
+ * operator changes) fails after `backgroundMillis`, whatever happens.
  *
- * The operations a request waits for ({@link REQUEST_OPERATIONS}) have a short
- * limit; the others (publication, settlement, retention, operator changes)
- * a long one, so that a slow batch is not cut while nothing is waiting.
+ * A failed call fails with a `StoreError` whose cause is a
+ * {@link StoreTimeout} (the permit operations answer 503 `STORE_UNAVAILABLE`
+ * with `Retry-After`). The call itself is interrupted in the background (a
+ * driver may take seconds to give up a silent connection: it waits for the
+ * cancel it sends), so the caller never waits for that clean-up.
  *
  * @since 0.1.0
  */
 import { StoreError, type StoreShape } from "@svc/core/Store"
-import { Data, Effect, Fiber } from "effect"
+import { Clock, Data, Effect, Fiber } from "effect"
 
 /**
  * A store call did not finish within its limit.
@@ -62,20 +66,33 @@ export const REQUEST_OPERATIONS: ReadonlySet<string> = new Set([
  * @since 0.1.0
  */
 export interface StoreTimeoutOptions {
-  /** Limit of the operations a request waits for, milliseconds. Default {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}. */
+  /**
+   * How long a call a request waits for may go on while the database answers
+   * nothing, milliseconds. Default {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}.
+   */
   readonly requestMillis?: number | undefined
+  /** The longest a call a request waits for may take, milliseconds. Default {@link DEFAULT_REQUEST_HARD_TIMEOUT_MILLIS}. */
+  readonly requestHardMillis?: number | undefined
   /** Limit of every other operation, milliseconds. Default {@link DEFAULT_BACKGROUND_TIMEOUT_MILLIS}. */
   readonly backgroundMillis?: number | undefined
 }
 
 /**
- * Default limit of a store call a request waits for: a stalled database answers
- * 503 well within 2 s.
+ * Default of {@link StoreTimeoutOptions.requestMillis}: a stalled database
+ * answers a permit request 503 well within 2 s.
  *
  * @category constants
  * @since 0.1.0
  */
 export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 1000
+
+/**
+ * Default of {@link StoreTimeoutOptions.requestHardMillis}.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const DEFAULT_REQUEST_HARD_TIMEOUT_MILLIS = 10_000
 
 /**
  * Default limit of the other store calls.
@@ -86,8 +103,47 @@ export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 1000
 export const DEFAULT_BACKGROUND_TIMEOUT_MILLIS = 30_000
 
 /**
- * An effect with a limit: past it, fails with a `StoreError` at once and leaves
- * the interruption of the effect to the background.
+ * An effect with a limit: once `expired` says so, fails with a `StoreError` at
+ * once and leaves the interruption of the effect to the background.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const withLimit = <A, R>(
+  operation: string,
+  effect: Effect.Effect<A, StoreError, R>,
+  limit: {
+    /** The millis to report. */
+    readonly millis: number
+    /** Given when the call started, how long to wait before asking again; 0: the call is over its limit. */
+    readonly remaining: (started: number, now: number) => number
+  }
+): Effect.Effect<A, StoreError, R> =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const fiber = yield* Effect.forkDetach(effect, { startImmediately: true })
+    const expired = Effect.gen(function*(): Effect.fn.Return<typeof EXPIRED> {
+      while (true) {
+        const wait = limit.remaining(started, yield* Clock.currentTimeMillis)
+        if (wait <= 0) return EXPIRED
+        yield* Effect.sleep(wait)
+      }
+    })
+    const outcome = yield* Effect.raceFirst(Effect.map(Fiber.join(fiber), (value) => ({ value })), expired).pipe(
+      // a caller that gives up (its client went away) does not leave the call running
+      Effect.onInterrupt(() => Effect.sync(() => fiber.interruptUnsafe()))
+    )
+    if (typeof outcome === "object") return outcome.value
+    fiber.interruptUnsafe()
+    return yield* Effect.fail(
+      new StoreError({ operation, cause: new StoreTimeout({ operation, millis: limit.millis }) })
+    )
+  })
+
+const EXPIRED: unique symbol = Symbol("svc/store/StoreTimeouts/expired")
+
+/**
+ * An effect with a fixed limit.
  *
  * @category combinators
  * @since 0.1.0
@@ -97,20 +153,7 @@ export const withTimeout = <A, R>(
   millis: number,
   effect: Effect.Effect<A, StoreError, R>
 ): Effect.Effect<A, StoreError, R> =>
-  Effect.gen(function*() {
-    const fiber = yield* Effect.forkDetach(effect, { startImmediately: true })
-    return yield* Fiber.join(fiber).pipe(
-      Effect.timeoutOrElse({
-        duration: millis,
-        orElse: () => {
-          fiber.interruptUnsafe()
-          return Effect.fail(new StoreError({ operation, cause: new StoreTimeout({ operation, millis }) }))
-        }
-      }),
-      // a caller that gives up (its client went away) does not leave the call running
-      Effect.onInterrupt(() => Effect.sync(() => fiber.interruptUnsafe()))
-    )
-  })
+  withLimit(operation, effect, { millis, remaining: (started, now) => started + millis - now })
 
 /**
  * A store whose every operation has a limit (see the module description).
@@ -119,16 +162,29 @@ export const withTimeout = <A, R>(
  * @since 0.1.0
  */
 export const bounded = (store: StoreShape, options?: StoreTimeoutOptions): StoreShape => {
-  const request = Math.max(1, options?.requestMillis ?? DEFAULT_REQUEST_TIMEOUT_MILLIS)
+  const quiet = Math.max(1, options?.requestMillis ?? DEFAULT_REQUEST_TIMEOUT_MILLIS)
+  const hard = Math.max(quiet, options?.requestHardMillis ?? DEFAULT_REQUEST_HARD_TIMEOUT_MILLIS)
   const background = Math.max(1, options?.backgroundMillis ?? DEFAULT_BACKGROUND_TIMEOUT_MILLIS)
+  // when a call of this store last completed: the database answered then
+  let answeredAt = Number.NEGATIVE_INFINITY
+  const request = {
+    millis: quiet,
+    remaining: (started: number, now: number) => Math.min(Math.max(started, answeredAt) + quiet, started + hard) - now
+  }
+  const limited = (name: string, effect: Effect.Effect<unknown, StoreError>) => {
+    const counted = Effect.tap(effect, () =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        answeredAt = Math.max(answeredAt, now)
+      }))
+    return REQUEST_OPERATIONS.has(name) ? withLimit(name, counted, request) : withTimeout(name, background, counted)
+  }
   const wrapped: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(store)) {
-    const millis = REQUEST_OPERATIONS.has(name) ? request : background
     wrapped[name] = Effect.isEffect(value)
-      ? withTimeout(name, millis, value as Effect.Effect<unknown, StoreError>)
+      ? limited(name, value as Effect.Effect<unknown, StoreError>)
       : typeof value === "function"
       ? (...args: Array<unknown>) =>
-        withTimeout(name, millis, (value as (...a: Array<unknown>) => Effect.Effect<unknown, StoreError>)(...args))
+        limited(name, (value as (...a: Array<unknown>) => Effect.Effect<unknown, StoreError>)(...args))
       : value
   }
   return wrapped as unknown as StoreShape

@@ -45,6 +45,46 @@ describe("StoreTimeouts", () => {
       assert.isBelow(Date.now() - started, 1000, "not the 5 s the interrupted call takes to end")
     }))
 
+  it.live("a busy database that keeps answering is waited for; a silent one is not", () =>
+    Effect.gen(function*() {
+      // a slow call (the last in a queue behind a row lock) while other calls keep completing
+      const busy = {
+        kind: "busy",
+        issuePermit: () => Effect.as(Effect.sleep("600 millis"), "issued"),
+        getPermit: () => Effect.as(Effect.sleep("20 millis"), undefined)
+      } as unknown as StoreShape
+      const store = StoreTimeouts.bounded(busy, { requestMillis: 200, requestHardMillis: 5000 })
+      const others = yield* Effect.forkChild(
+        Effect.repeat(store.getPermit("0x"), { times: 40 })
+      )
+      const started = Date.now()
+      assert.strictEqual(yield* store.issuePermit({} as never), "issued" as never)
+      assert.isAtLeast(Date.now() - started, 550, "waited past the 200 ms limit: the database was answering")
+      yield* Fiber.interrupt(others)
+      // nothing completes any more: the next slow call fails about 200 ms after the last answer
+      const quiet = Date.now()
+      const exit = yield* Effect.exit(store.issuePermit({} as never))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isBelow(Date.now() - quiet, 450)
+    }))
+
+  it.live("a call a request waits for never takes longer than its hard limit", () =>
+    Effect.gen(function*() {
+      const busy = {
+        kind: "busy",
+        issuePermit: () => Effect.never,
+        getPermit: () => Effect.as(Effect.sleep("10 millis"), undefined)
+      } as unknown as StoreShape
+      const store = StoreTimeouts.bounded(busy, { requestMillis: 100, requestHardMillis: 400 })
+      const others = yield* Effect.forkChild(Effect.forever(store.getPermit("0x")))
+      const started = Date.now()
+      const exit = yield* Effect.exit(store.issuePermit({} as never))
+      yield* Fiber.interrupt(others)
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isAtLeast(Date.now() - started, 380)
+      assert.isBelow(Date.now() - started, 1000)
+    }))
+
   it.live("other operations get the background limit", () =>
     Effect.gen(function*() {
       const store = StoreTimeouts.bounded(silentStore([]), { requestMillis: 50, backgroundMillis: 400 })
