@@ -8,7 +8,7 @@
  * taken, a gap, one network in trouble, lost leadership).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, SubscriptionRef } from "effect"
+import { Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
@@ -588,6 +588,231 @@ describe("ChainSettlement: fees (failure 3)", () => {
   })
 })
 
-void Layer
-void SubscriptionRef
-void Coordination
+describe("ChainSettlement: finality by depth and re-checks (failure 4)", () => {
+  it.effect("a PAID payout that a reorganisation deeper than the confirmations removes is detected, sent again and paid once", () => {
+    const s = setup({ networks: { bsc: { finality: "depth" } }, chainSettlement: { recheckMillis: 1000 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        const first = yield* stateOf(a.permit.fillId)
+        // 4 blocks deep (bsc confirms with 3): the payout is gone and the vault has not paid
+        s.bsc.reorg(4)
+        assert.isFalse(s.bsc.paidOut(a.permit.fillId))
+        yield* TestClock.adjust("2 seconds")
+        yield* step
+        const reopened = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(reopened.state, "PAYOUT_SUBMITTED")
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        const again = yield* stateOf(a.permit.fillId)
+        assert.notStrictEqual(again.payoutTxHash, null)
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+        assert.isTrue(s.bsc.paidOut(a.permit.fillId))
+        void first
+      })
+    )
+  })
+
+  it.effect("a confirmed source fill that leaves the chain before its payout sends the permit back to ISSUED: never paid", () => {
+    const s = setup({ networks: { base: { finality: "depth" } } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const amountAll = s.bsc.vaultBalance(USDT)
+        const a = yield* filled(s)
+        // the payout cannot go yet (the vault is empty): it waits confirmed
+        s.bsc.withdraw(USDT, amountAll)
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId])
+        assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "SOURCE_CONFIRMED")
+        // deeper than base's 2 confirmations: the fill is gone
+        s.base.reorg(4)
+        s.bsc.deposit(USDT, amountAll)
+        s.bsc.mine()
+        yield* step
+        const back = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(back.state, "ISSUED")
+        for (let i = 0; i < 5; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        assert.strictEqual(s.bsc.sent().length, 0)
+      })
+    )
+  })
+
+  it.effect("a source fill that leaves the chain after its payout raises an alert on the permit (SOURCE_FILL_LOST_AFTER_PAYOUT)", () => {
+    const s = setup({ networks: { base: { finality: "depth" } }, chainSettlement: { recheckMillis: 1000 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        s.base.reorg(6)
+        yield* TestClock.adjust("2 seconds")
+        yield* step
+        const alerted = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(alerted.state, "PAID")
+        assert.include(alerted.reasonCodes, "SOURCE_FILL_LOST_AFTER_PAYOUT")
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: one network's trouble stops no other (failure 5)", () => {
+  it.effect("205 payouts that cannot be made on one network do not delay a payout on another", () => {
+    const s = setup({ chainSettlement: { batchSize: 200 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const stuck: Array<string> = []
+        for (let i = 0; i < 205; i++) {
+          const e = yield* issuePermit("8453", "999")
+          s.base.submitFill(fillOf(e))
+          stuck.push(e.permit.fillId)
+        }
+        s.base.mine()
+        // hyperevm's vault is emptied: none of them can be paid there
+        s.hyperevm.withdraw(TOKENS["usdt0.hyperevm"], s.hyperevm.vaultBalance(TOKENS["usdt0.hyperevm"]))
+        s.hyperevm.mine()
+        // issued after all of them: the newest of 206 confirmed permits
+        yield* TestClock.adjust("1 second")
+        const a = yield* filled(s)
+        const steps = yield* stepUntil([s.base, s.bsc, s.hyperevm], inState(a.permit.fillId, "PAID"), 12)
+        assert.isAtMost(steps, 8)
+        assert.strictEqual(s.hyperevm.sent().length, 0)
+        assert.strictEqual((yield* stateOf(stuck[204]!)).state, "SOURCE_CONFIRMED")
+      })
+    )
+  }, 60_000)
+
+  it.effect("a network whose RPC hangs delays nothing on another: its own loops wait, bounded by the call time-out", () => {
+    const s = setup({ chainSettlement: { pollMillis: 1000, callTimeoutMillis: 10_000 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        s.hyperevm.rpc = "hang"
+        const a = yield* filled(s)
+        for (let i = 0; i < 20 && (yield* stateOf(a.permit.fillId)).state !== "PAID"; i++) {
+          yield* TestClock.adjust("1 second")
+          s.base.mine()
+          s.bsc.mine()
+        }
+        assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "PAID")
+        const networks = Effect.flatMap(ChainSettlement.ChainSettlement, (c) => c.networks)
+        const hyperevm = Effect.map(networks, (ns) => ns.find((n) => n.key === "hyperevm")!)
+        // the hung calls end at the time-out: the network is reported down, then up again once it answers
+        yield* TestClock.adjust("12 seconds")
+        assert.isFalse((yield* hyperevm).rpcUp)
+        assert.match((yield* hyperevm).lastError ?? "", /no answer within 10000 ms/)
+        assert.isTrue((yield* networks).find((n) => n.key === "bsc")!.rpcUp)
+        s.hyperevm.rpc = "ok"
+        yield* TestClock.adjust("12 seconds")
+        assert.isTrue((yield* hyperevm).rpcUp)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: leadership (failure 6)", () => {
+  it.effect("a replica that stopped leading signs and sends nothing, even mid-pass; leading again, it pays", () => {
+    const leading = Effect.runSync(SubscriptionRef.make(true))
+    const coordination = Layer.succeed(
+      Coordination,
+      Coordination.of({
+        isLeader: SubscriptionRef.get(leading),
+        leadership: SubscriptionRef.changes(leading),
+        announce: () => Effect.void,
+        announcements: Effect.succeed(Stream.empty),
+        description: "test"
+      })
+    )
+    const s = setup({ parts: { coordination } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        const b = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId, b.permit.fillId])
+        // confirmAll's last step paid both already? start over with two new ones while not leading
+        const c = yield* filled(s)
+        yield* SubscriptionRef.set(leading, false)
+        const sentBefore = s.bsc.sent().length
+        for (let i = 0; i < 6; i++) {
+          yield* step
+          s.base.mine()
+          s.bsc.mine()
+        }
+        assert.strictEqual(s.bsc.sent().length, sentBefore)
+        assert.notStrictEqual((yield* stateOf(c.permit.fillId)).state, "PAYOUT_SUBMITTED")
+        yield* SubscriptionRef.set(leading, true)
+        yield* stepUntil([s.base, s.bsc], inState(c.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, c).length, 1)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: throughput", () => {
+  it.effect(
+    "300 fills mined in one source block: payouts sent without waiting for each other's receipts, consecutive nonces, all PAID within a few destination blocks",
+    () => {
+      const s = setup({ networks: { bsc: { maxInFlight: 300 } } })
+      return atChainTime(
+        s.layer,
+        Effect.gen(function*() {
+          const ids: Array<string> = []
+          for (let i = 0; i < 300; i++) {
+            const e = yield* issuePermit("8453", "56")
+            s.base.submitFill(fillOf(e))
+            ids.push(e.permit.fillId)
+          }
+          s.base.mine()
+          yield* confirmAll(s, ids)
+          // one pass sent them all
+          assert.strictEqual(s.bsc.sent().length, 300)
+          assert.deepStrictEqual(
+            s.bsc.pool().map((t) => t.nonce).sort((x, y) => x - y),
+            Array.from({ length: 300 }, (_, i) => i)
+          )
+          const blocks = yield* stepUntil(
+            [s.bsc],
+            Effect.map(Effect.forEach(ids, stateOf), (rs) => rs.every((r) => r.state === "PAID"))
+          )
+          assert.isAtMost(blocks, 5)
+        })
+      )
+    },
+    120_000
+  )
+
+  it.effect("with the default in-flight cap (16), 40 payouts go 16 at a time: never more unmined at once", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const ids: Array<string> = []
+        for (let i = 0; i < 40; i++) {
+          const e = yield* issuePermit("8453", "56")
+          s.base.submitFill(fillOf(e))
+          ids.push(e.permit.fillId)
+        }
+        s.base.mine()
+        yield* confirmAll(s, ids)
+        assert.strictEqual(s.bsc.pool().length, 16)
+        let most = 0
+        yield* stepUntil(
+          [s.bsc],
+          Effect.gen(function*() {
+            most = Math.max(most, s.bsc.pool().length)
+            return (yield* Effect.forEach(ids, stateOf)).every((r) => r.state === "PAID")
+          })
+        )
+        assert.strictEqual(most, 16)
+      })
+    )
+  }, 60_000)
+})

@@ -78,7 +78,8 @@ export interface Runtime {
   readonly shortfalls: Map<string, bigint>
   /** A fill's next try after a revert or a refused simulation (local ms). */
   readonly retryAt: Map<string, number>
-  lastRecheckAt: number
+  lastSourceRecheckAt: number
+  lastPaidRecheckAt: number
   lastSummaryAt: number
 }
 
@@ -106,7 +107,8 @@ export const makeRuntime = (network: Network, chain: Chain.NetworkChain, policy:
   waitingOperator: 0,
   shortfalls: new Map(),
   retryAt: new Map(),
-  lastRecheckAt: 0,
+  lastSourceRecheckAt: 0,
+  lastPaidRecheckAt: 0,
   lastSummaryAt: 0
 })
 
@@ -372,8 +374,8 @@ export const recheckSources = Effect.fn("ChainSettlement.recheckSources")(
   function*(deps: Deps, w: Runtime, depthOnly: boolean) {
     if (!depthOnly) return
     const at = yield* now
-    if (at - w.lastRecheckAt < deps.recheckMillis) return
-    w.lastRecheckAt = at
+    if (at - w.lastSourceRecheckAt < deps.recheckMillis) return
+    w.lastSourceRecheckAt = at
     const paying = yield* deps.store.permitsInStates(["PAYOUT_SUBMITTED", "PAID"], deps.batch, {
       sourceNetworkId: w.networkId,
       updatedSince: at - deps.reopenWindowMillis
@@ -938,8 +940,8 @@ export const fillGap = Effect.fn("ChainSettlement.fillGap")(
  * @internal
  */
 export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps: Deps, p: Pass) {
-  if (p.at - p.r.lastRecheckAt < deps.recheckMillis) return
-  p.r.lastRecheckAt = p.at
+  if (p.at - p.r.lastPaidRecheckAt < deps.recheckMillis) return
+  p.r.lastPaidRecheckAt = p.at
   const paid = yield* deps.store.permitsInStates(["PAID"], deps.batch, {
     destinationNetworkId: p.r.networkId,
     updatedSince: p.at - deps.reopenWindowMillis
