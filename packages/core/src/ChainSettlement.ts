@@ -43,12 +43,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Schedule } from "effect"
+import type { HealthComponent } from "@svc/protocol/schema/Aggregator"
+import { Clock, Context, Effect, Layer, Metric, Schedule } from "effect"
 import { Catalog } from "./Catalog.ts"
 import type * as Chain from "./Chain.ts"
 import { type ConnectorError, ConnectorRegistry, type ConnectorUnavailable } from "./Connector.ts"
 import { Coordination, whileLeader } from "./Coordination.ts"
 import * as Settlement from "./internal/settlement.ts"
+import * as Metrics from "./Metrics.ts"
 import * as PayoutPolicy from "./PayoutPolicy.ts"
 import { envelopeOf } from "./PermitEnvelope.ts"
 import { SettlementObserver } from "./Settlement.ts"
@@ -139,6 +141,52 @@ export interface ChainSettlementOptions {
   readonly callTimeoutMillis?: number | undefined
   /** How often a network with waiting payouts logs a summary, ms. Default 60000. */
   readonly summaryMillis?: number | undefined
+}
+
+/**
+ * A network's settlement as a health component (`settlement.<key>`): UNAVAILABLE
+ * when its RPC does not answer or its head is older than a minute, DEGRADED when
+ * payouts wait (a vault short of its confirmed liabilities, fees at the
+ * ceiling, payouts waiting for the operator, a confirmed fill unpaid for five
+ * minutes), OK otherwise; with its figures.
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const healthOf = (n: NetworkStats, nowMillis: number): HealthComponent => {
+  const seconds = (at: number | null) => (at === null ? null : Math.max(0, Math.round((nowMillis - at) / 1000)))
+  const headAge = seconds(n.headReadAt)
+  const oldestUnpaid = seconds(n.oldestUnpaidAt)
+  const shortfall = Object.entries(n.shortfalls)
+  const figures = {
+    watching: n.watching,
+    paying: n.paying,
+    rpcUp: n.rpcUp,
+    headAgeSeconds: headAge,
+    head: n.headNumber === null ? null : n.headNumber.toString(),
+    unpaid: n.unpaid,
+    oldestUnpaidSeconds: oldestUnpaid,
+    inFlight: n.inFlight,
+    oldestInFlightSeconds: seconds(n.oldestInFlightAt),
+    payoutKeyGas: n.gasBalance === null ? null : n.gasBalance.toString(),
+    feeAtCeiling: n.feeAtCeiling,
+    waitingOperator: n.waitingOperator,
+    vaultCoversLiabilities: shortfall.length === 0,
+    ...Object.fromEntries(shortfall.map(([asset, raw]) => [`shortfall.${asset}`, raw.toString()]))
+  }
+  if (n.rpcUp === false) {
+    return { status: "UNAVAILABLE", detail: `the RPC does not answer: ${n.lastError ?? ""}`.trim(), figures }
+  }
+  if (headAge !== null && headAge > 60) {
+    return { status: "UNAVAILABLE", detail: `no new head for ${headAge} s`, figures }
+  }
+  const waiting = [
+    ...(shortfall.length > 0 ? ["the vault cannot cover its confirmed liabilities"] : []),
+    ...(n.feeAtCeiling ? ["fees are above the network's ceiling"] : []),
+    ...(n.waitingOperator > 0 ? [`${n.waitingOperator} payouts wait for the operator`] : []),
+    ...(oldestUnpaid !== null && oldestUnpaid > 300 ? [`a confirmed fill has waited ${oldestUnpaid} s`] : [])
+  ]
+  return waiting.length > 0 ? { status: "DEGRADED", detail: waiting.join("; "), figures } : { status: "OK", figures }
 }
 
 type Failure = ConnectorUnavailable | ConnectorError | StoreError | Settlement.StepFailure
@@ -281,12 +329,29 @@ export const layer = (
               })
           )
         )
-      const watchOnce = (r: Settlement.Runtime) => Settlement.watch(deps, r).pipe(quietly(r, "watcher poll"))
+      /** The network's RPC and head gauges, after every poll. */
+      const gauges = (r: Settlement.Runtime) =>
+        Effect.gen(function*() {
+          const at = yield* Clock.currentTimeMillis
+          const network = { network: r.network.key }
+          if (r.rpcUp !== null) {
+            yield* Metric.update(Metric.withAttributes(Metrics.settlementRpcUp, network), r.rpcUp ? 1 : 0)
+          }
+          if (r.headAt !== null) {
+            yield* Metric.update(
+              Metric.withAttributes(Metrics.settlementHeadAge, network),
+              Math.max(0, (at - r.headAt) / 1000)
+            )
+          }
+        })
+      const watchOnce = (r: Settlement.Runtime) =>
+        Settlement.watch(deps, r).pipe(quietly(r, "watcher poll"), Effect.andThen(gauges(r)))
       const payOnce = (r: Settlement.Runtime) =>
         Settlement.pay(deps, r).pipe(
           Effect.andThen(summary(r)),
           Effect.andThen(refreshInventory(r)),
-          quietly(r, "payout pass")
+          quietly(r, "payout pass"),
+          Effect.andThen(gauges(r))
         )
 
       /** One line per network with waiting payouts, every `summaryMillis`, instead of one per pass. */

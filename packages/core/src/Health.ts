@@ -11,11 +11,20 @@
  * a {@link DependencyCheck}: it is checked the same way, named in the
  * components, and must be OK too.
  *
+ * Settlement: with `ChainSettlement` in the context, each settled network is a
+ * component `settlement.<network key>` with its figures (RPC reachable, head
+ * age, the oldest confirmed but unpaid fill, payouts in flight and for how long,
+ * the payout key's gas, the vault's shortfall against confirmed liabilities).
+ * It is reported, never counted against readiness: an empty vault on one
+ * network must not take every replica's feed and permits out of the load
+ * balancer.
+ *
  * @since 0.1.0
  */
 import { keccak, utf8 } from "@svc/protocol/Bytes"
 import type { HealthComponent, HealthComponents } from "@svc/protocol/schema/Aggregator"
-import { Clock, Context, Duration, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Ref } from "effect"
+import { ChainSettlement, healthOf } from "./ChainSettlement.ts"
 import { Publisher } from "./Publisher.ts"
 import { Signer } from "./Signer.ts"
 import { Store } from "./Store.ts"
@@ -86,8 +95,21 @@ const DIGEST = keccak(utf8("svc health check"))
  */
 export const isReady = (c: HealthComponents): boolean =>
   Object.entries(c).every(([name, component]) =>
-    name === "publication" ? component.status !== "UNAVAILABLE" : component.status === "OK"
+    name.startsWith(SETTLEMENT_PREFIX)
+      ? true
+      : name === "publication"
+      ? component.status !== "UNAVAILABLE"
+      : component.status === "OK"
   )
+
+/**
+ * The prefix of the settlement components (`settlement.<network key>`), which
+ * readiness does not count.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const SETTLEMENT_PREFIX = "settlement."
 
 /**
  * The health layer over the store, the signer and the publisher.
@@ -102,6 +124,7 @@ export const layer = (options?: HealthOptions): Layer.Layer<Health, never, Store
       const store = yield* Store
       const signer = yield* Signer
       const publisher = yield* Publisher
+      const settlement = yield* Effect.serviceOption(ChainSettlement)
       const cacheMillis = Math.max(0, options?.cacheMillis ?? 2000)
       const limit = Duration.millis(Math.max(1, options?.timeoutMillis ?? 2000))
       const probe = (what: string, effect: Effect.Effect<unknown, unknown>): Effect.Effect<HealthComponent> =>
@@ -135,13 +158,16 @@ export const layer = (options?: HealthOptions): Layer.Layer<Health, never, Store
           publication,
           ...dependencies.map((d) => probe(d.description, d.check))
         ], { concurrency: "unbounded" })
+        const nowMs = yield* Clock.currentTimeMillis
+        const networks = Option.isSome(settlement) ? yield* settlement.value.networks : []
         const components: HealthComponents = {
           store: storeStatus,
           signer: signerStatus,
           publication: publicationStatus,
-          ...Object.fromEntries(dependencies.map((d, i) => [d.name, others[i]!]))
+          ...Object.fromEntries(dependencies.map((d, i) => [d.name, others[i]!])),
+          ...Object.fromEntries(networks.map((n) => [`${SETTLEMENT_PREFIX}${n.key}`, healthOf(n, nowMs)]))
         }
-        const checkedAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const checkedAt = Math.floor(nowMs / 1000)
         return { components, ready: isReady(components), checkedAt }
       })
       const cache = yield* Ref.make<{ readonly at: number; readonly value: HealthCheck } | undefined>(undefined)

@@ -213,7 +213,8 @@ export const layer = <E = never>(
   const chainSettlement = part(parts.chainSettlement, () => ChainSettlement.layer(options.chainSettlement)).pipe(
     Layer.provide(Layer.mergeAll(catalog, settlement, coordination))
   )
-  const health = Health.layer(options.health).pipe(Layer.provide(withPublisher))
+  // health reports each settled network (never counted against readiness)
+  const health = Health.layer(options.health).pipe(Layer.provide(Layer.merge(withPublisher, chainSettlement)))
   return Layer.mergeAll(withPublisher, permits, settlement, chainSettlement, metrics, health)
 }
 

@@ -13,6 +13,7 @@ import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
 import { Coordination } from "../src/Coordination.ts"
+import * as Health from "../src/Health.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { Store } from "../src/Store.ts"
 import {
@@ -751,6 +752,45 @@ describe("ChainSettlement: leadership (failure 6)", () => {
         yield* SubscriptionRef.set(leading, true)
         yield* stepUntil([s.base, s.bsc], inState(c.permit.fillId, "PAID"))
         assert.strictEqual(payoutsOf(s, c).length, 1)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: health", () => {
+  it.effect("each settled network is a health component with its figures; a vault short or an RPC down shows there and never fails readiness", () => {
+    const s = setup({ engine: { health: { cacheMillis: 0 } } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const health = yield* Health.Health
+        const a = yield* filled(s)
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        const short = yield* health.check
+        const bsc = short.components["settlement.bsc"]!
+        assert.strictEqual(bsc.status, "DEGRADED")
+        assert.match(bsc.detail ?? "", /cannot cover its confirmed liabilities/)
+        assert.strictEqual(bsc.figures?.["unpaid"], 1)
+        assert.strictEqual(bsc.figures?.["vaultCoversLiabilities"], false)
+        assert.strictEqual(
+          bsc.figures?.[`shortfall.${a.permit.destinationAssetId.toLowerCase()}`],
+          a.permit.amountOutRaw
+        )
+        assert.strictEqual(bsc.figures?.["rpcUp"], true)
+        assert.isString(bsc.figures?.["payoutKeyGas"])
+        assert.strictEqual(short.components["settlement.base"]?.status, "OK")
+        assert.isTrue(short.ready)
+        // the RPC refuses: UNAVAILABLE, still ready
+        s.bsc.rpc = "refuse"
+        yield* step
+        const down = yield* health.check
+        assert.strictEqual(down.components["settlement.bsc"]?.status, "UNAVAILABLE")
+        assert.strictEqual(down.components["settlement.bsc"]?.figures?.["rpcUp"], false)
+        assert.isTrue(down.ready)
+        assert.isTrue(Health.isReady(down.components))
       })
     )
   })

@@ -1454,14 +1454,28 @@ export const AggregatorTokens: Node = {
  */
 export const HealthComponent: Node = {
   _tag: "Objects",
-  properties: [["status", {
-    _tag: "Union",
-    members: [{ _tag: "Literal", literal: "OK" }, { _tag: "Literal", literal: "PAUSED" }, {
-      _tag: "Literal",
-      literal: "UNAVAILABLE"
+  properties: [
+    ["status", {
+      _tag: "Union",
+      members: [{ _tag: "Literal", literal: "OK" }, { _tag: "Literal", literal: "PAUSED" }, {
+        _tag: "Literal",
+        literal: "DEGRADED"
+      }, { _tag: "Literal", literal: "UNAVAILABLE" }],
+      expected: "\"OK\" | \"PAUSED\" | \"DEGRADED\" | \"UNAVAILABLE\""
     }],
-    expected: "\"OK\" | \"PAUSED\" | \"UNAVAILABLE\""
-  }], ["detail", { _tag: "String" }, true]],
+    ["detail", { _tag: "String" }, true],
+    ["figures", {
+      _tag: "Objects",
+      properties: [],
+      rest: {
+        _tag: "Union",
+        members: [{ _tag: "String" }, { _tag: "Number", checks: [{ _tag: "isInt", expected: "an integer" }] }, {
+          _tag: "Boolean"
+        }, { _tag: "Null" }],
+        expected: "string | number | boolean | null"
+      }
+    }, true]
+  ],
   expected: "HealthComponent"
 }
 

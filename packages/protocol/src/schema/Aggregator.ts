@@ -735,15 +735,21 @@ export type AggregatorTokens = typeof AggregatorTokens.Type
 
 /**
  * The state of one part a deployment depends on: OK, PAUSED (the operator
- * paused publication: still serving, answers are structured 503s) or
- * UNAVAILABLE, with a short reason (never internals).
+ * paused publication: still serving, answers are structured 503s), DEGRADED
+ * (working, with something waiting: payouts on a settlement network) or
+ * UNAVAILABLE, with a short reason (never internals) and, for settlement, its
+ * figures.
  *
  * @category schemas
  * @since 0.1.0
  */
 export const HealthComponent = Schema.Struct({
-  status: Schema.Literals(["OK", "PAUSED", "UNAVAILABLE"]),
-  detail: Schema.optionalKey(Schema.String)
+  status: Schema.Literals(["OK", "PAUSED", "DEGRADED", "UNAVAILABLE"]),
+  detail: Schema.optionalKey(Schema.String),
+  /** Figures of the part (settlement: head age, unpaid fills, payouts in flight, ...), by name. */
+  figures: Schema.optionalKey(
+    Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Int, Schema.Boolean, Schema.Null]))
+  )
 }).annotate({ identifier: "HealthComponent" })
 /** @since 0.1.0 */
 export type HealthComponent = typeof HealthComponent.Type
