@@ -1,7 +1,9 @@
 /**
  * Replicas on one PostgreSQL database: exactly one leads; when it goes, another
- * takes over within a few checks; announcements reach every replica; a listener
- * whose connection is killed listens again and says `resync`.
+ * takes over within a few checks; a leader frozen with SIGSTOP loses its lease
+ * within the documented bound and, resumed, acts no more; announcements reach
+ * every replica; a listener whose connection is killed listens again and says
+ * `resync`.
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,6 +11,8 @@ import type { Announcement } from "@svc/core/Coordination"
 import { Effect, Exit, Fiber, Redacted, Scope, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import fc from "fast-check"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { make, parseAnnouncement } from "../src/PgCoordination.ts"
 
 const url = Redacted.make(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
@@ -78,6 +82,48 @@ describe("PgCoordination", () => {
       assert.isBelow(took, CHECK * 5)
       for (const r of rest) yield* r.close
     }))
+
+  it.live(
+    "a leader frozen with SIGSTOP loses its lease: another leads within leaseMillis + checkMillis, and the resumed one never acts again",
+    () =>
+      Effect.gen(function*() {
+        const schema = namespace()
+        const LEASE = 1000
+        const lines: Array<string> = []
+        const child = spawn(
+          process.execPath,
+          [fileURLToPath(new URL("./support/leaseHolder.ts", import.meta.url)), schema, String(CHECK), String(LEASE)],
+          { stdio: ["ignore", "pipe", "inherit"] }
+        )
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => lines.push(...chunk.split("\n").filter(Boolean)))
+        try {
+          yield* waitFor("the child leads", Effect.sync(() => lines.includes("leading true")), 15_000)
+          const other = yield* replica(schema)
+          yield* Effect.sleep(CHECK * 3)
+          assert.isFalse(yield* other.coordination.isLeader)
+          process.kill(child.pid!, "SIGSTOP")
+          const stoppedAt = Date.now()
+          const took = yield* waitFor("a new leader", other.coordination.isLeader, 10_000)
+          // the bound: the lease (from the frozen leader's last renewal) plus one check, with slack for a busy machine
+          assert.isBelow(took, LEASE + CHECK * 6, `took ${took} ms`)
+          yield* Effect.sleep(LEASE)
+          process.kill(child.pid!, "SIGCONT")
+          yield* waitFor("the resumed child steps down", Effect.sync(() => lines.includes("leading false")), 10_000)
+          yield* Effect.sleep(CHECK * 5)
+          // while frozen it could not act; resumed, it saw its lease had run out before acting
+          const acted = lines.filter((l) => l.startsWith("act ")).map((l) => Number(l.slice(4)))
+          assert.isTrue(
+            acted.every((t) => t < stoppedAt + 50),
+            `acted after the freeze: ${acted.filter((t) => t >= stoppedAt + 50)}`
+          )
+          assert.isTrue(yield* other.coordination.isLeader)
+          yield* other.close
+        } finally {
+          child.kill("SIGKILL")
+        }
+      }),
+    60_000
+  )
 
   it.live("announcements reach every replica, the sender too; other namespaces hear nothing", () =>
     Effect.scoped(Effect.gen(function*() {
