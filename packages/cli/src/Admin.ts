@@ -19,8 +19,12 @@
  *   watchers exist, this is how states past ISSUED are reached).
  * - `svc admin expire`: expires due permits now.
  * - `svc admin permit <fillId>`: what the store holds of a permit: its state and
- *   reasonCodes (why it FAILED: the public status carries the state only), its
- *   transaction hashes, amounts, times and its payout intent.
+ *   reasonCodes (why it FAILED, what its payout waits for: the public status
+ *   carries the state only) with `waitingFor` in words, its transaction hashes,
+ *   amounts, times and every payout transaction signed for it.
+ * - `svc admin payouts retry <fillId>`: releases a payout that waits for the
+ *   operator (`PAYOUT_NEEDS_OPERATOR`: its reverts used the budget); the running
+ *   server tries it again at its next pass.
  *
  * Output is one JSON value on stdout, naming the store it acted on (`store`:
  * `sqlite:<absolute path of the database file>` or `postgres:<database name>`);
@@ -28,7 +32,7 @@
  *
  * @since 0.1.0
  */
-import { Catalog, Connector, Settlement, Store } from "@svc/core"
+import { Catalog, ChainSettlement, Connector, Settlement, Store } from "@svc/core"
 import { Server, ServerConfig } from "@svc/server"
 import { StoreConfig } from "@svc/store"
 import { ConfigProvider, Effect, type FileSystem, Layer, Option, Redacted, type Stdio } from "effect"
@@ -277,7 +281,8 @@ const permit = Command.make("permit", {
         const id = fillId.toLowerCase()
         const record = yield* store.getPermit(id)
         if (record === undefined) return yield* new BadInput({ message: `no permit with fillId ${fillId} in ${where}` })
-        const intent = yield* store.payoutIntent(id)
+        const intents = yield* store.payoutIntents(id)
+        const intent = intents.at(-1)
         return {
           fillId: record.fillId,
           state: record.state,
@@ -292,17 +297,64 @@ const permit = Command.make("permit", {
           validUntil: new Date(record.validUntil * 1000).toISOString(),
           createdAt: new Date(record.createdAt).toISOString(),
           updatedAt: new Date(record.updatedAt).toISOString(),
+          waitingFor: record.reasonCodes.flatMap((code) => {
+            const reason = ChainSettlement.REASONS[code]
+            return reason === undefined ? [] : [`${code}: ${reason}`]
+          }),
           payoutIntent: intent === undefined ? null : {
             txHash: intent.txHash,
             sender: intent.sender,
             nonce: intent.nonce,
             attempt: intent.attempt
-          }
+          },
+          payoutTransactions: intents.map((i) => ({
+            txHash: i.txHash,
+            nonce: i.nonce,
+            attempt: i.attempt,
+            maxFeePerGas: i.maxFeePerGas?.toString() ?? null,
+            maxPriorityFeePerGas: i.maxPriorityFeePerGas?.toString() ?? null,
+            outcome: i.outcome ?? null,
+            signedAt: new Date(i.createdAt).toISOString()
+          }))
         }
       })
     )).pipe(Effect.flatMap(answer))).pipe(
-    Command.withDescription("print what the store holds of a permit: state, reasonCodes, transactions, payout intent")
+    Command.withDescription(
+      "print what the store holds of a permit: state, reasonCodes, what it waits for, its transactions"
+    )
   )
+
+const retry = Command.make("retry", {
+  fillId: Argument.String("fillId").pipe(Argument.withDescription("the fillId of a payout waiting for the operator"))
+}, ({ fillId }) =>
+  Effect.flatMap(currentStore, (where) =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const id = fillId.toLowerCase()
+        const record = yield* store.getPermit(id)
+        if (record === undefined) return yield* new BadInput({ message: `no permit with fillId ${fillId} in ${where}` })
+        if (record.state !== "PAYOUT_SUBMITTED" || !record.reasonCodes.includes("PAYOUT_NEEDS_OPERATOR")) {
+          return yield* new BadInput({
+            message: `permit ${fillId} does not wait for the operator (state ${record.state}, reasonCodes ${
+              JSON.stringify(record.reasonCodes)
+            })`
+          })
+        }
+        const reverted = (yield* store.payoutIntents(id)).filter((i) => i.outcome === "REVERTED")
+        for (const intent of reverted) yield* store.markPayoutIntent(intent.txHash, "RETRIED")
+        yield* store.setReasonCodes(id, record.reasonCodes.filter((c) => c !== "PAYOUT_NEEDS_OPERATOR"))
+        return { fillId: id, released: reverted.length }
+      })
+    )).pipe(Effect.flatMap(answer))).pipe(
+    Command.withDescription(
+      "release a payout waiting for the operator (its reverts used the budget): it is tried again"
+    )
+  )
+
+const payouts = Command.make("payouts").pipe(
+  Command.withDescription("payouts of the running deployment"),
+  Command.withSubcommands([retry])
+)
 
 /**
  * `svc admin`.
@@ -312,5 +364,5 @@ const permit = Command.make("permit", {
  */
 export const admin = Command.make("admin").pipe(
   Command.withDescription("operator control of a deployment through its store"),
-  Command.withSubcommands([status, pause, resume, republish, route, settle, expire, permit])
+  Command.withSubcommands([status, pause, resume, republish, route, settle, expire, permit, payouts])
 )

@@ -145,6 +145,89 @@ describe("svc admin", () => {
   )
 
   it(
+    "permit says in words what a payout waits for and lists its transactions; payouts retry releases one that waits for the operator",
+    { timeout: scaled(60_000) },
+    async () => {
+      const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-payouts-")))
+      try {
+        const fillId = `0x${"cd".repeat(32)}`
+        const txHash = `0x${"e1".repeat(32)}`
+        const assetKey = `0x${"a5".repeat(32)}`
+        await Effect.runPromise(
+          Effect.gen(function*() {
+            const store = yield* Store.Store
+            yield* store.configureInventory([{ assetKey, configuredRaw: 1000n }])
+            yield* store.issuePermit({
+              fillId,
+              routeId: `0x${"01".repeat(32)}`,
+              quoteId: `0x${"02".repeat(32)}`,
+              assetKey,
+              scope: "0xpayer",
+              idempotencyKey: "admin-payouts-1",
+              fingerprint: "fp",
+              payerAddress: null,
+              amountInRaw: "10",
+              amountOutRaw: "9",
+              state: "ISSUED",
+              reasonCodes: [],
+              sourceTxHash: null,
+              payoutTxHash: null,
+              validUntil: 4_000_000_000,
+              createdAt: 1,
+              updatedAt: 1,
+              envelope: "{}"
+            })
+            for (const to of ["SOURCE_OBSERVED", "SOURCE_CONFIRMED", "PAYOUT_SUBMITTED"] as const) {
+              yield* store.transition({ fillId, to, at: 2, sourceTxHash: `0x${"5a".repeat(32)}`, payoutTxHash: txHash })
+            }
+            yield* store.savePayoutIntent({
+              fillId,
+              networkId: `0x${"0e".repeat(32)}`,
+              txHash,
+              rawTransaction: "0x02",
+              nonce: 4,
+              sender: "0x" + "aa".repeat(20),
+              attempt: 1,
+              createdAt: 3,
+              maxFeePerGas: 30n,
+              maxPriorityFeePerGas: 2n
+            })
+            yield* store.markPayoutIntent(txHash, "REVERTED")
+            yield* store.setReasonCodes(fillId, ["PAYOUT_REVERTED", "PAYOUT_NEEDS_OPERATOR"])
+          }).pipe(Effect.provide(SqliteStore.layer({ filename: join(base, "svc.sqlite") })))
+        )
+        const env = { SVC_DATA_DIR: base }
+        const [before, retried, after, again] = await svcAll([
+          { args: ["admin", "permit", fillId], env },
+          { args: ["admin", "payouts", "retry", fillId], env },
+          { args: ["admin", "permit", fillId], env },
+          { args: ["admin", "payouts", "retry", fillId], env }
+        ])
+        const waiting = json(before!)
+        assert.deepStrictEqual(waiting.reasonCodes, ["PAYOUT_REVERTED", "PAYOUT_NEEDS_OPERATOR"])
+        assert.strictEqual(waiting.waitingFor.length, 2)
+        assert.match(waiting.waitingFor[1], /^PAYOUT_NEEDS_OPERATOR: .*svc admin payouts retry <fillId>/)
+        assert.deepStrictEqual(waiting.payoutTransactions, [{
+          txHash,
+          nonce: 4,
+          attempt: 1,
+          maxFeePerGas: "30",
+          maxPriorityFeePerGas: "2",
+          outcome: "REVERTED",
+          signedAt: new Date(3).toISOString()
+        }])
+        assert.deepStrictEqual(json(retried!), { store: `sqlite:${join(base, "svc.sqlite")}`, fillId, released: 1 })
+        const released = json(after!)
+        assert.deepStrictEqual(released.reasonCodes, ["PAYOUT_REVERTED"])
+        assert.strictEqual(released.payoutTransactions[0].outcome, "RETRIED")
+        assert.match(oneLineRefusal(again!), /does not wait for the operator \(state PAYOUT_SUBMITTED/)
+      } finally {
+        rmSync(base, { recursive: true, force: true })
+      }
+    }
+  )
+
+  it(
     "republish: the running server publishes a new version within seconds; stream.ts says what it waits for, then prints it",
     { timeout: scaled(120_000) },
     async () => {

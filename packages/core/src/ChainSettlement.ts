@@ -144,6 +144,34 @@ export interface ChainSettlementOptions {
 }
 
 /**
+ * What a permit's settlement reason codes mean: what its payout waits for, or
+ * what went wrong (`svc admin permit` prints them as `waitingFor`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const REASONS: Readonly<Record<string, string>> = {
+  VAULT_INSUFFICIENT:
+    "the vault's balance at the latest block does not cover this payout (after the payouts in flight): fund the vault",
+  PAYOUT_WOULD_REVERT:
+    "the payout's simulation on the latest block reverts (the log names the contract's error); it is tried again with back-off",
+  FEE_ABOVE_CEILING:
+    "the network's base fee is above the fee ceiling (settlement.maxFeePerGas): it is sent when fees come down",
+  FEE_AT_CEILING:
+    "the payout is pending and no replacement fits under the fee ceiling: it is mined when fees come down, or raise the ceiling",
+  PAYOUT_KEY_NO_GAS: "the payout key cannot pay for the payout's gas: fund the payout key",
+  PAYOUT_NOT_BROADCAST:
+    "the payout is signed and stored but the node did not take it (RPC down): it is sent again on the next pass",
+  PAYOUT_REVERTED:
+    "a payout transaction was mined and reverted while the vault had not paid the fill: it is tried again with back-off",
+  PAYOUT_NEEDS_OPERATOR:
+    "its payout reverted as many times as the budget allows: fix the cause (vault, operator key), then run svc admin payouts retry <fillId>",
+  PAYOUT_LEFT_CHAIN: "its payout left the chain after it was PAID (finality by depth): it is being paid again",
+  SOURCE_FILL_LOST_AFTER_PAYOUT:
+    "ALERT: its source fill left the chain after the payout, which cannot be undone: investigate"
+}
+
+/**
  * A network's settlement as a health component (`settlement.<key>`): UNAVAILABLE
  * when its RPC does not answer or its head is older than a minute, DEGRADED when
  * payouts wait (a vault short of its confirmed liabilities, fees at the
