@@ -253,6 +253,8 @@ const startSvc = async (catalog: unknown, caps: Caps) => {
     maxConnectionsPerClient: caps.maxConnectionsPerClient,
     // no stream ends on its own during a run
     sseMaxLifetimeSeconds: 0,
+    // the load generators read the feed thousands of times a second from a few addresses
+    feedRateLimit: null,
     feedTtlSeconds: 3600,
     sseHeartbeatMs: 15_000,
     logLevel: "none"

@@ -110,7 +110,11 @@ export interface FeedFilter {
  * @since 0.1.0
  */
 export interface FeedView {
-  /** The normalised filter, e.g. `all` or `sourceChainId=8453&sourceNetworkId=0x..`. */
+  /**
+   * The normalised filter, e.g. `all` or `sourceChainId=8453&sourceNetworkId=0x..`;
+   * `none` for a filter naming a network no route leaves from (the empty view,
+   * one for every such filter).
+   */
   readonly filterKey: string
   /** `W/"<dataVersion>-<first 16 hex of feedHash>-<filter hash>"`. */
   readonly etag: string
@@ -233,6 +237,8 @@ export interface PublisherOptions {
   readonly followMillis?: number | undefined
   /** Bytes of filtered views kept per publication. Default 64 MiB. */
   readonly viewCacheBytes?: number | undefined
+  /** Filtered views kept per publication (the newest used). Default 256. */
+  readonly viewCacheEntries?: number | undefined
 }
 
 /**
@@ -310,6 +316,10 @@ const matches = (route: Route, filter: FeedFilter): boolean =>
 
 const encoder = new TextEncoder()
 
+/** The view of no route: what every filter naming no source network of the routes gets. */
+const renderEmptyView = (pub: Omit<Publication, "view" | "fullView">, parts: ViewParts): FeedView =>
+  viewOf(pub, EMPTY_VIEW_KEY, encoder.encode(viewText(parts, pub.canonicalPayload, [], [])), 0, 0, [])
+
 const renderView = (
   pub: Omit<Publication, "view" | "fullView">,
   parts: ViewParts,
@@ -355,11 +365,40 @@ const viewOf = (
   }
 }
 
-/** A view cache bounded by bytes; the unfiltered view is kept outside it. */
-const makeViewCache = (maxBytes: number, render: (filter: FeedFilter) => FeedView) => {
+/**
+ * The filter key of the empty view: a filter naming a source network that no
+ * route of the publication leaves from.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const EMPTY_VIEW_KEY = "none"
+
+/**
+ * A view cache bounded by bytes and by entries; the unfiltered view is kept
+ * outside it. A filter naming a chain id or a network id that no route leaves
+ * from is answered by one empty view, built once: the values a client can make
+ * up are unbounded, the views of the catalog's own networks are not.
+ */
+const makeViewCache = (
+  maxBytes: number,
+  maxEntries: number,
+  routes: ReadonlyArray<Route>,
+  render: (filter: FeedFilter) => FeedView,
+  renderEmpty: () => FeedView
+) => {
   const cache = new Map<string, FeedView>()
+  const chainIds = new Set(routes.map((r) => r.sourceChainId))
+  const networkIds = new Set(routes.map((r) => r.sourceNetworkId.toLowerCase()))
+  let empty: FeedView | undefined
   let bytes = 0
   return (filter: FeedFilter): FeedView => {
+    if (
+      (filter.sourceChainId !== undefined && !chainIds.has(filter.sourceChainId)) ||
+      (filter.sourceNetworkId !== undefined && !networkIds.has(filter.sourceNetworkId.toLowerCase()))
+    ) {
+      return empty ??= renderEmpty()
+    }
     const key = filterKeyOf(filter)
     const hit = cache.get(key)
     if (hit !== undefined) {
@@ -372,7 +411,7 @@ const makeViewCache = (maxBytes: number, render: (filter: FeedFilter) => FeedVie
       cache.set(key, view)
       bytes += view.body.length
       for (const [k, v] of cache) {
-        if (bytes <= maxBytes) break
+        if (bytes <= maxBytes && cache.size <= maxEntries) break
         cache.delete(k)
         bytes -= v.body.length
       }
@@ -807,6 +846,7 @@ export const layer = (
       const refreshBefore = Math.min(ttl - 1, Math.max(1, Math.floor(options.refreshBeforeSeconds ?? ttl / 2)))
       const tickMillis = Math.max(10, options.tickMillis ?? 1000)
       const cacheBytes = options.viewCacheBytes ?? 64 * 1024 * 1024
+      const cacheEntries = Math.max(1, options.viewCacheEntries ?? 256)
       const template = options.routeDetailTemplate
 
       const stateRef = yield* Ref.make<PublisherState>({
@@ -1012,7 +1052,10 @@ export const layer = (
           fullView,
           view: makeViewCache(
             cacheBytes,
-            (filter) => filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter)
+            cacheEntries,
+            routes,
+            (filter) => filterKeyOf(filter) === "all" ? fullView : renderView(base, parts, filter),
+            () => renderEmptyView(base, parts)
           )
         }
       }

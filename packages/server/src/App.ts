@@ -44,6 +44,7 @@ import * as DocsAssets from "./DocsAssets.ts"
 import * as DocsPage from "./DocsPage.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
+import * as FeedBudget from "./FeedBudget.ts"
 import * as FeedServing from "./FeedServing.ts"
 import * as AggregatorHandlers from "./handlers/Aggregator.ts"
 import * as DiscoveryHandlers from "./handlers/Discovery.ts"
@@ -76,6 +77,8 @@ export interface AppOptions<E = never> {
   readonly parts?: AppParts<E> | undefined
   /** The event stream: heartbeat, caps. */
   readonly events?: Broadcaster.BroadcasterOptions | undefined
+  /** The per-client budget of feed requests (`FeedBudget`); absent: unlimited. */
+  readonly feedBudget?: { readonly limit: number; readonly windowSeconds: number } | undefined
   /** On-chain discovery configuration; the demo placeholders when absent. */
   readonly onchain?: Documents.OnchainConfig | undefined
   /** The aggregator interface (`/v1`). */
@@ -227,6 +230,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     )
 
     const feed = FeedServing.make(metrics, Compression.makeCompressor())
+    const feedBudget = options.feedBudget === undefined ? undefined : FeedBudget.make(options.feedBudget)
     const table = Paths.compile()
     const requestIds = Dispatch.makeRequestIds()
     const clientAddress = ClientAddress.layer(options.trustedProxies ?? [], options.clientAddressHeader)
@@ -235,7 +239,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
     const groups = Layer.mergeAll(
       DiscoveryHandlers.layer(bytes),
       DiscoveryHandlers.siteLayer(bytes, health),
-      FeedHandlers.layer({ publisher, feed, broadcaster }),
+      FeedHandlers.layer({ publisher, feed, broadcaster, feedBudget }),
       RoutesHandlers.layer(publisher, metrics),
       PermitsHandlers.layer(permits),
       AggregatorHandlers.layer(aggregator, health)
@@ -270,6 +274,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
           clients: clients.resolver,
           requestIds,
           queues,
+          feedBudget,
           // the fast path's requests are counted in the application's metric registry
           metrics: HttpMetrics.makeRecorder(yield* Effect.context<never>())
         }),

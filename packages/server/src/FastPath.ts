@@ -37,6 +37,7 @@ import type * as Broadcaster from "./Broadcaster.ts"
 import type * as ClientAddress from "./ClientAddress.ts"
 import type * as Connections from "./Connections.ts"
 import type { RequestIds } from "./Dispatch.ts"
+import type * as FeedBudget from "./FeedBudget.ts"
 import type * as FeedServing from "./FeedServing.ts"
 import * as FeedHandlers from "./handlers/Feed.ts"
 import * as Http from "./Http.ts"
@@ -253,6 +254,8 @@ export interface FastPathContext {
   readonly queues?: SocketQueues.SocketQueues | undefined
   /** Records each answered request (`http_requests_total`, `http_request_duration_ms`); none: not recorded. */
   readonly metrics?: HttpMetrics.Recorder | undefined
+  /** The per-client budget of feed requests; none: unlimited. */
+  readonly feedBudget?: FeedBudget.FeedBudget | undefined
 }
 
 /**
@@ -351,6 +354,11 @@ export const make = (context: FastPathContext): Front => {
     const started = performance.now()
     const operation = operations.feed[req.method as "GET" | "HEAD"]
     const requestId = context.requestIds.of(req.headers["x-request-id"])
+    const overBudget = context.feedBudget?.take(context.clients.resolve(req.socket.remoteAddress, req.headers))
+    if (overBudget !== undefined) {
+      answered(req, res, overBudget, requestId, operation, started)
+      return true
+    }
     const current = validPublication(context.publisher)
     if ("unavailable" in current) {
       const refusal = Http.errorResponse(SolverErrors.fromPublicationUnavailable(current.unavailable))

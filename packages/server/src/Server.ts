@@ -252,6 +252,9 @@ const layerWith = (
     },
     trustedProxies: config.trustedProxies,
     clientAddressHeader: config.clientAddressHeader,
+    feedBudget: config.feedRateLimit === null
+      ? undefined
+      : { limit: config.feedRateLimit ?? 600, windowSeconds: config.feedRateWindowSeconds ?? 60 },
     // with REDIS_URL the permit and /v1 rate limits are shared by every replica
     sharedRateLimiter: config.redisUrl === undefined
       ? undefined

@@ -157,6 +157,17 @@ export const SETTINGS = {
     default: "300",
     meaning: "validity of each signed feed (republished when half of it is left)"
   },
+  SVC_FEED_RATE_LIMIT: {
+    group: "Feed and permits",
+    default: "600",
+    meaning:
+      "feed requests per client per SVC_FEED_RATE_WINDOW_SECONDS (503 FEED_RATE_LIMITED with Retry-After beyond); off disables"
+  },
+  SVC_FEED_RATE_WINDOW_SECONDS: {
+    group: "Feed and permits",
+    default: "60",
+    meaning: "window of the feed budget"
+  },
   SVC_PERMIT_TTL_SECONDS: { group: "Feed and permits", default: "120", meaning: "longest permit validity" },
   SVC_PERMIT_RATE_LIMIT: {
     group: "Feed and permits",
@@ -368,6 +379,10 @@ export interface ServerConfig {
   readonly holdShareClientBps?: number | null | undefined
   /** One payer's share, bps; null: off (default 5000). */
   readonly holdSharePayerBps?: number | null | undefined
+  /** Feed requests per client per window; null: no budget (SVC_FEED_RATE_LIMIT; default 600). */
+  readonly feedRateLimit?: number | null | undefined
+  /** Window of the feed budget, seconds (SVC_FEED_RATE_WINDOW_SECONDS; default 60). */
+  readonly feedRateWindowSeconds?: number | undefined
   /** PostgreSQL: how long a request's store call may wait while the database answers nothing, milliseconds (SVC_STORE_TIMEOUT_MS; default 1000). */
   readonly storeTimeoutMs?: number | undefined
   /** Redis of the shared rate limits (REDIS_URL); absent: limits in process memory. */
@@ -454,6 +469,10 @@ const serverConfig = Config.all({
   holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS"),
   holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS"),
   storeTimeoutMs: int("SVC_STORE_TIMEOUT_MS"),
+  feedRateLimit: string("SVC_FEED_RATE_LIMIT").pipe(
+    Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,9}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
+  ),
+  feedRateWindowSeconds: int("SVC_FEED_RATE_WINDOW_SECONDS"),
   redisUrl: optionalRedacted("REDIS_URL").pipe(Config.map(Option.getOrUndefined)),
   redisPrefix: string("SVC_REDIS_PREFIX"),
   // parsed by validate, which names the key in its error
@@ -569,6 +588,15 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       config.permitRetentionDays === undefined ||
         (config.permitRetentionDays >= 0 && config.permitRetentionDays <= 36_500),
       "SVC_PERMIT_RETENTION_DAYS: 0 (keep forever) to 36500"
+    )
+    yield* check(
+      config.feedRateLimit === undefined || config.feedRateLimit === null || config.feedRateLimit >= 1,
+      "SVC_FEED_RATE_LIMIT: at least 1, or off"
+    )
+    yield* check(
+      config.feedRateWindowSeconds === undefined ||
+        (config.feedRateWindowSeconds >= 1 && config.feedRateWindowSeconds <= 86_400),
+      "SVC_FEED_RATE_WINDOW_SECONDS: 1 to 86400"
     )
     yield* check(
       config.storeTimeoutMs === undefined || (config.storeTimeoutMs >= 50 && config.storeTimeoutMs <= 60_000),

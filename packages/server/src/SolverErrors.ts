@@ -118,6 +118,8 @@ export const TRANSPORT_REASON_CODES = {
     PUBLICATION_UNAVAILABLE: "no valid publication (not published yet, or the last one expired)",
     TOO_MANY_SUBSCRIBERS: "the event stream is at its subscriber cap",
     TOO_MANY_CLIENT_SUBSCRIBERS: "the client address holds `SVC_SSE_MAX_SUBSCRIBERS_PER_CLIENT` event streams",
+    FEED_RATE_LIMITED:
+      "the client made more than `SVC_FEED_RATE_LIMIT` feed requests in `SVC_FEED_RATE_WINDOW_SECONDS` (`Retry-After`, `RateLimit`, `RateLimit-Policy`); the event stream is the way to follow the feed",
     TOO_MANY_CLIENT_CONNECTIONS:
       "the client address holds `SVC_MAX_CONNECTIONS_PER_CLIENT` connections (the connection is closed after the answer)",
     SHUTTING_DOWN:

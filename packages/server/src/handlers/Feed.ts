@@ -14,6 +14,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type * as Broadcaster from "../Broadcaster.ts"
 import * as ClientAddress from "../ClientAddress.ts"
+import type * as FeedBudget from "../FeedBudget.ts"
 import type * as FeedServing from "../FeedServing.ts"
 import * as Http from "../Http.ts"
 import * as SolverErrors from "../SolverErrors.ts"
@@ -29,6 +30,8 @@ export interface FeedContext {
   readonly publisher: Publisher.Publisher["Service"]
   readonly feed: FeedServing.FeedServing
   readonly broadcaster: Broadcaster.Broadcaster
+  /** The per-client budget of feed requests; none: unlimited. */
+  readonly feedBudget?: FeedBudget.FeedBudget | undefined
 }
 
 /**
@@ -123,22 +126,31 @@ const eventStream = (
  * @category layers
  * @since 0.1.0
  */
-export const layer = (context: FeedContext) =>
-  HttpApiBuilder.group(Api.Api, "Feed", (handlers) =>
+export const layer = (context: FeedContext) => {
+  const feedAnswer = (
+    headers: { readonly "if-none-match"?: string | undefined },
+    query: { readonly sourceChainId?: string | undefined; readonly sourceNetworkId?: string | undefined },
+    request: { readonly headers: Readonly<Record<string, string | undefined>> }
+  ) =>
+    Effect.matchEffect(context.publisher.current, {
+      onFailure: (e) => Effect.succeed(Http.errorResponse(SolverErrors.fromPublicationUnavailable(e))),
+      onSuccess: (publication) => {
+        const answer = context.feed.respond(
+          publication,
+          { sourceChainId: query.sourceChainId, sourceNetworkId: query.sourceNetworkId },
+          headers["if-none-match"],
+          request.headers["accept-encoding"]
+        )
+        return answer instanceof Promise ? Effect.promise(() => answer) : Effect.succeed(answer)
+      }
+    })
+  return HttpApiBuilder.group(Api.Api, "Feed", (handlers) =>
     Effect.succeed(
       handlers
         .handleRaw("getSolverFeed", ({ headers, query, request }) =>
-          Effect.matchEffect(context.publisher.current, {
-            onFailure: (e) => Effect.succeed(Http.errorResponse(SolverErrors.fromPublicationUnavailable(e))),
-            onSuccess: (publication) => {
-              const answer = context.feed.respond(
-                publication,
-                { sourceChainId: query.sourceChainId, sourceNetworkId: query.sourceNetworkId },
-                headers["if-none-match"],
-                request.headers["accept-encoding"]
-              )
-              return answer instanceof Promise ? Effect.promise(() => answer) : Effect.succeed(answer)
-            }
+          Effect.flatMap(ClientAddress.current, (client) => {
+            const overBudget = context.feedBudget?.take(client)
+            return overBudget !== undefined ? Effect.succeed(overBudget) : feedAnswer(headers, query, request)
           }))
         .handleRaw("streamSolverFeed", ({ headers, request }) =>
           Effect.gen(function*() {
@@ -156,3 +168,4 @@ export const layer = (context: FeedContext) =>
             )
           }))
     ))
+}
