@@ -3,10 +3,19 @@
  * may hold open, how long a request may take to arrive, and a shutdown that does
  * not wait for idle or stalled connections.
  *
- * - **Global cap** (`maxConnections`): a connection beyond it is closed at once,
- *   before anything is read. Keep it below the process's open-file limit: when
- *   the descriptors run out, the kernel resets every new connection, other
- *   clients' included. {@link defaultMaxConnections} derives it from that limit.
+ * - **Global cap** (`maxConnections`): at the cap, a new connection makes room
+ *   by closing one that costs a descriptor and delivers nothing: one already
+ *   refused, else an idle keep-alive connection, one still sending its
+ *   headers, or one whose request body is still arriving, of the peer address
+ *   that holds the most connections, oldest first. Connections with a request
+ *   being answered (event streams included) and those of trusted proxies are
+ *   never closed for room. Only when none can be closed is the new connection
+ *   closed at once, before anything is read. So a crowd of addresses holding
+ *   connections open for free cannot lock new clients out: each newcomer
+ *   pushes out one of theirs. Keep the cap below the process's open-file
+ *   limit: when the descriptors run out, the kernel resets every new
+ *   connection, other clients' included. {@link defaultMaxConnections} derives
+ *   it from that limit.
  * - **Per-client cap** (`maxPerClient`): a connection from a peer address that
  *   already holds that many is answered `503` (`AUTHORITY_UNAVAILABLE`,
  *   `TOO_MANY_CLIENT_CONNECTIONS`, `Retry-After`, `Connection: close`) and
@@ -76,8 +85,10 @@ export interface ConnectionOptions {
 export interface ConnectionStats {
   /** Open connections (refused ones still closing included). */
   readonly open: number
-  /** Connections closed at once at the global cap. */
+  /** Connections closed at once at the global cap (none could be closed to make room). */
   readonly refusedGlobal: number
+  /** Connections closed at the global cap to make room for a new one. */
+  readonly evicted: number
   /** Connections answered 503 at the per-client cap. */
   readonly refusedPerClient: number
   /** Requests from trusted proxies answered 503 at the per-client cap. */
@@ -220,6 +231,10 @@ const refusalBytes = (): Uint8Array => {
 }
 
 interface SocketState {
+  /** The peer address, when its connections are counted per peer (not a trusted proxy). */
+  readonly peer: string | undefined
+  /** Closed for accounting: its count was given back (closing it or its close event). */
+  released: boolean
   /** Requests in progress. */
   busy: number
   /** The newest response, for `Connection: close` at shutdown. */
@@ -243,13 +258,59 @@ export const make = (options?: ConnectionOptions): Guard => {
   const refusal = refusalBytes()
   const sockets = new Map<Socket, SocketState>()
   const refusing = new Set<Socket>()
-  const perPeer = new Map<string, number>()
+  // the open connections of each counted peer, oldest first
+  const perPeer = new Map<string, Set<Socket>>()
   const perClient = new Map<string, number>()
   let closing = false
   let refusedGlobal = 0
+  let evicted = 0
   let refusedPerClient = 0
   let refusedRequests = 0
   let drained = 0
+
+  /** Gives a connection's place back (once). */
+  const release = (socket: Socket, state: SocketState) => {
+    if (state.released) return
+    state.released = true
+    sockets.delete(socket)
+    if (state.peer === undefined) return
+    const mine = perPeer.get(state.peer)
+    mine?.delete(socket)
+    if (mine !== undefined && mine.size === 0) perPeer.delete(state.peer)
+  }
+
+  /** Whether a connection delivers nothing now: no request, or one whose body is still arriving and unanswered. */
+  const idle = (state: SocketState) =>
+    state.busy === 0 ||
+    (state.busy === 1 && state.request !== undefined && !state.request.complete &&
+      state.current !== undefined && !state.current.headersSent)
+
+  /** The connection to close for room at the global cap, if any (see the module description). */
+  const victim = (): Socket | undefined => {
+    for (const socket of refusing) return socket
+    let best: Socket | undefined
+    let bestCount = 0
+    for (const mine of perPeer.values()) {
+      if (mine.size <= bestCount) continue
+      for (const socket of mine) {
+        if (idle(sockets.get(socket)!)) {
+          best = socket
+          bestCount = mine.size
+          break
+        }
+      }
+    }
+    return best
+  }
+
+  /** Closes a connection to make room: its place is given back at once. */
+  const evict = (socket: Socket) => {
+    evicted++
+    refusing.delete(socket)
+    const state = sockets.get(socket)
+    if (state !== undefined) release(socket, state)
+    socket.destroy()
+  }
 
   const decrement = (map: Map<string, number>, key: string) => {
     const n = (map.get(key) ?? 1) - 1
@@ -271,27 +332,46 @@ export const make = (options?: ConnectionOptions): Guard => {
   return {
     limits: { maxConnections, maxPerClient },
     admit: (socket) => {
-      if (closing || sockets.size + refusing.size >= maxConnections) {
-        if (!closing) refusedGlobal++
+      if (closing) {
         socket.destroy()
         return false
       }
       const peer = socket.remoteAddress ?? "unknown"
       const counted = !isTrusted(peer)
-      if (counted) {
-        const n = perPeer.get(peer) ?? 0
-        if (n >= maxPerClient) {
-          refusedPerClient++
-          refuse(socket)
+      let mine = counted ? perPeer.get(peer) : undefined
+      const atClientCap = mine !== undefined && mine.size >= maxPerClient
+      if (sockets.size + refusing.size >= maxConnections) {
+        // no room is made for a client at its own cap, nor when nothing can be closed
+        const room = atClientCap ? undefined : victim()
+        if (room === undefined) {
+          refusedGlobal++
+          socket.destroy()
           return false
         }
-        perPeer.set(peer, n + 1)
+        evict(room)
+        // the closed connection may have been this peer's
+        mine = counted ? perPeer.get(peer) : undefined
+      } else if (atClientCap) {
+        refusedPerClient++
+        refuse(socket)
+        return false
       }
-      sockets.set(socket, { busy: 0, current: undefined, request: undefined })
-      socket.once("close", () => {
-        sockets.delete(socket)
-        if (counted) decrement(perPeer, peer)
-      })
+      if (counted) {
+        if (mine === undefined) {
+          mine = new Set()
+          perPeer.set(peer, mine)
+        }
+        mine.add(socket)
+      }
+      const state: SocketState = {
+        peer: counted ? peer : undefined,
+        released: false,
+        busy: 0,
+        current: undefined,
+        request: undefined
+      }
+      sockets.set(socket, state)
+      socket.once("close", () => release(socket, state))
       return true
     },
     request: (request, response) => {
@@ -355,6 +435,7 @@ export const make = (options?: ConnectionOptions): Guard => {
     stats: () => ({
       open: sockets.size + refusing.size,
       refusedGlobal,
+      evicted,
       refusedPerClient,
       refusedRequests
     })
