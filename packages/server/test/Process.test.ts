@@ -5,13 +5,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PermitMessage, Signature } from "@svc/protocol"
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { connect, createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { scaled } from "../../../test/support/time.ts"
 import { AUTHORITY_KEY, PAYER_KEY, sseReader } from "./support/server.ts"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -50,7 +52,7 @@ const start = (dataDir: string, extraEnv: Record<string, string> = {}): Promise<
       if (m !== null) resolve({ child, url: m[1]!, exit, stdout: () => out })
     })
     exit.then((code) => reject(new Error(`server exited ${code}: ${err}`)))
-    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), 30_000)
+    setTimeout(() => reject(new Error(`server did not start: ${out} ${err}`)), scaled(30_000)).unref()
   })
 
 const payer = Signature.addressOf(PAYER_KEY)
@@ -77,7 +79,7 @@ const createPermit = async (url: string, key: string, headers: Record<string, st
 describe("svc serve as a process", () => {
   it(
     "a permit answered 201 survives SIGKILL; dataVersion increases across the restart",
-    { timeout: 90_000 },
+    { timeout: scaled(90_000) },
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
       const first = await start(dataDir)
@@ -103,7 +105,7 @@ describe("svc serve as a process", () => {
     }
   )
 
-  it("SIGTERM sends publication-closed to open streams, then exits 0", { timeout: 60_000 }, async () => {
+  it("SIGTERM sends publication-closed to open streams, then exits 0", { timeout: scaled(60_000) }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
     const server = await start(dataDir)
     const stream = sseReader(await fetch(`${server.url}/api/v6/solver-feed/events`))
@@ -112,14 +114,14 @@ describe("svc serve as a process", () => {
     // stdout carries only the start-up lines; logs are JSON lines on stderr
     for (const line of server.stdout().trim().split("\n")) assert.match(line, /^svc /)
     server.child.kill("SIGTERM")
-    const closed = await stream.nextEvent(10_000)
+    const closed = await stream.nextEvent(scaled(10_000))
     assert.strictEqual(closed?.event, "publication-closed")
-    assert.strictEqual(await stream.next(5000), undefined, "the stream ends")
+    assert.strictEqual(await stream.next(scaled(5000)), undefined, "the stream ends")
     assert.strictEqual(await server.exit, 0)
   })
 
   it("SIGTERM answers a request whose body is still arriving 503 with Connection: close", {
-    timeout: 60_000
+    timeout: scaled(60_000)
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
     const server = await start(dataDir)
@@ -159,7 +161,7 @@ describe("svc serve as a process", () => {
 
   it(
     "SVC_METRICS_PORT: Prometheus text on its own listener, never on the public port",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
       const metricsPort = await new Promise<number>((resolve) => {
@@ -182,7 +184,8 @@ describe("svc serve as a process", () => {
         }
         // holds are sampled at the publisher's next tick (a second)
         let text = await scrape()
-        for (let i = 0; i < 30 && !/^svc_asset_hold_raw\{[^}]*\} [1-9]/m.test(text); i++) {
+        const sampled = Date.now() + scaled(10_000)
+        while (Date.now() < sampled && !/^svc_asset_hold_raw\{[^}]*\} [1-9]/m.test(text)) {
           await new Promise((r) => setTimeout(r, 100))
           text = await scrape()
         }
@@ -210,7 +213,7 @@ describe("svc serve as a process", () => {
   )
 
   it("OTEL_EXPORTER_OTLP_ENDPOINT: spans reach an OTLP/HTTP collector, continuing the caller's traceparent", {
-    timeout: 60_000
+    timeout: scaled(60_000)
   }, async () => {
     // a collector: OTLP/HTTP with JSON bodies on /v1/traces
     const batches: Array<any> = []
@@ -246,7 +249,8 @@ describe("svc serve as a process", () => {
             rs.scopeSpans.flatMap((ss: any) => ss.spans.map((span: any) => ({ ...span, resource: rs.resource })))
           )
         ).filter((span: any) => span.traceId === traceId)
-      for (let i = 0; i < 100 && !spansOf().some((span: any) => span.name === "Permits.create"); i++) {
+      const exported = Date.now() + scaled(10_000)
+      while (Date.now() < exported && !spansOf().some((span: any) => span.name === "Permits.create")) {
         await new Promise((r) => setTimeout(r, 100))
       }
       const spans = spansOf()
@@ -268,7 +272,9 @@ describe("svc serve as a process", () => {
     }
   })
 
-  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused at start with the variable named", { timeout: 60_000 }, async () => {
+  it("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused at start with the variable named", {
+    timeout: scaled(60_000)
+  }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
     const failure = await start(dataDir, {
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4317",
@@ -277,36 +283,36 @@ describe("svc serve as a process", () => {
     assert.match(failure, /OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported/)
   })
 
-  it("svc admin acts on a running server through its store", { timeout: 60_000 }, async () => {
+  it("svc admin acts on a running server through its store", { timeout: scaled(90_000) }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-process-"))
     const server = await start(dataDir)
-    const admin = (...args: Array<string>) =>
+    const admin = async (...args: Array<string>) =>
       JSON.parse(
-        execFileSync(nodeBin, [bin, "admin", ...args], {
+        (await promisify(execFile)(nodeBin, [bin, "admin", ...args], {
           env: { ...process.env, SVC_DATA_DIR: dataDir },
           encoding: "utf8"
-        })
+        })).stdout
       )
     const waitFor = async (predicate: () => Promise<boolean>) => {
-      const deadline = Date.now() + 10_000
+      const deadline = Date.now() + scaled(10_000)
       while (Date.now() < deadline) {
         if (await predicate().catch(() => false)) return
         await new Promise((r) => setTimeout(r, 100))
       }
-      throw new Error("condition not reached within 10 s")
+      throw new Error(`condition not reached within ${scaled(10_000)} ms`)
     }
     try {
       const feed = await (await fetch(`${server.url}/api/v6/solver-feed`)).json() as any
       const routeId = feed.feed.openRoutes[0].routeId
-      assert.strictEqual(admin("route", routeId, "PAUSED").routes[routeId].executionStatus, "PAUSED")
+      assert.strictEqual((await admin("route", routeId, "PAUSED")).routes[routeId].executionStatus, "PAUSED")
       await waitFor(async () => {
         const detail = await (await fetch(`${server.url}/api/v6/routes/${routeId}`)).json() as any
         return detail.route.executionStatus === "PAUSED" && detail.route.open === false
       })
-      assert.strictEqual(admin("pause", "--reason", "maintenance").paused, true)
+      assert.strictEqual((await admin("pause", "--reason", "maintenance")).paused, true)
       await waitFor(async () => (await fetch(`${server.url}/api/v6/solver-feed`)).status === 503)
-      admin("resume")
-      admin("route", routeId, "RESET")
+      await admin("resume")
+      await admin("route", routeId, "RESET")
       await waitFor(async () => (await fetch(`${server.url}/api/v6/solver-feed`)).status === 200)
     } finally {
       server.child.kill("SIGKILL")

@@ -14,6 +14,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { scaled } from "../../../../test/support/time.ts"
 import { AUTHORITY_KEY, PAYER_KEY } from "./server.ts"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -103,7 +104,7 @@ export const startReplica = async (
       }
     })
     exit.then((code) => reject(new Error(`replica ${name} exited ${code}: ${err}`)))
-    setTimeout(() => reject(new Error(`replica ${name} did not start: ${out} ${err}`)), 30_000)
+    setTimeout(() => reject(new Error(`replica ${name} did not start: ${out} ${err}`)), scaled(30_000)).unref()
   })
 }
 
@@ -119,7 +120,12 @@ export const leaderPid = (database: string) =>
     )
   )
 
-export const waitUntil = async <A>(what: string, f: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
+/** Polls `f` until it gives a value; fails after `timeoutMs` (15 s, scaled: a bound on a wait). */
+export const waitUntil = async <A>(
+  what: string,
+  f: () => Promise<A | undefined>,
+  timeoutMs = scaled(15_000)
+): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await f()

@@ -6,6 +6,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../../../test/support/time.ts"
 import * as App from "../../src/App.ts"
 import * as Server from "../../src/Server.ts"
 import type { ServerConfig } from "../../src/ServerConfig.ts"
@@ -52,8 +53,8 @@ export const sseReader = (response: Response) => {
   let buffer = ""
   const events: Array<{ event?: string; id?: string; data?: string; retry?: string; comment?: string }> = []
   let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined
-  /** Next parsed block (an event, a retry or a comment), or undefined after `ms`. */
-  const next = async (ms = 5000): Promise<(typeof events)[number] | undefined> => {
+  /** Next parsed block (an event, a retry or a comment), or undefined after `ms` (5 s, scaled: a bound on a wait). */
+  const next = async (ms = scaled(5000)): Promise<(typeof events)[number] | undefined> => {
     const deadline = Date.now() + ms
     while (true) {
       const end = buffer.indexOf("\n\n")
@@ -92,7 +93,7 @@ export const sseReader = (response: Response) => {
     }
   }
   /** Next block that is an event (skips retry and comments). */
-  const nextEvent = async (ms = 5000) => {
+  const nextEvent = async (ms = scaled(5000)) => {
     const deadline = Date.now() + ms
     while (true) {
       const block = await next(Math.max(1, deadline - Date.now()))

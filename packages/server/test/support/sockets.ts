@@ -5,6 +5,7 @@
  */
 import { request } from "node:http"
 import { connect, type Socket } from "node:net"
+import { scaled } from "../../../../test/support/time.ts"
 
 export interface Raw {
   readonly socket: Socket
@@ -34,10 +35,13 @@ export const open = (port: number, localAddress: string): Promise<Raw> =>
     socket.once("error", reject)
   })
 
-/** Waits for a promise at most `ms`; undefined when it did not settle in time. */
+/**
+ * Waits for a promise at most `ms` (scaled: a bound on a wait, stretched on a
+ * loaded machine, test/support/time.ts); undefined when it did not settle in time.
+ */
 export const within = <A>(promise: Promise<A>, ms: number): Promise<A | undefined> =>
   new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), ms)
+    const timer = setTimeout(() => resolve(undefined), scaled(ms))
     promise.then((value) => {
       clearTimeout(timer)
       resolve(value)
@@ -49,9 +53,9 @@ export const within = <A>(promise: Promise<A>, ms: number): Promise<A | undefine
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** Polls `f` every 25 ms until it is true or `ms` pass; returns its last value. */
+/** Polls `f` every 25 ms until it is true or `ms` (scaled, as in {@link within}) pass; returns its last value. */
 export const eventually = async (f: () => boolean, ms: number): Promise<boolean> => {
-  const deadline = Date.now() + ms
+  const deadline = Date.now() + scaled(ms)
   while (!f()) {
     if (Date.now() > deadline) return false
     await sleep(25)
