@@ -16,6 +16,7 @@ import { FEED_SCHEMA, Route as RouteSchema } from "@svc/protocol/schema/Feed"
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import { Context, Effect, Layer, PubSub, Redacted, Result, Schema, Stream, SubscriptionRef } from "effect"
 import { generateCatalog } from "../../../scripts/bench/catalog.ts"
+import { scaled } from "../../../test/support/time.ts"
 import { jsonString, type JsonValue, jsonValueWith, objectKey, objectOf } from "../../protocol/test/arbitraries.ts"
 import { type Announcement, Coordination } from "../src/Coordination.ts"
 import { makeKeccakStreams } from "../src/internal/fastKeccak.ts"
@@ -493,6 +494,6 @@ describe("publications built in pieces", () => {
           )
         )
       })),
-    120_000
+    scaled(120_000)
   )
 })

@@ -318,7 +318,7 @@ describe("lifecycle", () => {
       yield* TestClock.adjust("11 minutes")
       const gone = yield* permits.get(envelope.fillId).pipe(Effect.flip)
       assert.strictEqual(gone.reason._tag, "PermitNotFound")
-    }).pipe(Effect.provide(makeEngine({ settlement: { sweepMillis: 1000, retentionSeconds: 1 } }).layer)))
+    }).pipe(Effect.provide(makeEngine({ settlement: { sweepMillis: 60_000, retentionSeconds: 1 } }).layer)))
 
   it.effect("griefing: 50 throwaway keys from one client asking for the route's maximum leave at least half the capacity to others", () =>
     Effect.gen(function*() {
