@@ -13,6 +13,7 @@ import { Reactivity } from "effect/reactivity"
 import fc from "fast-check"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { scaled } from "../../../test/support/time.ts"
 import { make, parseAnnouncement } from "../src/PgCoordination.ts"
 
 const url = Redacted.make(process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
@@ -28,7 +29,8 @@ const replica = (schema: string) =>
     return { coordination, close: Scope.close(scope, Exit.void) }
   })
 
-const waitFor = <E, R>(what: string, check: Effect.Effect<boolean, E, R>, timeoutMs = 5000) =>
+/** Polls `check` every 20 ms; dies after `timeoutMs` (scaled: a bound on a wait). Resolves to the time it took. */
+const waitFor = <E, R>(what: string, check: Effect.Effect<boolean, E, R>, timeoutMs = scaled(5000)) =>
   Effect.gen(function*() {
     const start = Date.now()
     while (!(yield* check)) {
@@ -79,7 +81,8 @@ describe("PgCoordination", () => {
         "a new leader",
         Effect.map(Effect.forEach(rest, (r) => r.coordination.isLeader), (l) => l.filter(Boolean).length === 1)
       )
-      assert.isBelow(took, CHECK * 5)
+      // a few checks (on a loaded machine a check runs late: scaled)
+      assert.isBelow(took, scaled(CHECK * 5))
       for (const r of rest) yield* r.close
     }))
 
@@ -88,7 +91,8 @@ describe("PgCoordination", () => {
     () =>
       Effect.gen(function*() {
         const schema = namespace()
-        const LEASE = 1000
+        // the frozen leader's lease: 1 s, scaled so that a busy machine does not starve a live leader past it
+        const LEASE = scaled(1000)
         const lines: Array<string> = []
         const child = spawn(
           process.execPath,
@@ -97,18 +101,22 @@ describe("PgCoordination", () => {
         )
         child.stdout.setEncoding("utf8").on("data", (chunk: string) => lines.push(...chunk.split("\n").filter(Boolean)))
         try {
-          yield* waitFor("the child leads", Effect.sync(() => lines.includes("leading true")), 15_000)
+          yield* waitFor("the child leads", Effect.sync(() => lines.includes("leading true")), scaled(15_000))
           const other = yield* replica(schema)
           yield* Effect.sleep(CHECK * 3)
           assert.isFalse(yield* other.coordination.isLeader)
           process.kill(child.pid!, "SIGSTOP")
           const stoppedAt = Date.now()
-          const took = yield* waitFor("a new leader", other.coordination.isLeader, 10_000)
+          const took = yield* waitFor("a new leader", other.coordination.isLeader, scaled(10_000))
           // the bound: the lease (from the frozen leader's last renewal) plus one check, with slack for a busy machine
-          assert.isBelow(took, LEASE + CHECK * 6, `took ${took} ms`)
+          assert.isBelow(took, LEASE + scaled(CHECK * 6), `took ${took} ms`)
           yield* Effect.sleep(LEASE)
           process.kill(child.pid!, "SIGCONT")
-          yield* waitFor("the resumed child steps down", Effect.sync(() => lines.includes("leading false")), 10_000)
+          yield* waitFor(
+            "the resumed child steps down",
+            Effect.sync(() => lines.includes("leading false")),
+            scaled(10_000)
+          )
           yield* Effect.sleep(CHECK * 5)
           // while frozen it could not act; resumed, it saw its lease had run out before acting
           const acted = lines.filter((l) => l.startsWith("act ")).map((l) => Number(l.slice(4)))
@@ -122,7 +130,7 @@ describe("PgCoordination", () => {
           child.kill("SIGKILL")
         }
       }),
-    60_000
+    scaled(60_000)
   )
 
   it.live("announcements reach every replica, the sender too; other namespaces hear nothing", () =>
