@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { scaled } from "../../../test/support/time.ts"
+import { svcAll } from "./support/svc.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const BIN = join(ROOT, "packages/cli/src/bin.ts")
@@ -42,7 +44,9 @@ const feed = {
 }
 
 describe("svc executable", () => {
-  it("reproduces the Appendix A vectors and keeps the output and exit-code contract", { timeout: 60_000 }, async () => {
+  it("reproduces the Appendix A vectors and keeps the output and exit-code contract", {
+    timeout: scaled(60_000)
+  }, async () => {
     const [canonical, hash, valid, expired, wrongSigner, message, raw, locator] = await Promise.all([
       svc(["canonical"], JSON.stringify(vectors.canonicalJson.input)),
       svc(["feed-hash", "-"], JSON.stringify(feed)),
@@ -92,7 +96,7 @@ describe("svc executable", () => {
     assert.strictEqual(JSON.parse(locator.stdout).message, vectors.permitRequestLocator.message)
   })
 
-  it("bad input: exit 2, one line naming the field, no stack trace", { timeout: 60_000 }, async () => {
+  it("bad input: exit 2, one line naming the field, no stack trace", { timeout: scaled(60_000) }, async () => {
     const cases = await Promise.all([
       svc(["canonical"], "{\"a\": 1.5}"),
       svc(["canonical"], "not json"),
@@ -119,20 +123,23 @@ describe("svc executable", () => {
     assert.match(cases[6]!.stderr, /\[1\]\.address/, "the position of the bad request in the array")
   })
 
-  it("serve: a configuration that cannot start is one line naming the key, exit 2", { timeout: 60_000 }, async () => {
+  // the refusals of `svc serve` (the full command line) in one process, one after another (support/svc.ts, svcAll)
+  it("serve: a configuration that cannot start is one line naming the key, exit 2", {
+    timeout: scaled(60_000)
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-cli-"))
     const onchain = join(dir, "onchain.json")
     writeFileSync(onchain, JSON.stringify({ facade: "nope" }))
     const base = { PORT: "0", SVC_DATA_DIR: dir }
-    const cases = await Promise.all([
-      svc(["serve"], undefined, { ...base, PORT: "99999" }),
-      svc(["serve"], undefined, { ...base, SVC_SIGNER_KEY: `0x${"0".repeat(64)}` }),
-      svc(["serve"], undefined, { ...base, SVC_ONCHAIN: onchain }),
-      svc(["serve"], undefined, { ...base, SVC_CATALOG: join(dir, "missing.json") }),
+    const cases = await svcAll([
+      { args: ["serve"], env: { ...base, PORT: "99999" } },
+      { args: ["serve"], env: { ...base, SVC_SIGNER_KEY: `0x${"0".repeat(64)}` } },
+      { args: ["serve"], env: { ...base, SVC_ONCHAIN: onchain } },
+      { args: ["serve"], env: { ...base, SVC_CATALOG: join(dir, "missing.json") } },
       // the production profile refuses the generated development key
-      svc(["serve"], undefined, { ...base, SVC_PROFILE: "production" }),
+      { args: ["serve"], env: { ...base, SVC_PROFILE: "production" } },
       // a database that cannot be reached: the setting and the driver's reason
-      svc(["serve"], undefined, { ...base, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc" })
+      { args: ["serve"], env: { ...base, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc" } }
     ])
     const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEY", "DATABASE_URL"]
     cases.forEach((r, i) => {
@@ -147,7 +154,7 @@ describe("svc executable", () => {
     assert.notInclude(cases[5]!.stderr, "secret-pw", "the password is never shown")
   })
 
-  it("ids derives documented identifiers", { timeout: 30_000 }, async () => {
+  it("ids derives documented identifiers", { timeout: scaled(30_000) }, async () => {
     const r = await svc(
       ["ids"],
       JSON.stringify([{ kind: "evmNetwork", chainId: "8453" }, { kind: "label", text: "SVC_MAINNET_V6" }])
