@@ -199,7 +199,12 @@ export const recordChildren = (): void => {
       const child = original.apply(this, args) as ChildProcess
       spawnedSinceSweep = true
       if (child !== undefined && child !== null && typeof child.once === "function") {
-        children.set(child, process.env[SCOPE_VARIABLE])
+        // a child given an environment of its own belongs to the scope in it (a fixture of the file that a
+        // test restarts keeps the file's scope); else to the scope current now
+        const options = args.find((a): a is { env?: Record<string, string | undefined> } =>
+          typeof a === "object" && a !== null && !Array.isArray(a) && "env" in a
+        )
+        children.set(child, options?.env?.[SCOPE_VARIABLE] ?? process.env[SCOPE_VARIABLE])
         child.once("exit", () => children.delete(child))
       }
       return child

@@ -17,7 +17,7 @@ import { ANVIL_DEPLOYER_KEY, type AnvilNode, ensureCreate2Factory, rpc, startAnv
 import { Catalog, Connector } from "@svc/core"
 import { Result } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -106,6 +106,11 @@ export interface DevnetOptions {
   readonly serverEnv?: Readonly<Record<string, string>> | undefined
   /** Progress lines (default: none). */
   readonly log?: ((line: string) => void) | undefined
+  /**
+   * The server's output (its log) as it comes, standard output and standard
+   * error alike. It is always appended to `<dataDir>/server.log` too.
+   */
+  readonly serverLog?: ((chunk: string) => void) | undefined
   /**
    * The RPC URLs the server uses, given the chains' (default: the same). A
    * benchmark puts a counting proxy there.
@@ -438,7 +443,8 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
   }
   try {
     for (const spec of CHAINS) {
-      nodes.push(await startAnvil({ chainId: spec.chainId, blockTime: options.blockTime ?? 1 }))
+      // finalized trails the head by 2 blocks: PAID a couple of seconds after the payout is mined
+      nodes.push(await startAnvil({ chainId: spec.chainId, blockTime: options.blockTime ?? 1, slotsInAnEpoch: 1 }))
       log(`svc devnet: chain ${spec.chainId} at ${nodes.at(-1)!.url}`)
     }
     const deployed: Array<Deployed> = []
@@ -485,23 +491,31 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     }
     delete env.DATABASE_URL
     delete env.SVC_CONFIG
+    const serverLogPath = join(dataDir, "server.log")
     const startServer = () =>
       new Promise<void>((resolveStart, reject) => {
         const process_ = spawn(process.execPath, [binPath(), "serve"], { env, stdio: ["ignore", "pipe", "pipe"] })
         child = process_
         let output = ""
-        const onData = (chunk: Buffer) => {
-          output += chunk.toString("utf8")
+        let listening = false
+        const keep = (chunk: Buffer) => {
+          const text = chunk.toString("utf8")
+          appendFileSync(serverLogPath, text)
+          options.serverLog?.(text)
+          return text
+        }
+        process_.stdout.on("data", (chunk: Buffer) => {
+          const text = keep(chunk)
+          if (listening) return
+          output += text
           if (output.includes("svc listening on")) {
-            process_.stdout.off("data", onData)
-            process_.stdout.resume()
+            listening = true
             resolveStart()
           }
-        }
-        process_.stdout.on("data", onData)
+        })
         let errors = ""
         process_.stderr.on("data", (chunk: Buffer) => {
-          errors = (errors + chunk.toString("utf8")).slice(-4000)
+          errors = (errors + keep(chunk)).slice(-4000)
         })
         process_.once("exit", (code, signal) => {
           if (!output.includes("svc listening on")) {

@@ -106,7 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await devnet?.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  if (process.env.SVC_KEEP_TEST_TMP !== "1") rmSync(dataDir, { recursive: true, force: true })
 })
 
 describe("svc devnet", () => {

@@ -89,10 +89,16 @@ export const startAnvil = (options?: {
   readonly blockTime?: number | undefined
   /** The port to listen on; default 0 (a free port). */
   readonly port?: number | undefined
+  /**
+   * `--slots-in-an-epoch`: the `finalized` block trails the head by twice this
+   * (anvil's default 32: block 0 until block 64).
+   */
+  readonly slotsInAnEpoch?: number | undefined
 }): Promise<AnvilNode> => {
   const chainId = options?.chainId ?? 31337
   const args = ["--host", "127.0.0.1", "--port", String(options?.port ?? 0), "--chain-id", String(chainId)]
   if (options?.blockTime !== undefined) args.push("--block-time", String(options.blockTime))
+  if (options?.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(options.slotsInAnEpoch))
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] })
   const killNow = () => {
     child.kill("SIGKILL")
