@@ -14,6 +14,7 @@ import { HttpServer } from "effect/http"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { timeScale } from "../../../test/support/time.ts"
 import type { Check } from "../../src/Check.ts"
 import * as Cli from "../../src/Cli.ts"
 import * as Registry from "../../src/Registry.ts"
@@ -120,7 +121,8 @@ export const run = (
       baseUrl: d.proxy.url,
       seed: 42,
       maxExamples: 8,
-      timeoutSeconds: 3,
+      // per request, and how long "sent immediately" may take: 3 s, scaled on a loaded machine
+      timeoutSeconds: Math.ceil(3 * timeScale()),
       quietMillis: 300,
       walletKey: WALLET_KEY,
       ...options
