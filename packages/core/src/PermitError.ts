@@ -88,7 +88,9 @@ export const CAPACITY_CODES = {
   CLIENT_HOLD_SHARE:
     "the requesting client's unfilled permits would hold more than its share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`); they free up as they are filled or expire",
   PAYER_HOLD_SHARE:
-    "the payer's unfilled permits would hold more than its share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`)"
+    "the payer's unfilled permits would hold more than its share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`)",
+  NEW_PAYERS_HOLD_SHARE:
+    "the payer has never completed a fill, and the unfilled permits of all such payers together would hold more than their share of the asset's inventory (`diagnostics.heldRaw`, `limitRaw`); a payer with a completed fill is never refused for it"
 } as const
 
 /**
@@ -217,7 +219,8 @@ export const REASON_CODES = {
     INVENTORY_SHORT: CAPACITY_CODES.INVENTORY_SHORT,
     NO_INVENTORY: CAPACITY_CODES.NO_INVENTORY,
     CLIENT_HOLD_SHARE: CAPACITY_CODES.CLIENT_HOLD_SHARE,
-    PAYER_HOLD_SHARE: CAPACITY_CODES.PAYER_HOLD_SHARE
+    PAYER_HOLD_SHARE: CAPACITY_CODES.PAYER_HOLD_SHARE,
+    NEW_PAYERS_HOLD_SHARE: CAPACITY_CODES.NEW_PAYERS_HOLD_SHARE
   },
   QuoteChanged: {
     PRICE_MOVED:

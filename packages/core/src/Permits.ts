@@ -89,12 +89,15 @@ export interface PermitOptions {
   /**
    * Caps on unfilled holds (see `Store.HoldShares`): one client's ISSUED permits
    * may hold at most `clientBps` of a destination asset's physical inventory
-   * (default 2500, 25%), one payer's at most `payerBps` (default 5000). null:
-   * no cap. They keep throwaway keys from draining a route for free.
+   * (default 2500, 25%), one payer's at most `payerBps` (default 5000), and the
+   * payers that never completed a fill, all together, at most `newPayersBps`
+   * (default 5000). null: no cap. They keep throwaway keys from draining a
+   * route for free.
    */
   readonly holdShares?: {
     readonly clientBps?: number | null | undefined
     readonly payerBps?: number | null | undefined
+    readonly newPayersBps?: number | null | undefined
   } | undefined
 }
 
@@ -235,7 +238,8 @@ export const layer = (
         value === null ? undefined : Math.min(10_000, Math.max(0, Math.floor(value ?? fallback)))
       const shares = {
         clientBps: shareOf(options?.holdShares?.clientBps, 2500),
-        payerBps: shareOf(options?.holdShares?.payerBps, 5000)
+        payerBps: shareOf(options?.holdShares?.payerBps, 5000),
+        newPayersBps: shareOf(options?.holdShares?.newPayersBps, 5000)
       }
       const inFlight = Idempotency.makeInFlight(Math.max(0, options?.inFlightWaitMillis ?? 5000))
       const identities: Identities.IdentityContext = { catalog, connectors }
@@ -422,7 +426,11 @@ export const layer = (
           case "HoldShareExceeded":
             return yield* fail(
               new InsufficientCapacity({
-                code: outcome.holder === "CLIENT" ? "CLIENT_HOLD_SHARE" : "PAYER_HOLD_SHARE",
+                code: outcome.holder === "CLIENT"
+                  ? "CLIENT_HOLD_SHARE"
+                  : outcome.holder === "PAYER"
+                  ? "PAYER_HOLD_SHARE"
+                  : "NEW_PAYERS_HOLD_SHARE",
                 diagnostics: {
                   heldRaw: outcome.heldRaw.toString(),
                   limitRaw: outcome.limitRaw.toString(),

@@ -172,8 +172,11 @@ export type IssueResult =
   | { readonly _tag: "UnknownAsset" }
   | {
     readonly _tag: "HoldShareExceeded"
-    /** Whose share: the requesting client's, or the payer's. */
-    readonly holder: "CLIENT" | "PAYER"
+    /**
+     * Whose share: the requesting client's, the payer's, or that of every payer
+     * without a completed fill together (`NEW_PAYERS`).
+     */
+    readonly holder: "CLIENT" | "PAYER" | "NEW_PAYERS"
     /** What that holder holds on the asset already (ISSUED permits). */
     readonly heldRaw: bigint
     /** Its share of the asset's physical inventory. */
@@ -186,12 +189,20 @@ export type IssueResult =
  * payer, may not exceed this share of the asset's physical inventory
  * (configured − paid out), in basis points. Unset: no cap.
  *
+ * `newPayersBps` caps the ISSUED permits of every payer that has never
+ * completed a fill (no permit of theirs ever reached PAID), together: many
+ * throwaway keys cannot hold more than this share between them. A payer with a
+ * completed fill is never refused by it, and its permits do not count in it.
+ * A store keeps which payers completed a fill for good (retention does not
+ * make a payer new again).
+ *
  * @category models
  * @since 0.1.0
  */
 export interface HoldShares {
   readonly clientBps?: number | undefined
   readonly payerBps?: number | undefined
+  readonly newPayersBps?: number | undefined
 }
 
 /**

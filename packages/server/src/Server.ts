@@ -234,7 +234,11 @@ const layerWith = (
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
       permits: {
         permitTtlSeconds: config.permitTtlSeconds,
-        holdShares: { clientBps: config.holdShareClientBps, payerBps: config.holdSharePayerBps }
+        holdShares: {
+          clientBps: config.holdShareClientBps,
+          payerBps: config.holdSharePayerBps,
+          newPayersBps: config.holdShareNewPayersBps
+        }
       },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
       market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },

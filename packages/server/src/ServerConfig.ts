@@ -185,6 +185,11 @@ export const SETTINGS = {
     meaning: "share of a destination asset's inventory one client's unfilled permits may hold; off disables"
   },
   SVC_HOLD_SHARE_PAYER_BPS: { group: "Feed and permits", default: "5000", meaning: "the same for one payer" },
+  SVC_HOLD_SHARE_NEW_PAYERS_BPS: {
+    group: "Feed and permits",
+    default: "5000",
+    meaning: "the same for all payers without a completed fill together; off disables"
+  },
   SVC_PERMIT_RETENTION_DAYS: {
     group: "Feed and permits",
     default: "90",
@@ -379,6 +384,8 @@ export interface ServerConfig {
   readonly holdShareClientBps?: number | null | undefined
   /** One payer's share, bps; null: off (default 5000). */
   readonly holdSharePayerBps?: number | null | undefined
+  /** The share of all payers without a completed fill together, bps; null: off (default 5000). */
+  readonly holdShareNewPayersBps?: number | null | undefined
   /** Feed requests per client per window; null: no budget (SVC_FEED_RATE_LIMIT; default 600). */
   readonly feedRateLimit?: number | null | undefined
   /** Window of the feed budget, seconds (SVC_FEED_RATE_WINDOW_SECONDS; default 60). */
@@ -468,6 +475,7 @@ const serverConfig = Config.all({
   metricsHost: string("SVC_METRICS_HOST"),
   holdShareClientBps: bpsOrOff("SVC_HOLD_SHARE_CLIENT_BPS"),
   holdSharePayerBps: bpsOrOff("SVC_HOLD_SHARE_PAYER_BPS"),
+  holdShareNewPayersBps: bpsOrOff("SVC_HOLD_SHARE_NEW_PAYERS_BPS"),
   storeTimeoutMs: int("SVC_STORE_TIMEOUT_MS"),
   feedRateLimit: string("SVC_FEED_RATE_LIMIT").pipe(
     Config.map((v) => v.trim() === "off" ? null : /^[0-9]{1,9}$/.test(v.trim()) ? Number(v.trim()) : Number.NaN)
@@ -569,7 +577,8 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
     for (
       const [value, name] of [
         [config.holdShareClientBps, "SVC_HOLD_SHARE_CLIENT_BPS"],
-        [config.holdSharePayerBps, "SVC_HOLD_SHARE_PAYER_BPS"]
+        [config.holdSharePayerBps, "SVC_HOLD_SHARE_PAYER_BPS"],
+        [config.holdShareNewPayersBps, "SVC_HOLD_SHARE_NEW_PAYERS_BPS"]
       ] as const
     ) {
       yield* check(

@@ -90,7 +90,8 @@ describe("SqliteStore", () => {
           { version: 2, name: "chain settlement" },
           { version: 3, name: "replicas" },
           { version: 4, name: "hold shares" },
-          { version: 5, name: "payouts that always land" }
+          { version: 5, name: "payouts that always land" },
+          { version: 6, name: "new payers' share" }
         ])
       } finally {
         db.close()

@@ -202,6 +202,23 @@ export const migrations: ReadonlyArray<Migration> = [
         SELECT lower(tx_hash), fill_id, network_id, sender, nonce, raw_transaction, attempt, created_at FROM payout_intents`,
       `DROP TABLE payout_intents`
     ]
+  },
+  {
+    version: 6,
+    name: "new payers' share",
+    statements: [
+      // payers with a completed (PAID) fill: the cap on payers without one never counts them
+      `CREATE TABLE proven_payers (
+        scope TEXT PRIMARY KEY,
+        first_paid_at BIGINT NOT NULL
+      )`,
+      `INSERT INTO proven_payers (scope, first_paid_at)
+        SELECT scope, MIN(updated_at) FROM permits WHERE state = 'PAID' GROUP BY scope`,
+      // whether a permit's payer had no completed fill when it was issued: its hold counts in
+      // inventory.new_payers_hold_raw while it is ISSUED
+      `ALTER TABLE permits ADD COLUMN new_payer INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE inventory ADD COLUMN new_payers_hold_raw TEXT NOT NULL DEFAULT '0'`
+    ]
   }
 ]
 

@@ -304,6 +304,37 @@ export const make = (options: MakeOptions): StoreShape => {
         value = route_counters.value + excluded.value,
         updated_at = excluded.updated_at`
 
+  // payers without a completed fill (HoldShares.newPayersBps): the holds of their ISSUED permits are
+  // summed in inventory.new_payers_hold_raw; the payers with one are kept in proven_payers
+  const isProvenPayer = (scope: string) =>
+    Effect.map(sql<Row>`SELECT 1 AS proven FROM proven_payers WHERE scope = ${scope}`, (rows) => rows.length > 0)
+
+  const newPayersHold = (assetKey: string) =>
+    Effect.flatMap(
+      sql<Row>`SELECT new_payers_hold_raw FROM inventory WHERE asset_key = ${assetKey}`,
+      (rows) => decode(() => rows.length === 0 ? 0n : BigInt(text(rows[0]!, "new_payers_hold_raw")))
+    )
+
+  const addNewPayersHold = (assetKey: string, delta: bigint) =>
+    Effect.flatMap(newPayersHold(assetKey), (held) => {
+      const next = held + delta
+      return sql`UPDATE inventory SET new_payers_hold_raw = ${(next > 0n ? next : 0n).toString()}
+        WHERE asset_key = ${assetKey}`
+    })
+
+  /** What a transition changes for the new payers' share: their holds, and who completed a fill. */
+  const trackNewPayers = (permit: PermitRecord, from: PermitState, to: PermitState, amount: bigint, at: number) =>
+    Effect.gen(function*() {
+      if (to === "PAID") {
+        yield* sql`INSERT INTO proven_payers (scope, first_paid_at) VALUES (${permit.scope}, ${at})
+          ON CONFLICT (scope) DO NOTHING`
+      }
+      if ((from === "ISSUED") === (to === "ISSUED")) return
+      const rows = yield* sql<Row>`SELECT new_payer FROM permits WHERE fill_id = ${permit.fillId}`
+      if (rows.length === 0 || (yield* decode(() => int(rows[0]!, "new_payer"))) !== 1) return
+      yield* addNewPayersHold(permit.assetKey, to === "ISSUED" ? amount : -amount)
+    })
+
   const readOperatorState = Effect.gen(function*() {
     const rows = yield* sql<Row>`SELECT version, paused, pause_reason FROM operator_state WHERE id = 1`
     const overrides = yield* sql<
@@ -530,6 +561,16 @@ export const make = (options: MakeOptions): StoreShape => {
           const heldRaw = (yield* held).reduce((sum, row) => sum + BigInt(text(row, "amount_out_raw")), 0n)
           if (heldRaw + amountOut > limitRaw) return { _tag: "HoldShareExceeded", holder, heldRaw, limitRaw }
         }
+        // every payer without a completed fill, together; a payer with one is never counted nor refused
+        const newPayer = !(yield* isProvenPayer(record.scope))
+        if (newPayer && shares?.newPayersBps !== undefined) {
+          const limitRaw = (physical * BigInt(shares.newPayersBps)) / 10_000n
+          const heldRaw = yield* newPayersHold(record.assetKey)
+          if (heldRaw + amountOut > limitRaw) {
+            return { _tag: "HoldShareExceeded", holder: "NEW_PAYERS", heldRaw, limitRaw }
+          }
+        }
+        if (newPayer) yield* addNewPayersHold(record.assetKey, amountOut)
         yield* sql`UPDATE inventory SET hold_raw = ${
           (balance.holdRaw + amountOut).toString()
         }, updated_at = ${record.createdAt}
@@ -538,7 +579,8 @@ export const make = (options: MakeOptions): StoreShape => {
         yield* sql`INSERT INTO permits (
             fill_id, route_id, quote_id, asset_key, scope, idempotency_key, fingerprint, payer_address,
             amount_in_raw, amount_out_raw, state, reason_codes, source_tx_hash, payout_tx_hash,
-            valid_until, created_at, updated_at, envelope, client_key, source_network_id, destination_network_id
+            valid_until, created_at, updated_at, envelope, client_key, source_network_id, destination_network_id,
+            new_payer
           ) VALUES (
             ${stored.fillId}, ${stored.routeId}, ${stored.quoteId}, ${stored.assetKey}, ${stored.scope},
             ${stored.idempotencyKey}, ${stored.fingerprint}, ${stored.payerAddress},
@@ -546,7 +588,7 @@ export const make = (options: MakeOptions): StoreShape => {
             ${stored.sourceTxHash}, ${stored.payoutTxHash},
             ${stored.validUntil}, ${stored.createdAt}, ${stored.updatedAt}, ${stored.envelope},
             ${stored.clientKey ?? null}, ${stored.sourceNetworkId?.toLowerCase() ?? null},
-            ${stored.destinationNetworkId?.toLowerCase() ?? null}
+            ${stored.destinationNetworkId?.toLowerCase() ?? null}, ${newPayer ? 1 : 0}
           )`
         yield* bumpCounter(stored.routeId, "permits_issued", 1, stored.createdAt)
         return { _tag: "Issued", record: stored }
@@ -635,6 +677,7 @@ export const make = (options: MakeOptions): StoreShape => {
             buckets.paid_out_raw += amount
           }
           yield* writeBuckets(current.assetKey, buckets, request.at)
+          yield* trackNewPayers(current, from, request.to, amount, request.at)
           const updated: PermitRecord = {
             ...current,
             state: request.to,
