@@ -87,6 +87,32 @@ describe("EvmMarket", () => {
     expect(reader!.nativeDecimals).toBe(18)
   })
 
+  it("a round's age is read from its updatedAt, not its startedAt", async () => {
+    const reader = (await Effect.runPromise(
+      make({ rpcUrls: { "8453": node.url } }).network({ key: "base", native: "8453" })
+    ))!
+    const now = Number((await client.getBlock()).timestamp)
+    const setRound = async (roundId: bigint, startedAt: number, updatedAt: number) => {
+      const hash = await wallet.writeContract({
+        address: feed,
+        abi: SvcPriceFeed.abi,
+        functionName: "setRoundData",
+        args: [roundId, 100_500_000n, BigInt(startedAt), BigInt(updatedAt), roundId],
+        account: wallet.account!,
+        chain: wallet.chain
+      })
+      await client.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+    }
+    // a round started long ago and updated just now is fresh...
+    await setRound(1000n, now - 86_400, now - 5)
+    expect((await Effect.runPromise(reader.priceFeed(feed))).updatedAt).toBe(now - 5)
+    // ...and one started just now but last updated long ago is old
+    await setRound(1001n, now - 5, now - 86_400)
+    const old = await Effect.runPromise(reader.priceFeed(feed))
+    expect(old.roundId).toBe(1001n)
+    expect(old.updatedAt).toBe(now - 86_400)
+  })
+
   it("a network without an RPC URL has no reader; a bad feed or a dead RPC is ConnectorUnavailable", async () => {
     const market = make({ rpcUrls: { "8453": node.url, "56": "http://127.0.0.1:9" }, rpcTimeoutMillis: 2000 })
     expect(await Effect.runPromise(market.network({ key: "x", native: "1" }))).toBeNull()

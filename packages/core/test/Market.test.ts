@@ -9,6 +9,7 @@ import * as PermitMessage from "@svc/protocol/PermitMessage"
 import type { PermitCreateRequest } from "@svc/protocol/schema/Permit"
 import * as Signature from "@svc/protocol/Signature"
 import { Clock, Effect, Exit, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { formatFixed, routeEvidence } from "../src/Economics.ts"
 import * as Market from "../src/Market.ts"
@@ -324,5 +325,31 @@ describe("economics from the market", () => {
       const body = JSON.parse(new TextDecoder().decode(publication.fullView.body))
       assert.deepStrictEqual(body.feed.actionableRoutes, publication.actionableRoutes)
     }).pipe(Effect.provide(engineWith(market, false)))
+  })
+})
+
+describe("oracle staleness and quote validity", () => {
+  it.effect("an oracle-priced quote is valid only while its prices are: its pricing cycle ends when the older round goes stale", () => {
+    const market = mutableMarket()
+    return Effect.gen(function*() {
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      // usdc's round is 3590 s old: stale in 10 s (limit 3600), well before the 60 s pricing cycle ends
+      yield* market.set("usdc", 1, now - 3590)
+      yield* market.set("usdt", 1)
+      const publisher = yield* Publisher
+      yield* publisher.publishNow
+      const route = yield* routeOf(USDC_BASE_TO_USDT_BSC)
+      assert.isTrue(route.open)
+      const created = yield* (yield* Permits).create(request(route.quoteId, "1000000", "stale-0001"))
+      const validUntil = Date.parse(created.envelope.execution.pricing.pricingCycleValidUntil as string)
+      assert.strictEqual(validUntil, (now + 10) * 1000, "the older round's updatedAt + the staleness limit")
+      // once past it, the same quote prices nothing: no permit
+      yield* TestClock.adjust("11 seconds")
+      const stale = reasonOf(
+        yield* Effect.exit((yield* Permits).create(request(route.quoteId, "1000000", "stale-0002")))
+      )
+      assert.strictEqual(stale._tag, "Unavailable")
+      assert.strictEqual((stale as { dependency: string }).dependency, "PRICING")
+    }).pipe(Effect.provide(engineWith(market, true)))
   })
 })
