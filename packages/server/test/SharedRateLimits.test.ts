@@ -32,6 +32,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { createClient } from "redis"
 import { afterAll } from "vitest"
+import { scaled } from "../../../test/support/time.ts"
 import * as RedisRateLimit from "../src/RedisRateLimit.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
 import { AUTHORITY_KEY, build, PAYER_KEY, serverLayer, testConfig } from "./support/server.ts"
@@ -131,14 +132,14 @@ const assertRetryAfter = (response: Response, atMost: number) => {
   assert.isAtMost(Number(header), atMost)
 }
 
-/** Polls until `check` holds (at most 15 s). */
+/** Polls until `check` holds (at most 15 s, scaled: a bound on a wait). */
 const eventually = <A>(what: string, attempt: Effect.Effect<A>, check: (a: A) => boolean) =>
   Effect.gen(function*() {
-    const deadline = Date.now() + 15_000
+    const deadline = Date.now() + scaled(15_000)
     while (true) {
       const value = yield* attempt
       if (check(value)) return value
-      if (Date.now() > deadline) return assert.fail(`${what}: not within 15 s`)
+      if (Date.now() > deadline) return assert.fail(`${what}: not within ${scaled(15_000)} ms`)
       yield* Effect.sleep("200 millis")
     }
   })
@@ -179,7 +180,7 @@ const ServersLive = Layer.effect(
   })
 )
 
-layer(ServersLive, { excludeTestServices: true, timeout: 60_000 })("two servers on one Redis", (it) => {
+layer(ServersLive, { excludeTestServices: true, timeout: scaled(60_000) })("two servers on one Redis", (it) => {
   it.effect("the permit limit is one budget over both servers: 5 admitted, then 429 with Retry-After", () =>
     Effect.gen(function*() {
       const { a, b, prefix } = yield* Servers
@@ -381,7 +382,7 @@ const assertAggregatorUnavailable = (response: Response) =>
     assert.strictEqual(body.retryable, true)
   })
 
-layer(OutageLive, { excludeTestServices: true, timeout: 60_000 })("Redis outages", (it) => {
+layer(OutageLive, { excludeTestServices: true, timeout: scaled(60_000) })("Redis outages", (it) => {
   it.effect("Redis down: permit creation and /v1 answer 503 with Retry-After, the rest is served; then recovery", () =>
     Effect.gen(function*() {
       const { server, proxy } = yield* Outage
@@ -409,7 +410,7 @@ layer(OutageLive, { excludeTestServices: true, timeout: 60_000 })("Redis outages
       const started = Date.now()
       yield* assertAggregatorUnavailable(yield* chains(server))
       const elapsed = Date.now() - started
-      assert.isTrue(elapsed >= 900 && elapsed < 5000, `answered after ${elapsed} ms`)
+      assert.isTrue(elapsed >= 900 && elapsed < scaled(5000), `answered after ${elapsed} ms`)
       yield* assertSolverUnavailable(yield* createPermit(server))
       proxy.resume()
       yield* eventually("/v1 after Redis answers again", chains(server), (r) => r.status === 200)
@@ -432,8 +433,8 @@ describe("shutdown", () => {
       assert.isTrue(RateLimit.isStoreUnavailable(yield* Effect.flip(limiter.consume("198.51.100.9"))))
       const started = Date.now()
       yield* Scope.close(scope, Exit.void)
-      assert.isBelow(Date.now() - started, 4000)
-    }).pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "None")), { timeout: 20_000 })
+      assert.isBelow(Date.now() - started, scaled(4000))
+    }).pipe(Effect.scoped, Effect.provideService(References.MinimumLogLevel, "None")), { timeout: scaled(20_000) })
 })
 
 /** A local port nothing listens on. */
@@ -462,10 +463,10 @@ describe("start-up with an unreachable REDIS_URL", () => {
         assert.include(message, `REDIS_URL: cannot connect to redis://127.0.0.1:${port}/0`)
         assert.notInclude(message, "s3cret-pw")
       }),
-    { timeout: 30_000 }
+    { timeout: scaled(30_000) }
   )
 
-  it("svc serve exits 2 with one line naming REDIS_URL", { timeout: 60_000 }, async () => {
+  it("svc serve exits 2 with one line naming REDIS_URL", { timeout: scaled(60_000) }, async () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
     const port = await Effect.runPromise(closedPort)
     const child = spawn(join(root, "node_modules/.bin/node"), [join(root, "packages/cli/src/bin.ts"), "serve"], {
