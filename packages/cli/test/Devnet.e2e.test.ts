@@ -7,97 +7,33 @@
  */
 import { createClient } from "@svc/client"
 import { EvmMarket } from "@svc/connector-evm"
-import { SvcPriceFeed, SvcVaultV6 } from "@svc/contracts/artifacts"
+import { SvcPriceFeed } from "@svc/contracts/artifacts"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  erc20Abi,
-  type Hex,
-  http,
-  parseEventLogs,
-  type PublicClient
-} from "viem"
-import { privateKeyToAccount } from "viem/accounts"
+import { createWalletClient, erc20Abi, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { main as executeOnDevnet } from "../../../examples/client/execute-on-devnet.ts"
 import * as Devnet from "../src/Devnet.ts"
-
-const deployer = privateKeyToAccount(Devnet.DEVNET_KEYS.deployer)
+import {
+  chainOf,
+  deployer,
+  nonceOf,
+  payout,
+  payoutsOf,
+  permitFor,
+  publicOf,
+  rpc,
+  user,
+  waitUntil
+} from "./support/devnet.ts"
 
 let devnet: Devnet.Devnet
 /** The fillId the end-to-end test paid. */
 let paidFillId: string | undefined
 let dataDir: string
-const payout = privateKeyToAccount(Devnet.DEVNET_KEYS.payout)
-const user = privateKeyToAccount(Devnet.DEVNET_KEYS.user)
-
-const chainOf = (c: Devnet.DevnetChain) =>
-  defineChain({
-    id: c.chainId,
-    name: `devnet ${c.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [c.rpcUrl] } }
-  })
-const publicOf = (c: Devnet.DevnetChain) =>
-  createPublicClient({ chain: chainOf(c), transport: http(c.rpcUrl), pollingInterval: 100 }) as PublicClient
-const rpc = (c: Devnet.DevnetChain, method: string, params: ReadonlyArray<unknown> = []) =>
-  publicOf(c).request({ method, params } as never) as Promise<unknown>
-
-const nonceOf = (c: Devnet.DevnetChain, address: Hex) =>
-  publicOf(c).getTransactionCount({ address, blockTag: "pending" })
-
-const waitUntil = async <A>(what: string, f: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await f()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 150, undefined))
-  }
-}
-
-/** The PayoutV6 events of a fillId on the destination vault. */
-const payoutsOf = async (c: Devnet.DevnetChain, fillId: string) => {
-  const logs = await publicOf(c).getLogs({ address: c.vault, fromBlock: 0n, toBlock: "latest" })
-  return parseEventLogs({ abi: SvcVaultV6.abi, logs, eventName: "PayoutV6" }).filter((l) =>
-    l.args.fillId.toLowerCase() === fillId.toLowerCase()
-  )
-}
-
-/** A permit for the test user on the route source -> destination, approved; returns the fill transaction. */
-const permitFor = async (amountUnits: bigint) => {
-  const svc = createClient({ baseUrl: devnet.info.server })
-  const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
-  const feed = await svc.feed({ sourceChainId: source.chainId })
-  const route = feed.openRoutes.find((r) => r.destinationChainId === String(destination.chainId))!
-  const request = await svc.permits.message({
-    quoteId: route.quoteId,
-    requestedAmountInRaw: (BigInt(route.minimumFillInRaw) * amountUnits).toString(),
-    payer: user.address,
-    recipient: user.address
-  })
-  const issued = await svc.permits.create({ request, signer: user, route })
-  const wallet = createWalletClient({ account: user, chain: chainOf(source), transport: http(source.rpcUrl) })
-  const tx = issued.transaction
-  const approval = await wallet.writeContract({
-    address: tx.approval!.token as Hex,
-    abi: erc20Abi,
-    functionName: "approve",
-    args: [tx.approval!.spender as Hex, tx.approval!.amount]
-  })
-  await publicOf(source).waitForTransactionReceipt({ hash: approval })
-  return {
-    svc,
-    issued,
-    fill: () => wallet.sendTransaction({ to: tx.to as Hex, data: tx.data as Hex, value: tx.value, gas: 400_000n })
-  }
-}
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "svc-devnet-"))
@@ -177,7 +113,7 @@ describe("svc devnet", () => {
     "a source fill removed by a reorganisation sends the permit back to ISSUED; filled again, it is paid once",
     async () => {
       const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
-      const { fill, issued, svc } = await permitFor(3n)
+      const { fill, issued, svc } = await permitFor(devnet, 3n)
       // stop the source chain's clock: the fill stays below its confirmations until we reorganise it away
       await rpc(source, "evm_setIntervalMining", [0])
       try {
@@ -211,7 +147,7 @@ describe("svc devnet", () => {
 
   it("kill -9 after the payout intent: once restarted, the fill is paid exactly once", async () => {
     const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
-    const { fill, issued, svc } = await permitFor(2n)
+    const { fill, issued, svc } = await permitFor(devnet, 2n)
     const payoutNonce = await nonceOf(destination, payout.address)
     let submitted: Awaited<ReturnType<typeof svc.permits.get>> | undefined
     // the destination chain mines nothing: the payout is sent but never confirmed
@@ -294,7 +230,7 @@ describe("svc devnet", () => {
             encoding: "utf8"
           })
         )
-      const { issued } = await permitFor(1n)
+      const { issued } = await permitFor(devnet, 1n)
       expect(admin("settle", issued.fillId, "failed", "OPERATOR_TEST").state).toBe("FAILED")
       const failed = admin("permit", issued.fillId)
       expect(failed).toMatchObject({ state: "FAILED", reasonCodes: ["OPERATOR_TEST"], payoutIntent: null })

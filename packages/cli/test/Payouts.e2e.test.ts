@@ -1,0 +1,241 @@
+/**
+ * Payouts under the faults public chains produce, on `svc devnet`'s real chains
+ * (anvil, 1 s blocks, 2 confirmations, finalized 2 blocks behind), one devnet for
+ * the file:
+ *
+ * - a vault emptied, then refilled by a top-up that is still pending when the
+ *   payouts could be signed: nothing is signed against the pending state, and
+ *   once the top-up is mined both fills are paid (never FAILED); a vault holding
+ *   1.5 of 2 payouts pays one and the other waits;
+ * - a destination reorganisation removes a mined payout: it is sent again at the
+ *   same nonce and paid once, the payout key's nonces stay consecutive;
+ * - the destination's base fee jumps past the pending payout's fee cap (anvil
+ *   evicts it): the payout is sent again with the market's fees and paid;
+ * - the RPC of one chain hangs (a proxy that holds requests): fills on the other
+ *   chain are still observed within seconds.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Hex, parseGwei } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scaled } from "../../../test/support/time.ts"
+import * as Devnet from "../src/Devnet.ts"
+import {
+  admin,
+  nonceOf,
+  payout,
+  payoutsOf,
+  permitFor,
+  publicOf,
+  rpc,
+  stateOf,
+  topUp,
+  vaultBalance,
+  waitUntil,
+  withdraw
+} from "./support/devnet.ts"
+
+let devnet: Devnet.Devnet
+let dataDir: string
+/** The RPC proxy in front of chain 8453 for the server: it can hold every request (a hung endpoint). */
+const proxy = { hang: false, held: [] as Array<ServerResponse>, close: () => {} }
+
+const holdingProxy = async (target: string): Promise<string> => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      if (proxy.hang) {
+        proxy.held.push(res)
+        return
+      }
+      fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.concat(chunks) })
+        .then(async (r) => {
+          res.writeHead(r.status, { "content-type": "application/json" })
+          res.end(await r.text())
+        }, () => {
+          res.writeHead(502)
+          res.end()
+        })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  proxy.close = () => {
+    for (const res of proxy.held) res.destroy()
+    server.closeAllConnections()
+    server.close()
+  }
+  const address = server.address()
+  return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+}
+
+const sourceChain = () => devnet.info.chains[0]!
+const destinationChain = () => devnet.info.chains[1]!
+
+const state = async (fillId: string) => (await stateOf(devnet, fillId)).state
+const reached = (fillId: string, wanted: string) => async () => ((await state(fillId)) === wanted ? true : undefined)
+
+/** Runs `f` with the chain mining nothing by itself, then restores 1 s blocks. */
+const manualMining = async <A>(c: Devnet.DevnetChain, f: () => Promise<A>) => {
+  await rpc(c, "evm_setIntervalMining", [0])
+  try {
+    return await f()
+  } finally {
+    await rpc(c, "evm_setIntervalMining", [1])
+  }
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "svc-payouts-"))
+  devnet = await Devnet.start({
+    dataDir,
+    finalityBlocks: 2,
+    serverEnv: { SVC_LOG_LEVEL: "warning", SVC_RPC_TIMEOUT_MS: "10000" },
+    serverLog: (chunk) => {
+      if (process.env.SVC_TEST_SERVER_LOG === "1") process.stderr.write(chunk)
+    },
+    serverRpcUrl: async ({ chainId, url }) => (chainId === 8453 ? await holdingProxy(url) : url)
+  })
+}, scaled(180_000))
+
+afterAll(async () => {
+  proxy.hang = false
+  proxy.close()
+  await devnet?.stop()
+  if (process.env.SVC_KEEP_TEST_TMP !== "1") rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("payouts on real chains under faults", () => {
+  it(
+    "a vault emptied, its top-up pending: nothing is signed against the pending state; once mined, both fills are paid",
+    async () => {
+      const [source, destination] = [sourceChain(), destinationChain()]
+      const a = await permitFor(devnet, 2n)
+      const b = await permitFor(devnet, 2n)
+      const all = await vaultBalance(destination)
+      await withdraw(destination, all)
+      await a.fill()
+      await b.fill()
+      const ids = [a.issued.fillId, b.issued.fillId]
+      for (const id of ids) await waitUntil(`${id} confirmed`, reached(id, "SOURCE_CONFIRMED"))
+      const before = await nonceOf(destination, payout.address)
+      // the payouts wait, and say why
+      await waitUntil(
+        "VAULT_INSUFFICIENT",
+        async () => admin(dataDir, "permit", ids[1]!).reasonCodes.includes("VAULT_INSUFFICIENT") ? true : undefined
+      )
+      await manualMining(destination, async () => {
+        await topUp(destination, all, false)
+        // a few passes with the top-up pending: no payout is signed against it
+        await new Promise((r) => setTimeout(r, scaled(3000)))
+        expect(await nonceOf(destination, payout.address, "pending")).toBe(before)
+        await rpc(destination, "evm_mine")
+      })
+      for (const id of ids) await waitUntil(`${id} PAID`, reached(id, "PAID"), 60_000)
+      for (const id of ids) expect(await payoutsOf(destination, id)).toHaveLength(1)
+      expect(await nonceOf(destination, payout.address)).toBe(before + 2)
+      void source
+    },
+    scaled(180_000)
+  )
+
+  it(
+    "a vault holding 1.5 of 2 payouts pays one; the other waits (never FAILED) and is paid after a top-up",
+    async () => {
+      const destination = destinationChain()
+      const a = await permitFor(devnet, 3n)
+      const b = await permitFor(devnet, 3n)
+      const amount = BigInt(a.issued.envelope.permit.amountOutRaw)
+      const all = await vaultBalance(destination)
+      await withdraw(destination, all - (amount * 3n) / 2n)
+      await a.fill()
+      await b.fill()
+      const ids = [a.issued.fillId, b.issued.fillId]
+      const paid = await waitUntil("one PAID", async () => {
+        const states = await Promise.all(ids.map(state))
+        return states.includes("PAID") ? states : undefined
+      }, 60_000)
+      const waiting = ids[paid.indexOf("PAID") === 0 ? 1 : 0]!
+      await new Promise((r) => setTimeout(r, scaled(3000)))
+      expect(await state(waiting)).toBe("SOURCE_CONFIRMED")
+      expect(admin(dataDir, "permit", waiting).reasonCodes).toEqual(["VAULT_INSUFFICIENT"])
+      await topUp(destination, all)
+      await waitUntil("the other PAID", reached(waiting, "PAID"), 60_000)
+      for (const id of ids) expect(await payoutsOf(destination, id)).toHaveLength(1)
+    },
+    scaled(180_000)
+  )
+
+  it("a destination reorganisation removes a mined payout: it is sent again at its nonce and paid once", async () => {
+    const destination = destinationChain()
+    const a = await permitFor(devnet, 1n)
+    const before = await nonceOf(destination, payout.address, "latest")
+    await manualMining(destination, async () => {
+      await a.fill()
+      await waitUntil("PAYOUT_SUBMITTED", reached(a.issued.fillId, "PAYOUT_SUBMITTED"), 60_000)
+      await rpc(destination, "evm_mine")
+      expect(await nonceOf(destination, payout.address, "latest")).toBe(before + 1)
+      // the block with the payout is replaced by an empty one
+      await rpc(destination, "anvil_reorg", [1, []])
+      expect(await payoutsOf(destination, a.issued.fillId)).toHaveLength(0)
+    })
+    await waitUntil("PAID", reached(a.issued.fillId, "PAID"), 60_000)
+    expect(await payoutsOf(destination, a.issued.fillId)).toHaveLength(1)
+    expect(await nonceOf(destination, payout.address, "latest")).toBe(before + 1)
+    const pool = (await rpc(destination, "txpool_content")) as { pending: object; queued: object }
+    expect([Object.keys(pool.pending).length, Object.keys(pool.queued).length]).toEqual([0, 0])
+  }, scaled(180_000))
+
+  it(
+    "the base fee jumps past a pending payout's cap (anvil evicts it): it is sent again with the market's fees and paid",
+    async () => {
+      const destination = destinationChain()
+      const a = await permitFor(devnet, 1n)
+      await manualMining(destination, async () => {
+        await a.fill()
+        await waitUntil("PAYOUT_SUBMITTED", reached(a.issued.fillId, "PAYOUT_SUBMITTED"), 60_000)
+        await rpc(destination, "anvil_setNextBlockBaseFeePerGas", [`0x${parseGwei("100").toString(16)}`])
+        await rpc(destination, "evm_mine")
+      })
+      const paid = await waitUntil("PAID", async () => {
+        const p = await stateOf(devnet, a.issued.fillId)
+        return p.state === "PAID" ? p : undefined
+      }, 60_000)
+      const transactions = admin(dataDir, "permit", a.issued.fillId).payoutTransactions as Array<
+        { txHash: string; maxFeePerGas: string }
+      >
+      expect(transactions.length).toBeGreaterThanOrEqual(2)
+      expect(transactions.at(-1)!.txHash).toBe(paid.payoutTxHash)
+      const tx = await publicOf(destination).getTransaction({ hash: paid.payoutTxHash as Hex })
+      expect(tx.maxFeePerGas! >= parseGwei("50")).toBe(true)
+      expect(await payoutsOf(destination, a.issued.fillId)).toHaveLength(1)
+    },
+    scaled(180_000)
+  )
+
+  it(
+    "the RPC of one chain hangs: fills on the other chain are still observed within seconds, and paid once it answers",
+    async () => {
+      // a fill from 56 to 8453 while 8453's endpoint holds every request
+      const a = await permitFor(devnet, 1n, { source: 1, destination: 0 })
+      proxy.hang = true
+      try {
+        const sent = Date.now()
+        await a.fill()
+        await waitUntil("SOURCE_OBSERVED on the healthy chain", async () => {
+          const s = await state(a.issued.fillId)
+          return s === "SOURCE_OBSERVED" || s === "SOURCE_CONFIRMED" ? s : undefined
+        }, 20_000)
+        expect(Date.now() - sent).toBeLessThan(scaled(8_000))
+      } finally {
+        proxy.hang = false
+        for (const res of proxy.held.splice(0)) res.destroy()
+      }
+      await waitUntil("PAID", reached(a.issued.fillId, "PAID"), 90_000)
+      expect(await payoutsOf(sourceChain(), a.issued.fillId)).toHaveLength(1)
+    },
+    scaled(180_000)
+  )
+})
