@@ -27,6 +27,7 @@ import { type Hex, keccak, utf8 } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import { BYTES32, CHAIN_ID } from "@svc/protocol/Patterns"
+import * as Signature from "@svc/protocol/Signature"
 import {
   type ActionableRoute,
   FEED_SCHEMA,
@@ -1079,6 +1080,12 @@ export const layer = (
         if (hash.digest() !== document.feedHash) return yield* invalid("its feedHash does not match its payload")
         if (document.feedSigner.toLowerCase() !== signer.address.toLowerCase()) {
           return yield* invalid(`signed by ${document.feedSigner}, not by this replica's key ${signer.address}`)
+        }
+        // the signature itself, not only the signer it names: clients would refuse a feed whose
+        // feedSignature does not recover to feedSigner
+        const recovered = Signature.recoverDigestSigner(document.feedHash, document.feedSignature)
+        if (Result.isFailure(recovered) || recovered.success.toLowerCase() !== signer.address.toLowerCase()) {
+          return yield* invalid(`its feedSignature does not recover to this replica's key ${signer.address}`)
         }
         yield* Effect.yieldNow
         // the payload without its routes first, then every route on its own, in chunks (the same

@@ -28,7 +28,7 @@ const manualCoordination = (hub: PubSub.PubSub<Announcement>, leads: boolean) =>
     return { service, set: (value: boolean) => SubscriptionRef.set(leading, value) }
   })
 
-const replica = (store: Store["Service"], coordination: Coordination["Service"]) =>
+const replica = (store: Store["Service"], coordination: Coordination["Service"], key: `0x${string}` = AUTHORITY_KEY) =>
   Layer.build(
     Solver.layer({
       catalog: demoCatalog,
@@ -38,7 +38,7 @@ const replica = (store: Store["Service"], coordination: Coordination["Service"])
       connectors: [evm]
     }, { coordination: Layer.succeed(Coordination, coordination) }).pipe(
       Layer.provide(Layer.succeed(Store, store)),
-      Layer.provide(Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY))))
+      Layer.provide(Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(key))))
     )
   )
 
@@ -87,5 +87,43 @@ describe("replicas of one store", () => {
       assert.isTrue(third.dataVersion > latest.dataVersion + 1n)
       yield* pubA.refresh
       assert.strictEqual((yield* pubA.current).dataVersion, third.dataVersion)
+    })))
+})
+
+/** Another authority key (a well-known test key, no funds anywhere). */
+const OTHER_KEY = "0x05d0cdd68a21b27beded4a2fee8774bde6ea2db9608be6945cac231199dd2384" as const
+
+describe("a follower and a stored feed of another key", () => {
+  it.live("is not served: neither one signed by another key, nor one that names this replica's key but is signed by another", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { store } = makeMemoryStore()
+      const hub = yield* PubSub.unbounded<Announcement>()
+      const a = yield* manualCoordination(hub, true)
+      const b = yield* manualCoordination(hub, false)
+      // the follower, on this deployment's key, publishes first (it leads for a moment)
+      yield* b.set(true)
+      const follower = yield* replica(store, b.service)
+      const pubB = Context.get(follower, Publisher)
+      const own = yield* pubB.current
+      yield* b.set(false)
+      // a replica configured with another key leads and stores its publication
+      const stranger = yield* replica(store, a.service, OTHER_KEY)
+      const pubA = Context.get(stranger, Publisher)
+      const foreign = yield* pubA.publishNow
+      assert.isTrue(foreign.dataVersion > own.dataVersion)
+      yield* pubB.refresh
+      assert.strictEqual((yield* pubB.current).dataVersion, own.dataVersion, "a feed signed by another key")
+      // the same document naming this replica's key as its signer: the signature says otherwise
+      const stored = (yield* store.latestPublicationDocument)!
+      const forged = JSON.parse(stored.document) as { feedSigner: string }
+      forged.feedSigner = Signer.fromPrivateKey(Redacted.make(AUTHORITY_KEY)).address
+      yield* store.savePublicationDocument({ dataVersion: stored.dataVersion, document: JSON.stringify(forged) })
+      assert.strictEqual((yield* store.latestPublicationDocument)?.document, JSON.stringify(forged))
+      yield* pubB.refresh
+      assert.strictEqual(
+        (yield* pubB.current).dataVersion,
+        own.dataVersion,
+        "a feed claiming this key, signed by another"
+      )
     })))
 })
