@@ -59,7 +59,7 @@ const destination = () => devnet.info.chains.find((c) => c.chainId === 56)!
 const harness = async (args: ReadonlyArray<string>, only = "chain") => {
   const file = join(dataDir, `report-${++runs}.json`)
   const { exit, text } = await Effect.runPromise(
-    cli(["--url", devnet.info.server, "--only", only, "--timeout", "10", ...args, "--report", `json=${file}`])
+    cli(["--url", devnet.info.server!, "--only", only, "--timeout", "10", ...args, "--report", `json=${file}`])
   )
   const report = JSON.parse(readFileSync(file, "utf8")) as Report
   const result = (name: string): CheckResult => report.results.find((r) => r.name === name)!

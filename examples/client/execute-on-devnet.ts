@@ -16,7 +16,8 @@ import { createPublicClient, createWalletClient, defineChain, erc20Abi, type Hex
 import { privateKeyToAccount } from "viem/accounts"
 
 interface DevnetFile {
-  readonly server: string
+  /** null when the devnet runs its chains only */
+  readonly server: string | null
   readonly chains: ReadonlyArray<{
     readonly chainId: number
     readonly rpcUrl: string
@@ -34,6 +35,7 @@ const chainOf = (chainId: number, rpcUrl: string) =>
   })
 
 export const main = async (devnet: DevnetFile, options?: { readonly timeoutMs?: number }) => {
+  if (devnet.server === null) throw new Error("devnet.json: this devnet runs its chains only; it has no server")
   const svc = createClient({ baseUrl: devnet.server })
   const user = privateKeyToAccount(devnet.user.privateKey)
   const [source, destination] = [devnet.chains[0]!, devnet.chains[1]!]

@@ -110,7 +110,8 @@ const PREVIEW_ABI = [`function previewFillDirect(${PERMIT_TUPLE} permit, bytes s
 type Hex = string
 
 interface DevnetFile {
-  readonly server: string
+  /** null when the devnet runs its chains only */
+  readonly server: string | null
   readonly chains: ReadonlyArray<{
     readonly chainId: number
     readonly rpcUrl: string
@@ -586,6 +587,7 @@ export const run = async (devnet: DevnetFile, options: Options = {}) => {
     const recipient = wallet.address
 
     // 1. the manifest and the verified feed
+    if (devnet.server === null) throw new Error("devnet.json: this devnet runs its chains only; it has no server")
     const { manifest, payload, feedHash, authority } = await readVerifiedFeed(devnet.server, options.signer)
     progress(`feed ${payload.dataVersion} verified (feedHash ${feedHash}, signer ${authority})`)
 

@@ -82,7 +82,8 @@ export interface DevnetChain {
  * @since 0.1.0
  */
 export interface DevnetFile {
-  readonly server: string
+  /** The devnet server's base URL; null when the devnet runs its chains only. */
+  readonly server: string | null
   readonly chains: ReadonlyArray<DevnetChain>
   readonly user: { readonly privateKey: Hex; readonly address: Hex }
 }
@@ -102,6 +103,8 @@ export interface DevnetOptions {
   readonly blockTime?: number | undefined
   /** Confirmations the source chains' routes wait for. Default 2. */
   readonly finalityBlocks?: number | undefined
+  /** Whether to start the devnet's own server (default true); false: the chains only, for servers of your own. */
+  readonly server?: boolean | undefined
   /** More environment for the server (SVC_LOG_LEVEL, ...). */
   readonly serverEnv?: Readonly<Record<string, string>> | undefined
   /** Progress lines (default: none). */
@@ -129,8 +132,14 @@ export interface Devnet {
   readonly file: string
   readonly info: DevnetFile
   readonly nodes: ReadonlyArray<AnvilNode>
-  /** The server's process (for tests that kill it). */
+  /** The server's process (for tests that kill it); throws when the devnet runs its chains only. */
   readonly server: () => ChildProcess
+  /**
+   * The settings of a server on these chains (catalog, on-chain configuration,
+   * keys, RPC URLs, oracle pricing), to which a server adds where it listens and
+   * its store (PORT, HOST, SVC_PUBLIC_URL, SVC_DATA_DIR or DATABASE_URL).
+   */
+  readonly serverEnv: Readonly<Record<string, string>>
   /** Starts the server again (after it stopped or was killed), with the same configuration. */
   readonly restartServer: () => Promise<void>
   /** Stops the server (SIGTERM) and the chains. */
@@ -465,12 +474,7 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     await Promise.all(deployed.map((d) => registerRoutes(d, catalog)))
     log("svc devnet: routes registered and active on both registries")
     writeFileSync(onchainPath, JSON.stringify(onchainOf(deployed, system), null, 2) + "\n")
-    const env: Record<string, string> = {
-      ...process.env as Record<string, string>,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      SVC_PUBLIC_URL: serverUrl,
-      SVC_DATA_DIR: serverDir,
+    const settings: Record<string, string> = {
       SVC_CATALOG: catalogPath,
       SVC_ONCHAIN: onchainPath,
       SVC_SIGNER_KEY: DEVNET_KEYS.authority,
@@ -486,7 +490,15 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
         bsc: options.serverRpcUrl === undefined
           ? nodes[1]!.url
           : await options.serverRpcUrl({ chainId: 56, url: nodes[1]!.url })
-      }),
+      })
+    }
+    const env: Record<string, string> = {
+      ...process.env as Record<string, string>,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SVC_PUBLIC_URL: serverUrl,
+      SVC_DATA_DIR: serverDir,
+      ...settings,
       ...options.serverEnv
     }
     delete env.DATABASE_URL
@@ -523,10 +535,13 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
           }
         })
       })
-    await startServer()
-    log(`svc devnet: server at ${serverUrl}`)
+    const withServer = options.server !== false
+    if (withServer) {
+      await startServer()
+      log(`svc devnet: server at ${serverUrl}`)
+    }
     const info: DevnetFile = {
-      server: serverUrl,
+      server: withServer ? serverUrl : null,
       chains: deployed.map((d) => d.chain),
       user: { privateKey: DEVNET_KEYS.user, address: privateKeyToAccount(DEVNET_KEYS.user).address }
     }
@@ -544,7 +559,11 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
       file,
       info,
       nodes,
-      server: () => child!,
+      server: () => {
+        if (child === undefined) throw new Error("svc devnet: this devnet runs its chains only")
+        return child
+      },
+      serverEnv: settings,
       restartServer: async () => {
         await stopServer()
         await startServer()

@@ -101,7 +101,7 @@ describe("svc devnet", () => {
       expect(receipt.gasUsed).toBeLessThanOrEqual(EvmMarket.FILL_DIRECT_GAS_UNITS)
       expect(receipt.gasUsed * 10n).toBeGreaterThan(EvmMarket.FILL_DIRECT_GAS_UNITS * 9n)
       // the permit was priced from the devnet's price feeds
-      const permit = await createClient({ baseUrl: devnet.info.server }).permits.get(result.fillId)
+      const permit = await createClient({ baseUrl: devnet.info.server! }).permits.get(result.fillId)
       const evidence = permit.execution.pricing.evidence as { model: string; sourceUsd: { feed: string } }
       expect(evidence.model).toBe("ORACLE")
       expect(evidence.sourceUsd.feed.toLowerCase()).toBe(source.priceFeeds.USDC!.toLowerCase())
@@ -183,7 +183,7 @@ describe("svc devnet", () => {
 
   it("the feed follows the oracle: a USDT price move on chain 56 reprices the route from chain 8453", async () => {
     const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
-    const svc = createClient({ baseUrl: devnet.info.server })
+    const svc = createClient({ baseUrl: devnet.info.server! })
     const routeNow = async () =>
       (await svc.feed({ sourceChainId: source.chainId })).routes.find((r) =>
         r.destinationChainId === String(destination.chainId)

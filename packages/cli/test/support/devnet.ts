@@ -70,9 +70,9 @@ export const payoutsOf = async (c: Devnet.DevnetChain, fillId: string) => {
 export const permitFor = async (
   devnet: Devnet.Devnet,
   amountUnits: bigint,
-  options?: { readonly source?: number; readonly destination?: number }
+  options?: { readonly source?: number; readonly destination?: number; readonly server?: string }
 ) => {
-  const svc = createClient({ baseUrl: devnet.info.server! })
+  const svc = createClient({ baseUrl: options?.server ?? devnet.info.server! })
   const source = devnet.info.chains[options?.source ?? 0]!
   const destination = devnet.info.chains[options?.destination ?? 1]!
   const feed = await svc.feed({ sourceChainId: source.chainId })
