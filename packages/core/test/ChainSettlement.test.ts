@@ -8,7 +8,7 @@
  * taken, a gap, one network in trouble, lost leadership).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Stream, SubscriptionRef } from "effect"
+import { Effect, Layer, Logger, Stream, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
@@ -752,6 +752,35 @@ describe("ChainSettlement: leadership (failure 6)", () => {
         yield* SubscriptionRef.set(leading, true)
         yield* stepUntil([s.base, s.bsc], inState(c.permit.fillId, "PAID"))
         assert.strictEqual(payoutsOf(s, c).length, 1)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: logs", () => {
+  it.effect("a payout stuck for many passes logs once when it gets stuck, not once per pass", () => {
+    const lines: Array<string> = []
+    const capture = Logger.layer([
+      Logger.make(({ logLevel, message }) => {
+        if (logLevel === "Warn" || logLevel === "Error") lines.push(JSON.stringify(message))
+      })
+    ])
+    const s = setup()
+    return atChainTime(
+      Layer.merge(s.layer, capture),
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId])
+        for (let i = 0; i < 20; i++) {
+          yield* step
+          s.base.mine()
+          s.bsc.mine()
+        }
+        const waits = lines.filter((l) => l.includes("a payout waits"))
+        assert.strictEqual(waits.length, 1, lines.join("\n"))
+        assert.include(waits[0], "VAULT_INSUFFICIENT")
       })
     )
   })
