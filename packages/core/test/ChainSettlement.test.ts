@@ -8,7 +8,7 @@
  * taken, a gap, one network in trouble, lost leadership).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Stream, SubscriptionRef } from "effect"
+import { Clock, Effect, Layer, Logger, Stream, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
@@ -24,6 +24,7 @@ import {
   OPERATOR,
   setup,
   stateOf,
+  T0,
   TOKENS
 } from "./support/settlement.ts"
 
@@ -209,6 +210,25 @@ describe("ChainSettlement: the lifecycle", () => {
           s.base.mine()
         }
         assert.strictEqual(s.bsc.sent().length, 0)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: clocks", () => {
+  it.effect("a source chain whose clock lags the server's by seconds accepts a fresh permit's fill (validAfter has a slack)", () => {
+    // base's blocks are stamped 20 s behind the server's clock
+    const s = setup({ model: { genesisTimestamp: T0 - 40 } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* issuePermit()
+        assert.isBelow(s.base.head().timestamp + 1, (yield* Clock.currentTimeMillis) / 1000)
+        assert.isAtMost(Number(envelope.permit.validAfter), s.base.head().timestamp + 1)
+        s.base.submitFill(fillOf(envelope))
+        s.base.mine()
+        yield* step
+        assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "SOURCE_OBSERVED")
       })
     )
   })
