@@ -69,6 +69,8 @@ export interface NetworkStats {
   readonly watching: boolean
   /** Whether this process pays out there (a payout key is configured). */
   readonly paying: boolean
+  /** Whether this replica settles now (it leads); the figures are those of its last leadership otherwise. */
+  readonly leading: boolean
   /** Calls made to the chain (one RPC request each with the EVM connector, two for nonces). */
   readonly chainCalls: number
   /** Watcher polls that found new blocks, and how many blocks they read. */
@@ -187,6 +189,7 @@ export const healthOf = (n: NetworkStats, nowMillis: number): HealthComponent =>
   const oldestUnpaid = seconds(n.oldestUnpaidAt)
   const shortfall = Object.entries(n.shortfalls)
   const figures = {
+    leading: n.leading,
     watching: n.watching,
     paying: n.paying,
     rpcUp: n.rpcUp,
@@ -202,6 +205,7 @@ export const healthOf = (n: NetworkStats, nowMillis: number): HealthComponent =>
     vaultCoversLiabilities: shortfall.length === 0,
     ...Object.fromEntries(shortfall.map(([asset, raw]) => [`shortfall.${asset}`, raw.toString()]))
   }
+  if (!n.leading) return { status: "OK", detail: "another replica settles", figures }
   if (n.rpcUp === false) {
     return { status: "UNAVAILABLE", detail: `the RPC does not answer: ${n.lastError ?? ""}`.trim(), figures }
   }
@@ -436,12 +440,13 @@ export const layer = (
       }
 
       return ChainSettlement.of({
-        networks: Effect.sync(() =>
+        networks: Effect.map(coordination.isLeader, (leading) =>
           ordered.map((r): NetworkStats => ({
             key: r.network.key,
             networkId: r.network.networkId,
             watching: r.watching,
             paying: r.chain.payer !== null,
+            leading,
             chainCalls: r.calls,
             newBlockPolls: r.newBlockPolls,
             blocksRead: r.blocksRead,
