@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url"
 import { createWalletClient, erc20Abi, type Hex, http } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { main as executeOnDevnet } from "../../../examples/client/execute-on-devnet.ts"
+import { scaled } from "../../../test/support/time.ts"
 import * as Devnet from "../src/Devnet.ts"
 import {
   chainOf,
@@ -38,7 +39,7 @@ let dataDir: string
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "svc-devnet-"))
   devnet = await Devnet.start({ dataDir, finalityBlocks: 2, serverEnv: { SVC_LOG_LEVEL: "warning" } })
-}, 120_000)
+}, scaled(120_000))
 
 afterAll(async () => {
   await devnet?.stop()
@@ -81,7 +82,7 @@ describe("svc devnet", () => {
       const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
       const userNonce = await nonceOf(source, user.address)
       const payoutNonce = await nonceOf(destination, payout.address)
-      const result = await executeOnDevnet(devnet.info, { timeoutMs: 60_000 })
+      const result = await executeOnDevnet(devnet.info, { timeoutMs: scaled(60_000) })
       expect(result.state).toBe("PAID")
       paidFillId = result.fillId
       expect(result.sourceTxHash).toBe(result.fillDirectTxHash.toLowerCase())
@@ -106,7 +107,7 @@ describe("svc devnet", () => {
       expect(evidence.model).toBe("ORACLE")
       expect(evidence.sourceUsd.feed.toLowerCase()).toBe(source.priceFeeds.USDC!.toLowerCase())
     },
-    90_000
+    scaled(90_000)
   )
 
   it(
@@ -137,12 +138,12 @@ describe("svc devnet", () => {
       }
       // the permit is still valid and its fillId unused on the canonical chain: fill it again
       const again = await fill()
-      const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: 60_000 })
+      const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: scaled(60_000) })
       expect(paid.state).toBe("PAID")
       expect(paid.sourceTxHash).toBe(again.toLowerCase())
       expect(await payoutsOf(destination, issued.fillId)).toHaveLength(1)
     },
-    120_000
+    scaled(120_000)
   )
 
   it("kill -9 after the payout intent: once restarted, the fill is paid exactly once", async () => {
@@ -157,7 +158,7 @@ describe("svc devnet", () => {
       submitted = await waitUntil("PAYOUT_SUBMITTED", async () => {
         const p = await svc.permits.get(issued.fillId)
         return p.state === "PAYOUT_SUBMITTED" ? p : undefined
-      }, 60_000)
+      }, scaled(60_000))
       devnet.server().kill("SIGKILL")
       await new Promise((r) => devnet.server().once("exit", r))
       // and the node forgets the pending payout: only the intent in the store remembers it
@@ -170,7 +171,7 @@ describe("svc devnet", () => {
       await rpc(destination, "evm_setIntervalMining", [1])
     }
     await devnet.restartServer()
-    const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: 60_000 })
+    const paid = await svc.permits.waitFor(issued.fillId, { timeoutMs: scaled(60_000) })
     expect(paid.state).toBe("PAID")
     // the transaction of the intent, sent again: the same hash
     expect(paid.payoutTxHash).toBe(submitted!.payoutTxHash)
@@ -179,7 +180,7 @@ describe("svc devnet", () => {
     // the source side saw exactly one fill of this permit
     const fills = await publicOf(source).getLogs({ address: source.router, fromBlock: 0n, toBlock: "latest" })
     expect(fills.filter((l) => l.topics[1]?.toLowerCase() === issued.fillId.toLowerCase())).toHaveLength(1)
-  }, 150_000)
+  }, scaled(150_000))
 
   it("the feed follows the oracle: a USDT price move on chain 56 reprices the route from chain 8453", async () => {
     const [source, destination] = [devnet.info.chains[0]!, devnet.info.chains[1]!]
@@ -218,7 +219,7 @@ describe("svc devnet", () => {
     } finally {
       await setUsdt(100_000_000n)
     }
-  }, 60_000)
+  }, scaled(60_000))
 
   it(
     "svc admin permit shows what the status hides: a FAILED permit's reasonCodes; a paid one's payout intent",
@@ -246,6 +247,6 @@ describe("svc devnet", () => {
         sender: payout.address.toLowerCase()
       })
     },
-    60_000
+    scaled(60_000)
   )
 })
