@@ -23,7 +23,15 @@
  * only 127.0.0.0/8 is used, every connection is closed and the temporary data
  * directory removed.
  *
+ * With `--only holds,trickle,filters` it runs instead the attacks from many
+ * addresses of issue #26 (`bench/manyAddresses.ts`), each against a server of
+ * its own: the demo catalog for `holds`; an open-file limit of 2,048 for
+ * `trickle`; a 2,000-route catalog (with a feed TTL of 300 s) for `filters`.
+ * The phases above run their feed reader at 50 requests a second, beyond the
+ * default feed budget, so their server runs with `SVC_FEED_RATE_LIMIT=off`.
+ *
  *   node scripts/attack.ts [--quick] [--root DIR] [--open-files N] [--routes N]
+ *   node scripts/attack.ts --only holds,trickle,filters [--root DIR]
  *
  * Output: tables on stdout, then one JSON line with every figure; progress on
  * stderr. Recorded figures: docs/benchmarks.md, "Resource exhaustion".
@@ -36,6 +44,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { generateCatalog } from "./bench/catalog.ts"
+import * as ManyAddresses from "./bench/manyAddresses.ts"
 import { fmt, max, MiB, progress, quantile, table } from "./bench/util.ts"
 
 const AUTHORITY_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -50,6 +59,7 @@ const option = (name: string) => {
 const root = resolve(option("--root") ?? here)
 const openFiles = Number(option("--open-files") ?? 1024)
 const routes = Number(option("--routes") ?? 40)
+const only = option("--only")?.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms))
 
@@ -73,26 +83,32 @@ interface Svc {
   readonly dataDir: string
 }
 
-const startSvc = async (): Promise<Svc> => {
+const startSvc = async (options?: {
+  /** The catalog document; absent: the generated catalog of `--routes` routes. Null: the embedded demo catalog. */
+  readonly catalog?: unknown
+  readonly openFiles?: number | undefined
+  readonly env?: Record<string, string> | undefined
+}): Promise<Svc> => {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), "svc-attack-"))
   const catalog = join(dataDir, "catalog.json")
-  writeFileSync(catalog, JSON.stringify(generateCatalog(routes)))
+  if (options?.catalog !== null) writeFileSync(catalog, JSON.stringify(options?.catalog ?? generateCatalog(routes)))
   const env = {
     ...process.env,
     PORT: String(port),
     HOST: "127.0.0.1",
     SVC_DATA_DIR: dataDir,
     SVC_SIGNER_KEY: AUTHORITY_KEY,
-    SVC_CATALOG: catalog,
+    ...(options?.catalog === null ? {} : { SVC_CATALOG: catalog }),
     SVC_FEED_TTL_SECONDS: "10",
-    SVC_LOG_LEVEL: "error"
+    SVC_LOG_LEVEL: "error",
+    ...options?.env
   }
   const child = spawn(
     "sh",
     [
       "-c",
-      `ulimit -n ${openFiles} && exec "$0" "$@"`,
+      `ulimit -n ${options?.openFiles ?? openFiles} && exec "$0" "$@"`,
       join(root, "node_modules/.bin/node"),
       join(root, "packages/cli/src/bin.ts"),
       "serve"
@@ -327,9 +343,75 @@ interface Phase {
   readonly note?: string | undefined
 }
 
+/** What a phase of `bench/manyAddresses.ts` reads of a server. */
+const targetOf = (svc: Svc): ManyAddresses.Target => ({
+  port: svc.port,
+  dataDir: svc.dataDir,
+  root,
+  rss: () => sample(svc).rssBytes,
+  connections: () => {
+    const s = sample(svc)
+    return { fds: s.fds, established: s.established }
+  }
+})
+
+const stopSvc = async (svc: Svc) => {
+  svc.child.kill("SIGTERM")
+  await svc.exited
+  rmSync(svc.dataDir, { recursive: true, force: true })
+}
+
+/** The attacks from many addresses (issue #26), each on a server of its own. */
+const manyAddresses = async (phases: ReadonlyArray<string>) => {
+  const texts: Array<string> = []
+  const figures: Record<string, unknown> = {}
+  for (const phase of phases) {
+    if (phase === "holds") {
+      progress("holds: 50 keys from 50 addresses ask for the maximum of every open route (demo catalog)")
+      const svc = await startSvc({ catalog: null, env: { SVC_FEED_TTL_SECONDS: "300" } })
+      try {
+        const result = await ManyAddresses.holds(targetOf(svc), quick ? 8 : 15)
+        texts.push(ManyAddresses.holdsText(result))
+        figures.holds = result
+      } finally {
+        await stopSvc(svc)
+      }
+    } else if (phase === "trickle") {
+      progress("trickle: 50 addresses × 60 connections trickling headers, open-file limit 2,048")
+      const svc = await startSvc({ openFiles: 2048 })
+      try {
+        const result = await ManyAddresses.trickle(targetOf(svc), quick ? 15 : 30)
+        texts.push(ManyAddresses.trickleText(result))
+        figures.trickle = result
+      } finally {
+        await stopSvc(svc)
+      }
+    } else if (phase === "filters") {
+      progress("filters: 16 feed requests in flight with made-up filters, 2,000 routes")
+      const svc = await startSvc({ catalog: generateCatalog(2000), env: { SVC_FEED_TTL_SECONDS: "300" } })
+      try {
+        await sleep(2000)
+        const result = await ManyAddresses.filters(targetOf(svc), quick ? 5 : 10, quick ? 10 : 20)
+        texts.push(ManyAddresses.filtersText(result))
+        figures.filters = result
+      } finally {
+        await stopSvc(svc)
+      }
+    } else {
+      throw new Error(`--only: unknown phase ${phase} (holds, trickle, filters)`)
+    }
+  }
+  process.stdout.write(`svc attacked from many addresses (${root === here ? "this checkout" : root})\n\n`)
+  process.stdout.write(`${texts.join("\n\n")}\n`)
+  process.stdout.write(`${JSON.stringify({ root, quick, ...figures })}\n`)
+  return 0
+}
+
 const main = async () => {
+  if (only !== undefined) return manyAddresses(only)
   progress(`svc from ${root}, ${routes} routes, open-file limit ${openFiles}${quick ? ", quick" : ""}`)
-  const svc = await startSvc()
+  // the feed reader below asks 50 times a second, beyond the default feed budget
+  const svc = await startSvc({ env: { SVC_FEED_RATE_LIMIT: "off" } })
   const port = svc.port
   const reader = feedReader(port, "127.0.0.90")
   const fresh = newcomer(port, "127.0.0.91")
