@@ -1,37 +1,19 @@
 #!/usr/bin/env node
 /**
  * The `svc-conformance` executable (also reachable as `svc conformance`):
- * exit 0 when no check failed, 1 when a check failed, 2 for bad input.
+ * exit 0 when no check failed, 1 when a check failed, 2 for bad input. It
+ * checks the Node.js version first, with no static import (an older Node fails
+ * to link a module whose imports it lacks before any statement runs): below
+ * 22.19 it prints one line naming the version it needs and exits 2; otherwise
+ * it loads the command line, internal/main.ts.
  *
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Data, Effect, Exit, Option } from "effect"
-import { Command } from "effect/cli"
-import { makeCommand } from "./Cli.ts"
-import { VERSION } from "./Runner.ts"
-
-class Failed extends Data.TaggedError("Failed")<{ readonly message: string }> {}
-class BadInput extends Data.TaggedError("BadInput")<{ readonly message: string }> {}
-
-const command = makeCommand({
-  failed: (message) => new Failed({ message }),
-  badInput: (message) => new BadInput({ message })
-})
-
-const exitCode = (exit: Exit.Exit<unknown, unknown>): number => {
-  if (Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) return 0
-  const error = Cause.findErrorOption(exit.cause)
-  if (Option.isSome(error)) {
-    if (error.value instanceof Failed) return 1
-    if (error.value instanceof BadInput) process.stderr.write(`svc-conformance: ${error.value.message}\n`)
-    return 2
-  }
-  process.stderr.write(`svc-conformance: internal error: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
-  return 70
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(
+    `svc-conformance: Node.js 22.19 or later is required (this is Node.js ${process.versions.node})\n`
+  )
+  process.exit(2)
 }
-
-NodeRuntime.runMain(
-  Command.runWith(command, { version: VERSION })(process.argv.slice(2)).pipe(Effect.provide(NodeServices.layer)),
-  { disableErrorReporting: true, teardown: (exit, onExit) => onExit(exitCode(exit)) }
-)
+await import("./internal/main.ts")

@@ -1,32 +1,16 @@
 #!/usr/bin/env node
 /**
- * The `svc` executable.
- *
- * The protocol commands in their plain forms start fast: internal/fastPath.ts
- * runs them with only the modules they need. Every other command and form (and
- * every command when SVC_CLI_FAST=0) runs the effect/cli command tree of Cli.ts,
- * loaded only then. Node's module compile cache is enabled first (in the
- * directory of NODE_COMPILE_CACHE, else the system's temporary directory; none
- * with NODE_DISABLE_COMPILE_CACHE=1), so that later starts skip compiling.
+ * The `svc` executable. It checks the Node.js version first, with no static
+ * import (an older Node fails to link a module whose imports it lacks before
+ * any statement runs, with an error that names neither svc nor the version it
+ * needs): below 22.19 it prints one line naming the version it needs and exits
+ * 2; otherwise it loads the command line, internal/main.ts.
  *
  * @since 0.1.0
  */
-import { enableCompileCache } from "node:module"
-
-enableCompileCache()
-
-const argv = process.argv.slice(2)
-const code = process.env.SVC_CLI_FAST === "0" ? undefined : await (await import("./internal/fastPath.ts")).run(argv)
-
-if (code !== undefined) {
-  process.exitCode = code
-} else {
-  const [{ NodeRuntime }, { exitCodeOf, main }] = await Promise.all([
-    import("@effect/platform-node"),
-    import("./Cli.ts")
-  ])
-  NodeRuntime.runMain(main(argv), {
-    disableErrorReporting: true,
-    teardown: (exit, onExit) => onExit(exitCodeOf(exit))
-  })
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(`svc: Node.js 22.19 or later is required (this is Node.js ${process.versions.node})\n`)
+  process.exit(2)
 }
+await import("./internal/main.ts")
