@@ -300,7 +300,7 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
  * The readiness check of a shared rate limiter: its store answers (an admission
  * or a refusal both mean it does). Named `rateLimiter` in the health components.
  *
- * @category health
+ * @category operations
  * @since 0.1.0
  */
 export const rateLimiterCheck = (limiter: RateLimiter.RateLimiter): Health.DependencyCheck => {

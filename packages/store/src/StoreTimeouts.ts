@@ -106,7 +106,7 @@ export const DEFAULT_BACKGROUND_TIMEOUT_MILLIS = 30_000
  * An effect with a limit: once `expired` says so, fails with a `StoreError` at
  * once and leaves the interruption of the effect to the background.
  *
- * @category combinators
+ * @category operations
  * @since 0.1.0
  */
 export const withLimit = <A, R>(
@@ -145,7 +145,7 @@ const EXPIRED: unique symbol = Symbol("svc/store/StoreTimeouts/expired")
 /**
  * An effect with a fixed limit.
  *
- * @category combinators
+ * @category operations
  * @since 0.1.0
  */
 export const withTimeout = <A, R>(
