@@ -99,6 +99,8 @@ const startSvc = async (options?: {
     HOST: "127.0.0.1",
     SVC_DATA_DIR: dataDir,
     SVC_SIGNER_KEY: AUTHORITY_KEY,
+    // a test key on a production catalog
+    SVC_ALLOW_RAW_KEYS: "1",
     ...(options?.catalog === null ? {} : { SVC_CATALOG: catalog }),
     SVC_FEED_TTL_SECONDS: "10",
     SVC_LOG_LEVEL: "error",

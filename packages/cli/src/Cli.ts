@@ -13,6 +13,7 @@ import { admin } from "./Admin.ts"
 import * as Devnet from "./Devnet.ts"
 import { refusalLine } from "./internal/contract.ts"
 import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
+import { keys } from "./Keys.ts"
 import { newConnector } from "./NewConnector.ts"
 import { newSolver } from "./NewSolver.ts"
 import * as Protocol from "./Protocol.ts"
@@ -223,6 +224,7 @@ export const svc = Command.make("svc").pipe(
     ids,
     serve,
     devnet,
+    keys,
     admin,
     newConnector,
     newSolver,

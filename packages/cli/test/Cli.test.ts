@@ -138,10 +138,17 @@ describe("svc executable", () => {
       { args: ["serve"], env: { ...base, SVC_CATALOG: join(dir, "missing.json") } },
       // the production profile refuses the generated development key
       { args: ["serve"], env: { ...base, SVC_PROFILE: "production" } },
-      // a database that cannot be reached: the setting and the driver's reason
-      { args: ["serve"], env: { ...base, DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc" } }
+      // a database that cannot be reached: the setting and the driver's reason (replicas share one key)
+      {
+        args: ["serve"],
+        env: {
+          ...base,
+          DATABASE_URL: "postgres://svc:secret-pw@127.0.0.1:1/svc",
+          SVC_SIGNER_KEY: `0x${"1".repeat(64)}`
+        }
+      }
     ])
-    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEY", "DATABASE_URL"]
+    const keys = ["PORT", "SVC_SIGNER_KEY", "SVC_ONCHAIN", "SVC_CATALOG", "SVC_SIGNER_KEYSTORE", "DATABASE_URL"]
     cases.forEach((r, i) => {
       assert.strictEqual(r.code, 2, r.stderr)
       const lines = r.stderr.trimEnd().split("\n")

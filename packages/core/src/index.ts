@@ -25,6 +25,8 @@ export * as Health from "./Health.ts"
 /** @since 0.1.0 */
 export * as Inventory from "./Inventory.ts"
 /** @since 0.1.0 */
+export * as Keystore from "./Keystore.ts"
+/** @since 0.1.0 */
 export * as Lifecycle from "./Lifecycle.ts"
 /** @since 0.1.0 */
 export * as Market from "./Market.ts"

@@ -6,9 +6,10 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Catalog, type Connector, Signer, Store } from "@svc/core"
+import { Catalog, type Connector, Keystore, Signer, Store } from "@svc/core"
 import { StoreConfig } from "@svc/store"
 import {
+  Config,
   ConfigProvider,
   Context,
   Data,
@@ -231,6 +232,7 @@ const layerWith = (
     engine: {
       connectors: registrations,
       profile: config.profile,
+      chainSettlement: { dryRun: config.payoutsDryRun === true },
       publisher: { feedTtlSeconds: config.feedTtlSeconds },
       permits: {
         permitTtlSeconds: config.permitTtlSeconds,
@@ -319,8 +321,71 @@ export const run = Effect.gen(function*() {
   )
 })
 
-const serve = (config: ServerConfig.ServerConfig) =>
+/**
+ * The settings that hold a raw private key: the production profile refuses them
+ * unless SVC_ALLOW_RAW_KEYS=1 (SVC_PAYOUT_KEY is the EVM connector's).
+ */
+const RAW_KEYS = ["SVC_SIGNER_KEY", "SVC_PAYOUT_KEY"] as const
+
+/**
+ * Where the authority key may come from: keystores in the production profile
+ * (raw keys only with SVC_ALLOW_RAW_KEYS=1), never a generated development key in
+ * production nor with DATABASE_URL (replicas must share one authority).
+ */
+const checkKeys = (config: ServerConfig.ServerConfig, profile: string) =>
   Effect.gen(function*() {
+    const keystore = config.signerKeystore ?? Option.none()
+    if (profile === "production" && config.allowRawKeys !== true) {
+      for (const key of RAW_KEYS) {
+        const value = yield* Config.option(Config.String(key)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+        if (Option.isSome(value) && value.value.length > 0) {
+          return yield* new StartupError({
+            message: `${key}: the production profile takes keys from encrypted keystores (${
+              key === "SVC_SIGNER_KEY" ? "SVC_SIGNER_KEYSTORE" : "SVC_PAYOUT_KEYSTORE"
+            }, written by svc keys import), not raw keys; SVC_ALLOW_RAW_KEYS=1 accepts raw keys`
+          })
+        }
+      }
+    }
+    if (Option.isNone(config.signerKey) && Option.isNone(keystore)) {
+      if (profile === "production") {
+        return yield* new StartupError({
+          message:
+            "SVC_SIGNER_KEYSTORE: the production profile needs the authority's own key (svc keys new --out authority.json, then SVC_SIGNER_KEYSTORE and SVC_KEYSTORE_PASSWORD_FILE); the generated development key is for the demo and test profiles (SVC_PROFILE=demo)"
+        })
+      }
+      if (Option.isSome(config.databaseUrl)) {
+        return yield* new StartupError({
+          message:
+            "SVC_SIGNER_KEYSTORE: with DATABASE_URL every replica signs with one authority key: set SVC_SIGNER_KEYSTORE and SVC_KEYSTORE_PASSWORD_FILE (svc keys new); a generated development key belongs to one data directory"
+        })
+      }
+    }
+  })
+
+/** Unlocks SVC_SIGNER_KEYSTORE with the password of SVC_KEYSTORE_PASSWORD_FILE: the configuration with its key. */
+const unlockSigner = (config: ServerConfig.ServerConfig) =>
+  Effect.gen(function*() {
+    const keystorePath = Option.getOrUndefined(config.signerKeystore ?? Option.none())
+    const passwordPath = Option.getOrUndefined(config.keystorePasswordFile ?? Option.none())
+    if (keystorePath === undefined || passwordPath === undefined) return config
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(keystorePath).pipe(
+      Effect.mapError(() => new StartupError({ message: `SVC_SIGNER_KEYSTORE: cannot read ${keystorePath}` }))
+    )
+    const passwordText = yield* fs.readFileString(passwordPath).pipe(
+      Effect.mapError(() => new StartupError({ message: `SVC_KEYSTORE_PASSWORD_FILE: cannot read ${passwordPath}` }))
+    )
+    const key = yield* Effect.fromResult(Keystore.parse(text)).pipe(
+      Effect.flatMap((keystore) => Keystore.decrypt(keystore, Keystore.passwordOfFile(passwordText))),
+      Effect.mapError((e) => new StartupError({ message: `SVC_SIGNER_KEYSTORE: ${keystorePath}: ${e.message}` }))
+    )
+    return { ...config, signerKey: Option.some(key) }
+  })
+
+const serve = (loaded: ServerConfig.ServerConfig) =>
+  Effect.gen(function*() {
+    let config = loaded
     const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
     const onchain = Option.isSome(config.onchainPath)
       ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
@@ -335,12 +400,8 @@ const serve = (config: ServerConfig.ServerConfig) =>
       ? String((catalog as { readonly profile: unknown }).profile)
       : undefined
     const profile = config.profile ?? documentProfile ?? "production"
-    if (profile === "production" && Option.isNone(config.signerKey)) {
-      return yield* new StartupError({
-        message:
-          "SVC_SIGNER_KEY: the production profile needs the authority's own key; the generated development key is for the demo and test profiles (SVC_PROFILE=demo)"
-      })
-    }
+    yield* checkKeys(config, profile)
+    config = yield* unlockSigner(config)
     // spans go to an OpenTelemetry collector when the standard OTEL_* variables name one
     const tracing = Option.match(
       yield* Tracing.settings.pipe(Effect.mapError((e) => new StartupError({ message: e.message }))),
@@ -369,7 +430,7 @@ const serve = (config: ServerConfig.ServerConfig) =>
         process.stdout.write(`svc listening on ${control.publicUrl}\n`)
         process.stdout.write(
           signer.development
-            ? `svc authority ${signer.address} (development key in ${config.dataDir}: not for production; set SVC_SIGNER_KEY)\n`
+            ? `svc authority ${signer.address} (development key in ${config.dataDir}: not for production; set SVC_SIGNER_KEYSTORE)\n`
             : `svc authority ${signer.address}\n`
         )
         if (resolved.profile !== "production") process.stdout.write(`svc profile ${resolved.profile}\n`)

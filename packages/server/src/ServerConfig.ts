@@ -68,6 +68,11 @@ export const SETTINGS = {
     unset: "none",
     meaning: "JSON file with any of these keys, for those the environment does not set"
   },
+  SVC_PAYOUTS_DRY_RUN: {
+    group: "Deployment",
+    default: "0",
+    meaning: "1: settlement watches, decides and logs the payouts it would send, signs nothing and stores no transaction"
+  },
   PORT: { group: "Listening", default: "8787", meaning: "listening port; 0 picks a free port" },
   HOST: { group: "Listening", default: "127.0.0.1", meaning: "listening address (0.0.0.0: every interface)" },
   SVC_PUBLIC_URL: {
@@ -83,7 +88,23 @@ export const SETTINGS = {
   SVC_SIGNER_KEY: {
     group: "Keys and storage",
     unset: "development key in the data dir",
-    meaning: "authority private key, 0x + 64 hex (the production profile requires it)"
+    meaning: "authority private key, 0x + 64 hex; the production profile takes it only with SVC_ALLOW_RAW_KEYS=1"
+  },
+  SVC_SIGNER_KEYSTORE: {
+    group: "Keys and storage",
+    unset: "none",
+    meaning:
+      "the authority key in an encrypted keystore file (svc keys new), unlocked with SVC_KEYSTORE_PASSWORD_FILE; in place of SVC_SIGNER_KEY"
+  },
+  SVC_KEYSTORE_PASSWORD_FILE: {
+    group: "Keys and storage",
+    unset: "none",
+    meaning: "file holding the password of the keystores (SVC_SIGNER_KEYSTORE, SVC_PAYOUT_KEYSTORE)"
+  },
+  SVC_ALLOW_RAW_KEYS: {
+    group: "Keys and storage",
+    default: "0",
+    meaning: "1: the production profile accepts raw keys (SVC_SIGNER_KEY, SVC_PAYOUT_KEY) instead of keystores"
   },
   DATABASE_URL: {
     group: "Keys and storage",
@@ -337,6 +358,12 @@ export interface ServerConfig {
   readonly publicUrl: Option.Option<string>
   readonly dataDir: string
   readonly signerKey: Option.Option<Redacted.Redacted<string>>
+  /** The authority key's keystore file (SVC_SIGNER_KEYSTORE), unlocked at start with the password file. */
+  readonly signerKeystore?: Option.Option<string> | undefined
+  /** The file holding the keystores' password (SVC_KEYSTORE_PASSWORD_FILE). */
+  readonly keystorePasswordFile?: Option.Option<string> | undefined
+  /** Whether the production profile accepts raw keys (SVC_ALLOW_RAW_KEYS=1; default false). */
+  readonly allowRawKeys?: boolean | undefined
   readonly catalogPath: Option.Option<string>
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly serverSecret: Option.Option<Redacted.Redacted<string>>
@@ -348,6 +375,8 @@ export interface ServerConfig {
   readonly sseMaxSubscribers: number
   readonly sseHeartbeatMs: number
   readonly logLevel: "trace" | "debug" | "info" | "warning" | "error" | "none"
+  /** A settlement dry run (SVC_PAYOUTS_DRY_RUN=1): payouts decided and logged, never signed or sent. */
+  readonly payoutsDryRun?: boolean | undefined
   /** Deployment profile; overrides the catalog document's (SVC_PROFILE). */
   readonly profile?: "production" | "demo" | "test" | undefined
   /** Connector packages to load, in order (SVC_CONNECTORS; default: the EVM and Solana connectors). */
@@ -437,6 +466,12 @@ const serverConfig = Config.all({
   publicUrl: optionalString("SVC_PUBLIC_URL"),
   dataDir: string("SVC_DATA_DIR"),
   signerKey: optionalRedacted("SVC_SIGNER_KEY"),
+  signerKeystore: optionalString("SVC_SIGNER_KEYSTORE"),
+  keystorePasswordFile: optionalString("SVC_KEYSTORE_PASSWORD_FILE"),
+  allowRawKeys: Config.Literals(["0", "1"], "SVC_ALLOW_RAW_KEYS").pipe(
+    Config.withDefault(defaultOf("SVC_ALLOW_RAW_KEYS")),
+    Config.map((v) => v === "1")
+  ),
   catalogPath: optionalString("SVC_CATALOG"),
   databaseUrl: optionalRedacted("DATABASE_URL"),
   serverSecret: optionalRedacted("SVC_SERVER_SECRET"),
@@ -449,6 +484,10 @@ const serverConfig = Config.all({
   sseHeartbeatMs: int("SVC_SSE_HEARTBEAT_MS"),
   logLevel: Config.Literals(["trace", "debug", "info", "warning", "error", "none"], "SVC_LOG_LEVEL").pipe(
     Config.withDefault(defaultOf("SVC_LOG_LEVEL"))
+  ),
+  payoutsDryRun: Config.Literals(["0", "1"], "SVC_PAYOUTS_DRY_RUN").pipe(
+    Config.withDefault(defaultOf("SVC_PAYOUTS_DRY_RUN")),
+    Config.map((v) => v === "1")
   ),
   profile: Config.option(Config.Literals(["production", "demo", "test"], "SVC_PROFILE")).pipe(
     Config.map(Option.getOrUndefined)
@@ -515,6 +554,16 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
         "SVC_SIGNER_KEY: must be 0x followed by 64 hex digits (value not shown)"
       )
     }
+    const keystore = Option.getOrUndefined(config.signerKeystore ?? Option.none())
+    yield* check(
+      Option.isNone(config.signerKey) || keystore === undefined,
+      "SVC_SIGNER_KEYSTORE: give SVC_SIGNER_KEY or SVC_SIGNER_KEYSTORE, not both"
+    )
+    yield* check(keystore === undefined || keystore.length > 0, "SVC_SIGNER_KEYSTORE: empty")
+    yield* check(
+      keystore === undefined || Option.isSome(config.keystorePasswordFile ?? Option.none()),
+      "SVC_KEYSTORE_PASSWORD_FILE: required with SVC_SIGNER_KEYSTORE (the file holding the keystore's password)"
+    )
     yield* check(config.feedTtlSeconds >= 10 && config.feedTtlSeconds <= 86_400, "SVC_FEED_TTL_SECONDS: 10 to 86400")
     yield* check(config.permitTtlSeconds >= 10 && config.permitTtlSeconds <= 3600, "SVC_PERMIT_TTL_SECONDS: 10 to 3600")
     yield* check(config.permitRateLimit >= 1, "SVC_PERMIT_RATE_LIMIT: at least 1")
