@@ -54,6 +54,7 @@ import type {
 } from "@svc/protocol/schema/Aggregator"
 import { Context, Data, Effect, FileSystem, Layer, Path, Redacted, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
+import { Entropy } from "./Entropy.ts"
 import * as Building from "./internal/aggregator/building.ts"
 import {
   type AggregatorFailure,
@@ -156,11 +157,8 @@ const secretOf = (secret: string): Result.Result<ServerSecret["Service"], Server
 export const layerSecret = (secret: Redacted.Redacted<string>): Layer.Layer<ServerSecret, ServerSecretUnavailable> =>
   Layer.effect(ServerSecret, Effect.fromResult(secretOf(Redacted.value(secret))))
 
-const randomHex = (bytes: number): string => {
-  const buffer = new Uint8Array(bytes)
-  globalThis.crypto.getRandomValues(buffer)
-  return toHex(buffer).slice(2)
-}
+/** Random hex digits from the `Entropy` service (the platform's secure generator unless a layer provides another). */
+const randomHex = (bytes: number): Effect.Effect<string> => Entropy.useSync((e) => toHex(e.bytes(bytes)).slice(2))
 
 /**
  * A random secret held in memory for the life of the process (embedding and
@@ -169,9 +167,9 @@ const randomHex = (bytes: number): string => {
  * @category layers
  * @since 0.1.0
  */
-export const layerSecretRandom: Layer.Layer<ServerSecret> = Layer.sync(
+export const layerSecretRandom: Layer.Layer<ServerSecret> = Layer.effect(
   ServerSecret,
-  () => ServerSecret.of({ key: Redacted.make(utf8(randomHex(32))) })
+  Effect.map(randomHex(32), (hex) => ServerSecret.of({ key: Redacted.make(utf8(hex)) }))
 )
 
 /**
@@ -199,7 +197,7 @@ export const layerSecretDevelopment = (
         yield* fs.makeDirectory(dataDir, { recursive: true }).pipe(
           Effect.mapError(unavailable("cannot create the data directory"))
         )
-        yield* fs.writeFileString(file, `${randomHex(32)}\n`, { mode: 0o600, flag: "wx" }).pipe(
+        yield* fs.writeFileString(file, `${yield* randomHex(32)}\n`, { mode: 0o600, flag: "wx" }).pipe(
           Effect.catch((e) =>
             // another process may have created it first: read that one
             e._tag === "PlatformError" && e.reason._tag === "AlreadyExists"

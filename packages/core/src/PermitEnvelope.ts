@@ -13,6 +13,7 @@ import { type ExecutionPermit, ExecutionPermitEnvelope, type InventorySnapshot }
 import { Result, Schema } from "effect"
 import { getAddress } from "viem"
 import { type CatalogRoute, ZERO } from "./Catalog.ts"
+import { secure } from "./Entropy.ts"
 import type { Identity } from "./PermitIdentities.ts"
 import type { FreshQuote } from "./Pricing.ts"
 import type { Publication } from "./Publisher.ts"
@@ -21,16 +22,14 @@ import type { PermitRecord } from "./Store.ts"
 const decodeEnvelope = Schema.decodeUnknownResult(ExecutionPermitEnvelope)
 
 /**
- * 32 random bytes from the platform's CSPRNG (fillId, permitNonce).
+ * 32 random bytes from the platform's secure generator (`Entropy.secure`). The
+ * permit service takes its fillIds and permit nonces from the `Entropy`
+ * service instead, so that a simulation can seed them.
  *
  * @category identifiers
  * @since 0.1.0
  */
-export const randomBytes32 = (): Hex => {
-  const bytes = new Uint8Array(32)
-  globalThis.crypto.getRandomValues(bytes)
-  return toHex(bytes)
-}
+export const randomBytes32 = (): Hex => toHex(secure.bytes(32))
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 const checksum = (a: string | null): Hex => getAddress(a ?? ZERO)

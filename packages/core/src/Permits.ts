@@ -22,7 +22,8 @@
  * 7. ownership proof of the payer over the exact message -> SignatureInvalid
  *    (Unavailable when the connector cannot decide, e.g. its RPC endpoint is down)
  * 8. fresh price (against a bound amountOut when given: QuoteChanged), inventory
- *    reservation (InsufficientCapacity), fillId and permitNonce from a CSPRNG,
+ *    reservation (InsufficientCapacity), fillId and permitNonce from the `Entropy`
+ *    service (the platform's secure generator unless a layer provides another),
  *    permitDigest signed by the authority, durable insert -> created.
  *
  * The request-message operation runs every check except the rate limit, the
@@ -30,6 +31,7 @@
  *
  * @since 0.1.0
  */
+import { toHex } from "@svc/protocol/Bytes"
 import { BYTES32 } from "@svc/protocol/Patterns"
 import * as PermitDigest from "@svc/protocol/PermitDigest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
@@ -38,6 +40,7 @@ import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
 import { Clock, Context, Effect, Layer, Metric, Option, Result } from "effect"
 import { Catalog } from "./Catalog.ts"
 import { ConnectorRegistry } from "./Connector.ts"
+import { Entropy } from "./Entropy.ts"
 import { Inventory } from "./Inventory.ts"
 import * as Metrics from "./Metrics.ts"
 import * as Checks from "./PermitChecks.ts"
@@ -232,6 +235,7 @@ export const layer = (
       const connectors = yield* ConnectorRegistry
       const limiter = yield* PermitRateLimiter
       const metrics = yield* RouteMetrics
+      const entropy = yield* Entropy
       const ttl = Math.max(1, Math.floor(options?.permitTtlSeconds ?? 120))
       const slack = Math.max(0, Math.floor(options?.validAfterSlackSeconds ?? 60))
       const shareOf = (value: number | null | undefined, fallback: number) =>
@@ -375,8 +379,8 @@ export const layer = (
           recipient: checked.recipient,
           amountInRaw: checked.amount,
           amountOutRaw: amountOut,
-          fillId: Envelope.randomBytes32(),
-          permitNonce: Envelope.randomBytes32(),
+          fillId: toHex(entropy.bytes(32)),
+          permitNonce: toHex(entropy.bytes(32)),
           validAfter: Math.max(0, now - slack),
           validUntil: Math.min(route.validUntil, now + ttl)
         })

@@ -21,6 +21,8 @@ export * as Coordination from "./Coordination.ts"
 /** @since 0.1.0 */
 export * as Economics from "./Economics.ts"
 /** @since 0.1.0 */
+export * as Entropy from "./Entropy.ts"
+/** @since 0.1.0 */
 export * as Health from "./Health.ts"
 /** @since 0.1.0 */
 export * as Inventory from "./Inventory.ts"
