@@ -12,7 +12,14 @@ import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { caretRange, type GeneratedFile, summary, templateFiles, writeGenerated } from "./internal/scaffold.ts"
+import {
+  caretRange,
+  type GeneratedFile,
+  summary,
+  templateFiles,
+  UNTIL_PUBLISHED,
+  writeGenerated
+} from "./internal/scaffold.ts"
 import { BadInput, writeJson, writeNote } from "./Io.ts"
 
 /**
@@ -198,7 +205,7 @@ export const newConnector = Command.make("new-connector", {
     })
     const next = [
       ...(inWorkspace ? [] : [`cd ${path.relative(cwd, target) || "."}`]),
-      inWorkspace ? "node_modules/.bin/pnpm install" : "npm install (or pnpm install)",
+      inWorkspace ? "node_modules/.bin/pnpm install" : `npm install (${UNTIL_PUBLISHED})`,
       `fill in the TODOs of src/ and test/utils.ts (README.md lists them in order)`,
       inWorkspace
         ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`

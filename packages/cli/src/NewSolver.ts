@@ -19,6 +19,7 @@ import {
   requireInstalled,
   summary,
   templateFiles,
+  UNTIL_PUBLISHED,
   writeGenerated
 } from "./internal/scaffold.ts"
 import { BadInput, writeJson, writeNote } from "./Io.ts"
@@ -203,7 +204,7 @@ export const newSolver = Command.make("new-solver", {
     const files = yield* write(target, { name: packageName, ranges })
     const next = [
       `cd ${path.relative(process.cwd(), target) || "."}`,
-      "npm install",
+      `npm install (${UNTIL_PUBLISHED})`,
       "npm test",
       "npm start (listens on http://127.0.0.1:8787; PORT to change)",
       "make src/pricing.ts and src/catalog.json yours (README.md: what each file is, where to go next)"

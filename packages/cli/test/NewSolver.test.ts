@@ -1,13 +1,27 @@
 /**
  * `svc new-solver`: the generated project, with its dependencies linked from
  * this workspace as an install would put them, type checks, passes its own
- * tests, and `npm start` (node src/main.ts) serves the feed until SIGTERM.
+ * tests after the first edit its README asks for (its own `referencePrice`), and
+ * `npm start` (node src/main.ts) answers every request while it starts (503
+ * until ready, never held), serves the feed until SIGTERM, and answers a port in
+ * use with one line (exit 2), as `svc serve` does.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
+import { request } from "node:http"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -41,11 +55,11 @@ const childEnv = () => ({
 })
 
 /** Runs `node args` in `cwd` to its end. */
-const run = (args: ReadonlyArray<string>, cwd: string) =>
+const run = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
   new Promise<{ status: number | null; stdout: string; stderr: string; output: string }>((resolve) => {
     const child = spawn(NODE, args, {
       cwd,
-      env: childEnv(),
+      env: { ...childEnv(), ...env },
       stdio: ["ignore", "pipe", "pipe"],
       timeout: scaled(120_000)
     })
@@ -58,40 +72,111 @@ const run = (args: ReadonlyArray<string>, cwd: string) =>
 
 const versionOf = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version as string
 
-/** Runs `node src/main.ts` in `cwd` until it listens (then reads the feed and sends SIGTERM) or exits. */
+/** A free port of 127.0.0.1 (listened on, then closed), or the port of a server kept listening. */
+const freePort = async (keep = false) => {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  if (!keep) await new Promise((resolve) => server.close(resolve))
+  return { port, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+/** What a request to the starting solver got: a status (with its Retry-After and body), or an error. */
+interface Answer {
+  readonly status?: number
+  readonly retryAfter?: string | undefined
+  readonly body?: string
+  readonly error?: string
+  /** Milliseconds from sending to the end of the answer. */
+  readonly took: number
+}
+
+/** GET `path` on 127.0.0.1:`port`, given up after `limit` ms (recorded as the error "held"). */
+const get = (port: number, path: string, limit: number) =>
+  new Promise<Answer>((resolve) => {
+    const sent = Date.now()
+    const req = request({ host: "127.0.0.1", port, path, agent: false }, (response) => {
+      let body = ""
+      response.on("data", (d) => (body += d))
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode!,
+          retryAfter: response.headers["retry-after"],
+          body,
+          took: Date.now() - sent
+        }))
+    })
+    req.setTimeout(limit, () => {
+      req.destroy()
+      resolve({ error: "held", took: Date.now() - sent })
+    })
+    req.on("error", (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, took: Date.now() - sent }))
+    req.end()
+  })
+
+/**
+ * Runs `node src/main.ts` in `cwd` on a free port, asking for the feed from the start, every 20 ms, until it
+ * answers 200 (then sends SIGTERM) or exits: the answers it got (connections refused before it listens
+ * left out), the feed, its output and exit code.
+ */
 const start = (cwd: string) =>
   new Promise<
-    { url?: string; status?: number | undefined; feed?: any; error?: string; code: number | null; output: string }
+    {
+      url?: string
+      answers: ReadonlyArray<Answer>
+      feed?: any
+      code: number | null
+      output: string
+    }
   >((resolve) => {
-    const child = spawn(NODE, ["src/main.ts"], {
-      cwd,
-      env: { ...childEnv(), PORT: "0" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    let done = false
-    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(30_000))
-    child.stderr.on("data", (d) => (output += d))
-    child.stdout.on("data", async (d) => {
-      output += d
-      const m = /^listening on (\S+)$/m.exec(output)
-      if (m === null || done) return
-      done = true
-      const read = await fetch(`${m[1]}/api/v6/solver-feed`).then(
-        async (response) => ({ status: response.status, feed: await response.json() }),
-        (e) => ({ status: undefined, feed: undefined, error: String(e) })
+    void freePort().then(({ port }) => {
+      const child = spawn(NODE, ["src/main.ts"], {
+        cwd,
+        env: { ...childEnv(), PORT: String(port) },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let output = ""
+      let exited = false
+      const answers: Array<Answer> = []
+      const timer = setTimeout(() => child.kill("SIGKILL"), scaled(60_000))
+      child.stdout.on("data", (d) => (output += d))
+      child.stderr.on("data", (d) => (output += d))
+      const exit = new Promise<number | null>((done) =>
+        child.once("exit", (code) => {
+          exited = true
+          clearTimeout(timer)
+          done(code)
+        })
       )
-      if (child.exitCode !== null || child.signalCode !== null) {
-        return resolve({ url: m[1]!, ...read, code: child.exitCode, output })
-      }
-      child.once("exit", (code) => resolve({ url: m[1]!, ...read, code, output }))
-      child.kill("SIGTERM")
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      if (!done) resolve({ code, output })
+      void (async () => {
+        while (!exited) {
+          const answer = await get(port, "/api/v6/solver-feed", scaled(5_000))
+          if (answer.error !== "ECONNREFUSED") answers.push(answer)
+          if (answer.status === 200) {
+            const url = /^listening on (\S+)$/m.exec(output)?.[1]
+            child.kill("SIGTERM")
+            return resolve({ url, answers, feed: JSON.parse(answer.body!), code: await exit, output })
+          }
+          await new Promise((wait) => setTimeout(wait, 20))
+        }
+        resolve({ answers, code: await exit, output })
+      })()
     })
   })
+
+/** The first edit the generated README asks for: `referencePrice` replaced by a price source of one's own. */
+const ownReferencePrice = (pricing: string): string => {
+  const edited = pricing.replace(
+    /export const referencePrice = [\s\S]*?\n\n/,
+    `export const referencePrice = (route: Catalog.CatalogRoute): Effect.Effect<Price, Pricing.PricingUnavailable> =>
+  // this solver's own price source: 0.3 % under the catalog's price
+  Effect.succeed({ numeratorRaw: route.priceNumeratorRaw * 997n, denominatorRaw: route.priceDenominatorRaw * 1000n })
+
+`
+  )
+  assert.notStrictEqual(edited, pricing, "src/pricing.ts defines referencePrice")
+  return edited
+}
 
 describe("svc new-solver", () => {
   it("renders the project layout with the name and the version ranges filled in", () => {
@@ -199,12 +284,24 @@ describe("svc new-solver", () => {
           link(name, installedPackage(name, ROOT)!.dir)
         }
 
-        // at the same time: the type check, and the readable refusals (exit 2, one line on stderr)
-        const [compiled, again, badName] = await Promise.all([
+        // the first edit the README asks for: a price source of one's own in place of referencePrice
+        const pricing = join(project, "src/pricing.ts")
+        writeFileSync(pricing, ownReferencePrice(readFileSync(pricing, "utf8")))
+
+        // at the same time: the type check, the readable refusals (exit 2, one line on stderr) and a busy port
+        const busy = await freePort(true)
+        const [compiled, again, badName, busyPort] = await Promise.all([
           run([join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(project, "tsconfig.json")], project),
           run([BIN, "new-solver", "my-solver"], base),
-          run([BIN, "new-solver", "My Solver"], base)
-        ])
+          run([BIN, "new-solver", "My Solver"], base),
+          run(["src/main.ts"], project, { PORT: String(busy.port), SVC_DATA_DIR: join(base, "busy-data") })
+        ]).finally(busy.close)
+        assert.strictEqual(busyPort.status, 2, busyPort.output)
+        assert.strictEqual(
+          busyPort.stderr,
+          `port ${busy.port} on 127.0.0.1 is in use: stop the other server or set PORT (PORT=0 picks a free port)\n`
+        )
+        assert.strictEqual(busyPort.stdout, "")
         assert.strictEqual(compiled.status, 0, `the project type checks:\n${compiled.output}`)
         assert.strictEqual(again.status, 2)
         assert.strictEqual(again.stdout, "")
@@ -212,13 +309,24 @@ describe("svc new-solver", () => {
         assert.strictEqual(badName.status, 2)
         assert.match(badName.stderr, /^svc: package name "My Solver": .*--name\n$/)
 
+        // the tests compute the expected prices from referencePrice: they pass with the edited one
         const tested = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"], project)
-        assert.strictEqual(tested.status, 0, `the project's tests pass:\n${tested.output}`)
+        assert.strictEqual(tested.status, 0, `the project's tests pass after the first edit:\n${tested.output}`)
         assert.match(tested.output, /Tests\s+2 passed/)
 
+        // asked from the start, it answers at once while it starts (503, Retry-After), then 200
         const started = await start(project)
         assert.isDefined(started.url, started.output)
-        assert.strictEqual(started.status, 200, started.error)
+        const held = started.answers.filter((a) => a.error !== undefined)
+        assert.deepStrictEqual(held, [], `every request is answered while it starts:\n${started.output}`)
+        const starting = started.answers.slice(0, -1)
+        assert.isAbove(starting.length, 0, "requests sent while it started")
+        for (const answer of starting) {
+          assert.strictEqual(answer.status, 503, JSON.stringify(answer))
+          assert.strictEqual(answer.retryAfter, "1")
+          assert.strictEqual(JSON.parse(answer.body!).error, "AUTHORITY_UNAVAILABLE")
+        }
+        assert.strictEqual(started.answers.at(-1)!.status, 200)
         const authority = /^authority (0x[0-9a-fA-F]{40}) \(development key/m.exec(started.output)
         assert.isNotNull(authority, started.output)
         assert.strictEqual(started.feed.feed.feedSigner, authority![1])

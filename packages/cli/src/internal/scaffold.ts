@@ -10,6 +10,14 @@ import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { BadInput } from "../Io.ts"
 
+/**
+ * How to install a generated project's svc dependencies (by name and version, as
+ * they will be published) before they are on the npm registry: one line, in the
+ * next steps of both generators.
+ */
+export const UNTIL_PUBLISHED =
+  "until svc is on the npm registry: npm install <svc>/dist-packages/*.tgz, the tarballs npm run pack writes in a clone of svc"
+
 /** A generated file, by path relative to the generated folder. */
 export interface GeneratedFile {
   readonly path: string
