@@ -124,7 +124,8 @@ const catalogRouteIds = Effect.gen(function*() {
   ).pipe(Effect.mapError((e) => new BadInput({ message: `SVC_CATALOG: ${e.message}` })))
   return {
     where: Option.isSome(c.catalogPath) ? c.catalogPath.value : "the demo catalog",
-    routeIds: new Set(catalog.routes.map((r) => r.routeId.toLowerCase()))
+    routeIds: new Set(catalog.routes.map((r) => r.routeId.toLowerCase())),
+    networkKeys: catalog.networks.map((n) => n.key)
   }
 }).pipe(Effect.mapError((e) => e instanceof BadInput ? e : new BadInput({ message: oneLine(e) })))
 
@@ -351,9 +352,47 @@ const retry = Command.make("retry", {
     )
   )
 
+const networkArgument = Argument.String("network").pipe(
+  Argument.withDescription("a catalog network key; none: every network"),
+  Argument.optional
+)
+
+/** Pauses or resumes payouts on one network (by its catalog key) or on all of them (`*`). */
+const setPayouts = (network: Option.Option<string>, paused: boolean, reason: string | null) =>
+  Effect.gen(function*() {
+    const key = Option.getOrElse(network, () => "*")
+    if (key !== "*") {
+      const catalog = yield* catalogRouteIds
+      if (!catalog.networkKeys.includes(key)) {
+        return yield* new BadInput({
+          message: `network ${key} is not in the catalog (${catalog.where}); its networks: ${
+            catalog.networkKeys.join(", ")
+          }`
+        })
+      }
+    }
+    const state = yield* withStore((store) => store.setPayoutsPaused(key, paused, reason))
+    return yield* answer({ payoutPauses: state.payoutPauses })
+  })
+
+const payoutsPause = Command.make("pause", {
+  network: networkArgument,
+  reason: Flag.String("reason").pipe(Flag.withDescription("why (kept with the pause)"), Flag.optional)
+}, ({ network, reason }) => setPayouts(network, true, Option.getOrNull(reason))).pipe(
+  Command.withDescription(
+    "stop sending payouts on a network (or all): the watchers go on, payouts wait (PAYOUTS_PAUSED), across replicas"
+  )
+)
+
+const payoutsResume = Command.make(
+  "resume",
+  { network: networkArgument },
+  ({ network }) => setPayouts(network, false, null)
+).pipe(Command.withDescription("send payouts again on a network (or all that were paused together)"))
+
 const payouts = Command.make("payouts").pipe(
   Command.withDescription("payouts of the running deployment"),
-  Command.withSubcommands([retry])
+  Command.withSubcommands([payoutsPause, payoutsResume, retry])
 )
 
 /**

@@ -145,7 +145,7 @@ describe("svc admin", () => {
   )
 
   it(
-    "permit says in words what a payout waits for and lists its transactions; payouts retry releases one that waits for the operator",
+    "permit says in words what a payout waits for and lists its transactions; payouts retry releases one that waits for the operator; payouts pause and resume per network or all",
     { timeout: scaled(60_000) },
     async () => {
       const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-payouts-")))
@@ -197,12 +197,25 @@ describe("svc admin", () => {
           }).pipe(Effect.provide(SqliteStore.layer({ filename: join(base, "svc.sqlite") })))
         )
         const env = { SVC_DATA_DIR: base }
-        const [before, retried, after, again] = await svcAll([
+        const [before, retried, after, again, paused, unknown, all, resumedAll, resumed] = await svcAll([
           { args: ["admin", "permit", fillId], env },
           { args: ["admin", "payouts", "retry", fillId], env },
           { args: ["admin", "permit", fillId], env },
-          { args: ["admin", "payouts", "retry", fillId], env }
+          { args: ["admin", "payouts", "retry", fillId], env },
+          { args: ["admin", "payouts", "pause", "bsc", "--reason", "incident 7"], env },
+          { args: ["admin", "payouts", "pause", "nosuch"], env },
+          { args: ["admin", "payouts", "pause"], env },
+          { args: ["admin", "payouts", "resume"], env },
+          { args: ["admin", "payouts", "resume", "bsc"], env }
         ])
+        assert.deepStrictEqual(json(paused!).payoutPauses, { bsc: { reason: "incident 7" } })
+        assert.match(
+          oneLineRefusal(unknown!),
+          /^svc: network nosuch is not in the catalog \(the demo catalog\); its networks: base, bsc/
+        )
+        assert.deepStrictEqual(json(all!).payoutPauses, { "*": { reason: null }, bsc: { reason: "incident 7" } })
+        assert.deepStrictEqual(json(resumedAll!).payoutPauses, { bsc: { reason: "incident 7" } })
+        assert.deepStrictEqual(json(resumed!).payoutPauses, {})
         const waiting = json(before!)
         assert.deepStrictEqual(waiting.reasonCodes, ["PAYOUT_REVERTED", "PAYOUT_NEEDS_OPERATOR"])
         assert.strictEqual(waiting.waitingFor.length, 2)

@@ -143,6 +143,11 @@ export interface ChainSettlementOptions {
   readonly callTimeoutMillis?: number | undefined
   /** How often a network with waiting payouts logs a summary, ms. Default 60000. */
   readonly summaryMillis?: number | undefined
+  /**
+   * A dry run: watch, decide and log the payouts it would send (once per fill,
+   * with `PAYOUT_DRY_RUN` on the permit), sign nothing and store no transaction.
+   */
+  readonly dryRun?: boolean | undefined
 }
 
 /**
@@ -162,6 +167,8 @@ export const REASONS: Readonly<Record<string, string>> = {
   FEE_AT_CEILING:
     "the payout is pending and no replacement fits under the fee ceiling: it is mined when fees come down, or raise the ceiling",
   PAYOUT_KEY_NO_GAS: "the payout key cannot pay for the payout's gas: fund the payout key",
+  PAYOUTS_PAUSED: "the operator paused payouts on its network (svc admin payouts resume [network])",
+  PAYOUT_DRY_RUN: "the server runs a dry run (SVC_PAYOUTS_DRY_RUN): this payout was decided and logged, not sent",
   PAYOUT_NOT_BROADCAST:
     "the payout is signed and stored but the node did not take it (RPC down): it is sent again on the next pass",
   PAYOUT_REVERTED:
@@ -314,7 +321,8 @@ export const layer = (
         batch: Math.max(1, options?.batchSize ?? 500),
         recheckMillis: Math.max(0, options?.recheckMillis ?? 30_000),
         reopenWindowMillis: Math.max(0, options?.reopenWindowMillis ?? 3_600_000),
-        permitOf
+        permitOf,
+        dryRun: options?.dryRun === true
       }
 
       // ---------------------------------------------------------------- inventory
@@ -463,8 +471,7 @@ export const layer = (
             feeAtCeiling: r.feeAtCeiling,
             waitingOperator: r.waitingOperator,
             shortfalls: Object.fromEntries(r.shortfalls)
-          }))
-        ),
+          }))),
         step
       })
     })

@@ -75,7 +75,22 @@ export interface OperatorState {
   readonly paused: boolean
   readonly pauseReason: string | null
   readonly routes: Readonly<Record<string, RouteOverride>>
+  /**
+   * Payouts the operator paused, by catalog network key (`*`: every network),
+   * with the reason given: settlement sends nothing on those networks and keeps
+   * watching. Changing it does not change `version` (nothing is republished).
+   */
+  readonly payoutPauses: Readonly<Record<string, { readonly reason: string | null }>>
 }
+
+/**
+ * Whether payouts are paused on a network (by its key, or for every network).
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const payoutsPaused = (state: OperatorState, networkKey: string): boolean =>
+  state.payoutPauses["*"] !== undefined || state.payoutPauses[networkKey] !== undefined
 
 /**
  * Inventory of one destination asset, in raw units.
@@ -437,6 +452,15 @@ export interface StoreShape {
   readonly setPaused: (paused: boolean, reason: string | null) => Effect.Effect<OperatorState, StoreError>
   /** Sets (or, with an empty override, clears) the operator override of a route. */
   readonly setRouteOverride: (routeId: string, override: RouteOverride) => Effect.Effect<OperatorState, StoreError>
+  /**
+   * Pauses (or resumes) payouts on a network, by its catalog key, or on every
+   * network with `*` (resuming `*` does not resume a network paused by its key).
+   */
+  readonly setPayoutsPaused: (
+    network: string,
+    paused: boolean,
+    reason: string | null
+  ) => Effect.Effect<OperatorState, StoreError>
   /**
    * Asks the running deployment for a publication: increases the operator
    * state's version and changes nothing else (the publisher publishes when the

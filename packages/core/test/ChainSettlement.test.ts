@@ -777,6 +777,78 @@ describe("ChainSettlement: leadership (failure 6)", () => {
   })
 })
 
+describe("ChainSettlement: the operator's controls", () => {
+  it.effect("payouts paused on one network: nothing is sent there, the watchers go on, the other network pays; resumed, it pays", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        yield* store.setPayoutsPaused("bsc", true, "incident")
+        const toBsc = yield* filled(s)
+        const toBase = yield* issuePermit("56", "8453")
+        s.bsc.submitFill(fillOf(toBase))
+        s.bsc.mine()
+        yield* stepUntil([s.base, s.bsc], inState(toBase.permit.fillId, "PAID"))
+        const waiting = yield* stateOf(toBsc.permit.fillId)
+        assert.strictEqual(waiting.state, "SOURCE_CONFIRMED")
+        assert.deepStrictEqual(waiting.reasonCodes, ["PAYOUTS_PAUSED"])
+        assert.strictEqual(s.bsc.sent().length, 0)
+        yield* store.setPayoutsPaused("bsc", false, null)
+        yield* stepUntil([s.base, s.bsc], inState(toBsc.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, toBsc).length, 1)
+      })
+    )
+  })
+
+  it.effect("'*' pauses every network: a payout already pending is watched to PAID, but not replaced or sent again", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        yield* step
+        assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "PAYOUT_SUBMITTED")
+        yield* store.setPayoutsPaused("*", true, null)
+        // dropped by the node while paused: not sent again
+        s.bsc.dropTransaction(s.bsc.pool()[0]!.hash)
+        for (let i = 0; i < 5; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        assert.strictEqual(s.bsc.sent().length, 1)
+        assert.deepStrictEqual((yield* stateOf(a.permit.fillId)).reasonCodes, ["PAYOUTS_PAUSED"])
+        yield* store.setPayoutsPaused("*", false, null)
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+      })
+    )
+  })
+
+  it.effect("a dry run decides and logs the payouts, signs and stores nothing", () => {
+    const s = setup({ chainSettlement: { dryRun: true } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const a = yield* filled(s)
+        yield* confirmAll(s, [a.permit.fillId])
+        for (let i = 0; i < 5; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        const record = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(record.state, "SOURCE_CONFIRMED")
+        assert.deepStrictEqual(record.reasonCodes, ["PAYOUT_DRY_RUN"])
+        assert.deepStrictEqual(yield* store.payoutIntents(a.permit.fillId), [])
+        assert.strictEqual(s.bsc.sent().length, 0)
+      })
+    )
+  })
+})
+
 describe("ChainSettlement: logs", () => {
   it.effect("a payout stuck for many passes logs once when it gets stuck, not once per pass", () => {
     const lines: Array<string> = []

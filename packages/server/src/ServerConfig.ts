@@ -71,7 +71,8 @@ export const SETTINGS = {
   SVC_PAYOUTS_DRY_RUN: {
     group: "Deployment",
     default: "0",
-    meaning: "1: settlement watches, decides and logs the payouts it would send, signs nothing and stores no transaction"
+    meaning:
+      "1: settlement watches, decides and logs the payouts it would send, signs nothing and stores no transaction"
   },
   PORT: { group: "Listening", default: "8787", meaning: "listening port; 0 picks a free port" },
   HOST: { group: "Listening", default: "127.0.0.1", meaning: "listening address (0.0.0.0: every interface)" },

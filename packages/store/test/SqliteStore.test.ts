@@ -91,7 +91,8 @@ describe("SqliteStore", () => {
           { version: 3, name: "replicas" },
           { version: 4, name: "hold shares" },
           { version: 5, name: "payouts that always land" },
-          { version: 6, name: "new payers' share" }
+          { version: 6, name: "new payers' share" },
+          { version: 7, name: "payout pauses" }
         ])
       } finally {
         db.close()

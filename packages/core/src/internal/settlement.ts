@@ -19,7 +19,7 @@ import * as Metrics from "../Metrics.ts"
 import * as PayoutPolicy from "../PayoutPolicy.ts"
 import { envelopeOf } from "../PermitEnvelope.ts"
 import type { SettlementObserver, TransitionRefused } from "../Settlement.ts"
-import type { PayoutIntent, PermitRecord, Store, StoreError } from "../Store.ts"
+import { type PayoutIntent, payoutsPaused, type PermitRecord, type Store, type StoreError } from "../Store.ts"
 
 /** @internal */
 export class NotLeading extends Data.TaggedError("NotLeading")<{}> {
@@ -45,6 +45,8 @@ export interface Deps {
   readonly recheckMillis: number
   readonly reopenWindowMillis: number
   readonly permitOf: (record: PermitRecord) => Permit
+  /** Decide and log the payouts, sign and store nothing. */
+  readonly dryRun: boolean
 }
 
 /** @internal */
@@ -420,6 +422,8 @@ interface Pass {
   gasBalance: bigint | undefined
   /** Fills whose amount is in `unmined` already. */
   readonly countedFills: Set<string>
+  /** The operator paused payouts on this network: nothing is sent, everything is watched. */
+  readonly paused: boolean
 }
 
 const orderOf = (permit: Permit): Chain.PayoutOrder => ({
@@ -466,9 +470,11 @@ export const pay = Effect.fn("ChainSettlement.pay")(function*(deps: Deps, r: Run
   r.head = head
   r.headAt = yield* now
   const finalized = r.policy.finality === "finalized" ? yield* r.chain.reader.finalized : null
+  const operator = yield* deps.store.operatorState
   const p: Pass = {
     r,
     payer,
+    paused: payoutsPaused(operator, r.network.key),
     head,
     final: PayoutPolicy.finalHeight(head, finalized, r.network.finalityBlocks, r.policy.finality),
     depthOnly: r.policy.finality === "depth" || finalized === null,
@@ -557,6 +563,20 @@ const sendAttempt = Effect.fn("ChainSettlement.sendAttempt")(function*(
   attempt: number,
   kind: "new" | "replacement" | "retry"
 ) {
+  if (p.paused) return yield* note(deps, p.r, record, ["PAYOUTS_PAUSED"])
+  if (deps.dryRun) {
+    // the decision is logged once per fill; nothing is signed or stored
+    return yield* note(deps, p.r, record, ["PAYOUT_DRY_RUN"], {
+      dryRun: {
+        kind,
+        nonce: tx.nonce,
+        gas: String(tx.gas),
+        maxFeePerGas: String(tx.maxFeePerGas),
+        amountRaw: String(order.amountRaw),
+        recipient: order.recipient
+      }
+    })
+  }
   yield* fence(deps)
   const signed = yield* p.payer.sign(order, tx)
   yield* deps.store.savePayoutIntent({
@@ -751,6 +771,7 @@ export const track = Effect.fn("ChainSettlement.track")(function*(deps: Deps, p:
   // a transaction that can still be mined (its nonce unused): send it again
   const live = seen.filter(([intent, i]) => i._tag === "Missing" && intent.nonce >= p.nonces.latest)
   if (live.length > 0) {
+    if (p.paused) return yield* note(deps, p.r, record, ["PAYOUTS_PAUSED"])
     const [intent] = live.at(-1)!
     const sent = yield* broadcast(deps, p, record, intent)
     if (sent === "SENT") {
@@ -890,7 +911,7 @@ export const replace = Effect.fn("ChainSettlement.replace")(function*(
 export const fillGap = Effect.fn("ChainSettlement.fillGap")(
   function*(deps: Deps, p: Pass, open: ReadonlyArray<PayoutIntent>) {
     const gap = PayoutPolicy.gapBelow(p.nonces.latest, p.held)
-    if (gap === null || gap < p.nonces.pending) return
+    if (gap === null || gap < p.nonces.pending || p.paused || deps.dryRun) return
     const highest = open.reduce<PayoutIntent | undefined>(
       (a, b) => (a === undefined || b.nonce > a.nonce ? b : a),
       undefined

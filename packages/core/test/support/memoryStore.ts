@@ -33,7 +33,7 @@ export interface MemoryStoreControl {
 
 export const makeMemoryStore = (): { store: Store["Service"]; control: MemoryStoreControl } => {
   let dataVersion = 0n
-  let operator: OperatorState = { version: 0, paused: false, pauseReason: null, routes: {} }
+  let operator: OperatorState = { version: 0, paused: false, pauseReason: null, routes: {}, payoutPauses: {} }
   const publications = new Map<bigint, PublicationRecord>()
   const documents = new Map<bigint, PublicationDocument>()
   const inventory = new Map<string, InventoryBalance>()
@@ -109,6 +109,12 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
       "requestPublication",
       () => (operator = { ...operator, version: operator.version + 1 })
     ),
+    setPayoutsPaused: (network, paused, reason) =>
+      op("setPayoutsPaused", () => {
+        const { [network]: _, ...rest } = operator.payoutPauses
+        operator = { ...operator, payoutPauses: paused ? { ...rest, [network]: { reason } } : rest }
+        return operator
+      }),
     setRouteOverride: (routeId, override) =>
       op("setRouteOverride", () => {
         const routes = { ...operator.routes }

@@ -219,6 +219,18 @@ export const migrations: ReadonlyArray<Migration> = [
       `ALTER TABLE permits ADD COLUMN new_payer INTEGER NOT NULL DEFAULT 0`,
       `ALTER TABLE inventory ADD COLUMN new_payers_hold_raw TEXT NOT NULL DEFAULT '0'`
     ]
+  },
+  {
+    version: 7,
+    name: "payout pauses",
+    statements: [
+      // payouts paused by the operator, per catalog network key ('*': every network)
+      `CREATE TABLE payout_pauses (
+        network TEXT PRIMARY KEY,
+        reason TEXT,
+        paused_at BIGINT NOT NULL
+      )`
+    ]
   }
 ]
 

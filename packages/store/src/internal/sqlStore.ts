@@ -340,6 +340,7 @@ export const make = (options: MakeOptions): StoreShape => {
     const overrides = yield* sql<
       Row
     >`SELECT route_id, execution_status, daily_status FROM route_overrides ORDER BY route_id`
+    const pauses = yield* sql<Row>`SELECT network, reason FROM payout_pauses ORDER BY network`
     return yield* decode((): OperatorState => {
       const row = rows[0]
       if (row === undefined) throw new RowDecodeError("operator_state: the row is missing")
@@ -356,7 +357,8 @@ export const make = (options: MakeOptions): StoreShape => {
         version: int(row, "version"),
         paused: int(row, "paused") !== 0,
         pauseReason: textOrNull(row, "pause_reason"),
-        routes
+        routes,
+        payoutPauses: Object.fromEntries(pauses.map((p) => [text(p, "network"), { reason: textOrNull(p, "reason") }]))
       }
     })
   })
@@ -435,6 +437,24 @@ export const make = (options: MakeOptions): StoreShape => {
   )
 
   const operatorState = plain("operatorState", readOperatorState)
+
+  const setPayoutsPaused = Effect.fn(`${spanPrefix}.setPayoutsPaused`)(
+    function*(network: string, paused: boolean, reason: string | null) {
+      const now = yield* Clock.currentTimeMillis
+      return yield* transaction(
+        Effect.gen(function*() {
+          if (paused) {
+            yield* sql`INSERT INTO payout_pauses (network, reason, paused_at) VALUES (${network}, ${reason}, ${now})
+              ON CONFLICT (network) DO UPDATE SET reason = excluded.reason, paused_at = excluded.paused_at`
+          } else {
+            yield* sql`DELETE FROM payout_pauses WHERE network = ${network}`
+          }
+          return yield* readOperatorState
+        })
+      )
+    },
+    storeOp("setPayoutsPaused")
+  )
 
   const setPaused = Effect.fn(`${spanPrefix}.setPaused`)(
     function*(paused: boolean, reason: string | null) {
@@ -949,6 +969,7 @@ export const make = (options: MakeOptions): StoreShape => {
     latestPublication,
     operatorState,
     setPaused,
+    setPayoutsPaused,
     requestPublication,
     setRouteOverride,
     configureInventory,

@@ -20,7 +20,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
 import { bucketOf, canTransition, nextStates, PermitState } from "@svc/core/Lifecycle"
-import { availableOf, physicalOf, Store } from "@svc/core/Store"
+import { availableOf, payoutsPaused, physicalOf, Store } from "@svc/core/Store"
 import type { InventoryBalance, IssueResult, PermitRecord, StoreShape } from "@svc/core/Store"
 import { Effect, type Layer } from "effect"
 
@@ -275,6 +275,29 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.deepStrictEqual(s6, { ...s5, version: initial.version + 8 })
 
           assert.deepStrictEqual(yield* store.operatorState, s6)
+        }))
+
+      it.effect("payout pauses: per network key or '*', with the reason; resuming removes one; the version does not move", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const initial = yield* store.operatorState
+          const network = fresh("network")
+          const paused = yield* store.setPayoutsPaused(network, true, "incident 42")
+          assert.deepStrictEqual(paused.payoutPauses[network], { reason: "incident 42" })
+          assert.strictEqual(paused.version, initial.version)
+          assert.isTrue(payoutsPaused(paused, network))
+          assert.isFalse(payoutsPaused(paused, fresh("other")))
+          const all = yield* store.setPayoutsPaused("*", true, null)
+          assert.isTrue(payoutsPaused(all, fresh("other")))
+          // resuming every network leaves the one paused by its key paused
+          const some = yield* store.setPayoutsPaused("*", false, null)
+          assert.isFalse("*" in some.payoutPauses)
+          assert.isTrue(payoutsPaused(some, network))
+          const again = yield* store.setPayoutsPaused(network, true, "moved on")
+          assert.deepStrictEqual(again.payoutPauses[network], { reason: "moved on" })
+          const none = yield* store.setPayoutsPaused(network, false, null)
+          assert.deepStrictEqual(none.payoutPauses, initial.payoutPauses)
+          assert.deepStrictEqual(yield* store.operatorState, none)
         }))
 
       // ------------------------------------------------------------------ inventory
