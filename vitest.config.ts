@@ -15,11 +15,14 @@ import { measuredScale } from "./test/support/time.ts"
 const E2E = "**/*.e2e.test.ts"
 
 /**
- * What `--mode quick` leaves out of the unit tier: files that start processes (the `svc` executable,
- * servers, anvil, child test runs), build bundles, or take more than a few seconds. A new test file is
- * quick unless it is listed here.
+ * What `--mode quick` leaves out of the unit tier: files that start a server (every test of @svc/server does,
+ * in the test's process or as a process) or another process (the `svc` executable, anvil, child test runs),
+ * build bundles or compile Solidity, need PostgreSQL or Redis, or take more than a few seconds. A new test
+ * file elsewhere is quick unless it is listed here.
  */
 export const NOT_QUICK: ReadonlyArray<string> = [
+  "packages/server/test/**",
+  // the svc executable and other processes
   "packages/cli/test/Admin.test.ts",
   "packages/cli/test/Cli.test.ts",
   "packages/cli/test/FastStart.test.ts",
@@ -27,24 +30,39 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/cli/test/NewSolver.test.ts",
   "packages/cli/test/Serve.test.ts",
   "packages/cli/test/Sign.test.ts",
+  "packages/client/test/Examples.test.ts",
+  "packages/store/test/SqliteClient.test.ts",
+  "packages/store/test/SqliteStore.test.ts",
+  "conformance/test/Formats.test.ts",
+  "test/module-graph.test.ts",
+  "test/processes.test.ts",
+  // servers in the test's process
+  "packages/client/test/Aggregator.test.ts",
+  "packages/client/test/Client.test.ts",
+  "packages/client/test/Contract.test.ts",
+  "packages/client/test/DecoderLimits.test.ts",
+  "packages/client/test/Stream.test.ts",
+  "conformance/test/Catalog.test.ts",
+  "conformance/test/RealServer.test.ts",
+  "conformance/test/Recorded.test.ts",
+  "conformance/test/SecondPath.test.ts",
+  // bundles built with vite, Solidity compiled, every package's exports loaded
   "packages/client/test/Browser.test.ts",
   "packages/client/test/BundleSize.test.ts",
-  "packages/client/test/Examples.test.ts",
+  "packages/contracts/test/Artifacts.test.ts",
+  "test/api-surface.test.ts",
+  // anvil
   "packages/connector-evm/test/EvmConnector.conformance.test.ts",
   "packages/connector-evm/test/EvmMarket.test.ts",
   "packages/connector-evm/test/EvmOwnershipProof.anvil.test.ts",
   "packages/contracts/test/Router.test.ts",
   "packages/contracts/test/System.test.ts",
-  "packages/server/test/Connectors.test.ts",
-  "packages/server/test/Examples.test.ts",
-  "packages/server/test/Process.test.ts",
-  "packages/server/test/Replicas.test.ts",
-  "packages/server/test/SharedRateLimits.test.ts",
-  "packages/store/test/SqliteClient.test.ts",
-  "packages/store/test/SqliteStore.test.ts",
-  "conformance/test/Formats.test.ts",
-  "test/module-graph.test.ts",
-  "test/processes.test.ts"
+  // PostgreSQL
+  "packages/store/test/HoldShares.test.ts",
+  "packages/store/test/PgCoordination.test.ts",
+  "packages/store/test/PgStore.test.ts",
+  // long simulations
+  "packages/core/test/ChainSettlement.test.ts"
 ]
 
 const TIERS = ["unit", "e2e", "quick"] as const
