@@ -3,7 +3,13 @@
  * `npm run bench -- client` (scripts/bench/client.ts) and its regression test
  * (packages/client/test/BundleSize.test.ts): an app that uses the Promise API of
  * `@svc/client`'s default entry to verify the feed and request a permit, built
- * by vite (rolldown) in production mode for the browser, minified, then gzip -9.
+ * for the browser, minified, then gzip -9, by each of the two bundlers
+ * integrators use: vite (rolldown) in production mode, and esbuild with its
+ * defaults for a browser bundle (`--bundle --minify --format=esm
+ * --platform=browser`). esbuild tree-shakes less on its own (it keeps a
+ * namespace object imported through a barrel, `import { Effect } from "effect"`,
+ * whole, and every top-level call not marked pure), so the client's modules
+ * import effect's modules by path and do no work at the top level.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -35,7 +41,26 @@ export const run = async (baseUrl, sign) => {
 /** The same app on the whole Promise client (`createClient`): for comparison. */
 export const FULL_CLIENT_APP = APP.replaceAll("createSolverClient", "createClient")
 
-/** Bytes of the app's browser bundle: minified, and minified then gzip -9 (every chunk counted). */
+/** Bytes of the app's browser bundle by esbuild: minified, and minified then gzip -9. */
+export const esbuildBundleBytes = async (
+  app: string = APP
+): Promise<{ readonly minified: number; readonly gzip: number }> => {
+  const { build } = await import("esbuild")
+  const result = await build({
+    stdin: { contents: app, resolveDir: join(ROOT, "packages/client"), sourcefile: "app.js", loader: "js" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    logLevel: "silent",
+    alias: { "@svc/client": join(ROOT, "packages/client/src/index.ts") }
+  })
+  const code = result.outputFiles.map((f) => f.text).join("\n")
+  return { minified: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length }
+}
+
+/** Bytes of the app's browser bundle by vite: minified, and minified then gzip -9 (every chunk counted). */
 export const bundleBytes = async (app: string = APP): Promise<{ readonly minified: number; readonly gzip: number }> => {
   const { build } = await import("vite")
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-client-"))

@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import type * as FeedSignature from "@svc/protocol/FeedSignature"
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * The solver manifest (or the aggregator manifest) could not be used: not a

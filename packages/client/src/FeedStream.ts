@@ -26,7 +26,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Queue, Result, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import {
   type DiscoveryInvalid,
   FeedInvalid,

@@ -29,7 +29,11 @@ import type {
   AggregatorTokens
 } from "@svc/protocol/schema/Aggregator"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
-import { Cause, Effect, Exit, Option, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { Aborted, isSvcClientError, type SvcClientError, UnexpectedError } from "./Errors.ts"
 import type { VerifiedFeed } from "./Feed.ts"
 import type { FeedStreamEvent, FeedStreamOptions } from "./FeedStream.ts"

@@ -41,7 +41,10 @@ import type {
 } from "@svc/protocol/schema/Aggregator"
 import type { RouteMetrics } from "@svc/protocol/schema/Feed"
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
-import { Context, type Effect, Layer, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Stream from "effect/Stream"
 import type {
   DiscoveryInvalid,
   FeedVerificationError,

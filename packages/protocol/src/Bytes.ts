@@ -16,7 +16,7 @@ import { bytesToHex as nobleBytesToHex, hexToBytes as nobleHexToBytes } from "@n
  */
 export type Hex = `0x${string}`
 
-const encoder = new TextEncoder()
+const encoder = /* @__PURE__ */ new TextEncoder()
 
 /**
  * UTF-8 bytes of a string.

@@ -126,7 +126,7 @@ export const stringify = (value: unknown): string => {
   return out.join("")
 }
 
-const encoder = new TextEncoder()
+const encoder = /* @__PURE__ */ new TextEncoder()
 
 /**
  * The UTF-8 bytes of the canonical JSON text of a value.

@@ -86,19 +86,35 @@ const writeWord = (out: Uint8Array, offset: number, name: string, type: string, 
   out.set(fromHex(text), offset + (type === "address" ? 12 : 0))
 }
 
-const DOMAIN_TYPEHASH = keccakBytes(
-  utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")
-)
-const NAME_HASH = keccakBytes(utf8(DOMAIN_NAME))
-const VERSION_HASH = keccakBytes(utf8(DOMAIN_VERSION))
-const TYPEHASH_BYTES = fromHex(TYPEHASH)
+/**
+ * The fixed hashes of the domain and the permit type, computed at their first use (importing the module does
+ * no work, so a bundle that never computes a digest drops it all).
+ */
+let fixed:
+  | {
+    readonly domainTypehash: Uint8Array
+    readonly name: Uint8Array
+    readonly version: Uint8Array
+    readonly typehash: Uint8Array
+  }
+  | undefined
+const fixedHashes = () =>
+  fixed ??= {
+    domainTypehash: keccakBytes(
+      utf8("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")
+    ),
+    name: keccakBytes(utf8(DOMAIN_NAME)),
+    version: keccakBytes(utf8(DOMAIN_VERSION)),
+    typehash: fromHex(TYPEHASH)
+  }
 
 /** The EIP-712 domain separator of (chainId, verifyingContract): one 160-byte keccak, cheap enough to compute per permit. */
 const domainSeparatorBytes = (chainId: unknown, router: unknown): Uint8Array => {
   const buffer = new Uint8Array(5 * 32)
-  buffer.set(DOMAIN_TYPEHASH, 0)
-  buffer.set(NAME_HASH, 32)
-  buffer.set(VERSION_HASH, 64)
+  const hashes = fixedHashes()
+  buffer.set(hashes.domainTypehash, 0)
+  buffer.set(hashes.name, 32)
+  buffer.set(hashes.version, 64)
   writeWord(buffer, 96, "sourceChainId", "uint256", chainId)
   writeWord(buffer, 128, "sourceRouter", "address", router)
   return keccakBytes(buffer)
@@ -138,7 +154,7 @@ export const structHash = (permit: AbiPermit): Hex => toHex(structHashBytes(perm
 
 const structHashBytes = (permit: AbiPermit): Uint8Array => {
   const buffer = new Uint8Array(32 * (1 + PERMIT_TUPLE_FIELDS.length))
-  buffer.set(TYPEHASH_BYTES, 0)
+  buffer.set(fixedHashes().typehash, 0)
   PERMIT_TUPLE_FIELDS.forEach(({ name, type }, i) => writeWord(buffer, 32 * (i + 1), name, type, permit[name]))
   return keccakBytes(buffer)
 }

@@ -6,7 +6,10 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Random, Result } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Result from "effect/Result"
 import { HttpError, NetworkError, ResponseInvalid, type ServerRefusal } from "../Errors.ts"
 import { decoder, type Node } from "./decoder.ts"
 

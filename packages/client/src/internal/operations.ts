@@ -23,9 +23,9 @@
  * @since 0.1.0
  */
 import type { Api, OperationId } from "@svc/protocol/Api"
-import type { Schema } from "effect"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import { HttpError, RefreshQuote, type RequestError, type ResponseInvalid } from "../Errors.ts"
 import * as Contract from "./contract.ts"
 import { type Decoder, decoder, type Node } from "./decoder.ts"

@@ -9,7 +9,8 @@
  */
 import { ADDRESS, BYTES32, QUOTE_TOKEN } from "@svc/protocol/Patterns"
 import type { AggregatorBuildRequest, AggregatorQuoteRequest, AggregatorStatus } from "@svc/protocol/schema/Aggregator"
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { InvalidInput, PermitInvalid, ResponseInvalid, RouteNotFound, SigningPayloadMismatch } from "../../Errors.ts"
 import * as Permits from "../../Permits.ts"
 import type {

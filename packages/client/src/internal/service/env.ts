@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import { BYTES32 } from "@svc/protocol/Patterns"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { DiscoveryInvalid, InvalidInput, type RequestError } from "../../Errors.ts"
 import * as Manifests from "../../Manifests.ts"
 import type { SvcClientOptions } from "../../SvcClient.ts"

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { FeedInvalid, ResponseInvalid, RouteNotFound } from "../../Errors.ts"
 import {
   filterQuery,

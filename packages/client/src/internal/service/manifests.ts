@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, type Result } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Result from "effect/Result"
 import {
   type DiscoveryInvalid,
   HttpError,

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import type { ExecutionPermitEnvelope } from "@svc/protocol/schema/Permit"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { PermitInvalid } from "../../Errors.ts"
 import * as Permits from "../../Permits.ts"
 import type { CreatePermitInput, PermitsApi, PollOptions } from "../../SvcClient.ts"

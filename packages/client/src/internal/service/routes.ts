@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { RouteNotFound } from "../../Errors.ts"
 import { type Route, routeByRouteId } from "../../Feed.ts"
 import type { RouteError, VerifiedRoute } from "../../SvcClient.ts"

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { SvcClientOptions, SvcClientShape } from "../../SvcClient.ts"
 import { type ClientEnv, makeEnv } from "./env.ts"
 import { type FeedReader, feedReader } from "./feed.ts"

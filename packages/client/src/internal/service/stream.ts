@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { type Effect, Stream } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { SvcClientError } from "../../Errors.ts"
 import * as FeedStream from "../../FeedStream.ts"
 import type * as Manifests from "../../Manifests.ts"
