@@ -174,9 +174,15 @@ const devnet = Command.make(
       Flag.withDescription("where state goes (default SVC_DATA_DIR, else ./.svc-devnet)"),
       Flag.optional
     ),
-    port: Flag.Int("port").pipe(Flag.withDescription("the server's port (default: a free one)"), Flag.optional)
+    port: Flag.Int("port").pipe(Flag.withDescription("the server's port (default: a free one)"), Flag.optional),
+    chainsOnly: Flag.Boolean("chains-only").pipe(
+      Flag.withDescription(
+        "start the chains, contracts and keys only, for a server of your own (devnet.json: server null; <data-dir>/server.env holds its settings)"
+      ),
+      Flag.withDefault(false)
+    )
   },
-  ({ dataDir, port }) =>
+  ({ chainsOnly, dataDir, port }) =>
     Effect.gen(function*() {
       const dir = Option.getOrElse(dataDir, () => process.env.SVC_DATA_DIR ?? "./.svc-devnet")
       const net = yield* Effect.acquireRelease(
@@ -185,7 +191,10 @@ const devnet = Command.make(
             Devnet.start({
               dataDir: dir,
               port: Option.getOrUndefined(port),
-              log: (line) => process.stdout.write(`${line}\n`)
+              server: !chainsOnly,
+              log: (line) => process.stdout.write(`${line}\n`),
+              // the server's log (JSON lines) as it runs, apart from the progress lines
+              serverLog: (chunk) => process.stderr.write(chunk)
             }),
           catch: (e) => new BadInput({ message: e instanceof Error ? e.message : String(e) })
         }),
@@ -196,7 +205,7 @@ const devnet = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(
   Command.withDescription(
-    "start two local chains (8453, 56) with the reference contracts, funded vaults and a test user, and the server settling on them; see docs/devnet.md"
+    "start two local chains (8453, 56) with the reference contracts, funded vaults, a test user and keystores, and the server settling on them (--chains-only: without it); see docs/devnet.md"
   )
 )
 

@@ -13,9 +13,16 @@
  */
 import { COMPILER, STANDARD_JSON_INPUT_HASH, SvcMainnetRegistryV6, SvcTestToken } from "@svc/contracts/artifacts"
 import * as Deploy from "@svc/contracts/Deploy"
-import { ANVIL_DEPLOYER_KEY, type AnvilNode, ensureCreate2Factory, rpc, startAnvil } from "@svc/contracts/testing/Anvil"
-import { Catalog, Connector } from "@svc/core"
-import { Result } from "effect"
+import {
+  ANVIL_DEPLOYER_KEY,
+  anvilBinary,
+  type AnvilNode,
+  ensureCreate2Factory,
+  rpc,
+  startAnvil
+} from "@svc/contracts/testing/Anvil"
+import { Catalog, Connector, Keystore } from "@svc/core"
+import { Effect, Redacted, Result } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -76,6 +83,34 @@ export interface DevnetChain {
 }
 
 /**
+ * A key of the devnet in an encrypted keystore (its password in
+ * {@link DevnetKeys.passwordFile}).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DevnetKeystore {
+  readonly address: Hex
+  /** Absolute path of the keystore file. */
+  readonly keystore: string
+}
+
+/**
+ * The keys a server on the devnet signs with, as keystores: the authority that
+ * signs feeds and permits (the routers' authority) and the payout key (the
+ * vaults' operator), with the file holding their password.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DevnetKeys {
+  readonly authority: DevnetKeystore
+  readonly payout: DevnetKeystore
+  /** Absolute path of the file holding both keystores' password. */
+  readonly passwordFile: string
+}
+
+/**
  * The devnet.json document.
  *
  * @category models
@@ -86,6 +121,31 @@ export interface DevnetFile {
   readonly server: string | null
   readonly chains: ReadonlyArray<DevnetChain>
   readonly user: { readonly privateKey: Hex; readonly address: Hex }
+  /** The keystores of the authority and payout keys (`SVC_SIGNER_KEYSTORE`, `SVC_PAYOUT_KEYSTORE`). */
+  readonly keys: DevnetKeys
+}
+
+/**
+ * The password of the devnet's keystores (public test material, like the keys).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const DEVNET_KEYSTORE_PASSWORD = "svc devnet: public test material"
+
+/**
+ * What `svc devnet` says when the anvil binary cannot be found (the optional
+ * peer dependency `@foundry-rs/anvil` is not installed), given the resolution
+ * error; undefined for any other error.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const anvilMissing = (error: unknown): string | undefined => {
+  const code = (error as { readonly code?: unknown } | null)?.code
+  return code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED"
+    ? "svc devnet runs anvil from the npm package @foundry-rs/anvil, which is not installed: npm install --save-dev @foundry-rs/anvil"
+    : undefined
 }
 
 /**
@@ -119,6 +179,8 @@ export interface DevnetOptions {
    * benchmark puts a counting proxy there.
    */
   readonly serverRpcUrl?: ((chain: { readonly chainId: number; readonly url: string }) => Promise<string>) | undefined
+  /** Finds the anvil executable (default: the binary of the `@foundry-rs/anvil` package). */
+  readonly anvilBinary?: (() => string) | undefined
 }
 
 /**
@@ -136,8 +198,9 @@ export interface Devnet {
   readonly server: () => ChildProcess
   /**
    * The settings of a server on these chains (catalog, on-chain configuration,
-   * keys, RPC URLs, oracle pricing), to which a server adds where it listens and
-   * its store (PORT, HOST, SVC_PUBLIC_URL, SVC_DATA_DIR or DATABASE_URL).
+   * keystores, RPC URLs, oracle pricing), to which a server adds where it listens
+   * and its store (PORT, HOST, SVC_PUBLIC_URL, SVC_DATA_DIR or DATABASE_URL).
+   * They are also written to `<dataDir>/server.env` (`node --env-file`).
    */
   readonly serverEnv: Readonly<Record<string, string>>
   /** Starts the server again (after it stopped or was killed), with the same configuration. */
@@ -428,6 +491,33 @@ const onchainOf = (deployed: ReadonlyArray<Deployed>, system: Deploy.SystemConfi
   }
 }
 
+/** A value of a `KEY=value` line as `node --env-file` reads it: JSON (with its quotes) in single quotes. */
+const envValue = (value: string) => /^[A-Za-z0-9_./:@-]*$/.test(value) ? value : `'${value}'`
+
+/**
+ * Writes the authority and payout keys as keystores, with their password file
+ * (owner-only). Test material: a low scrypt cost keeps the server's start fast.
+ */
+const writeKeystores = async (dir: string): Promise<DevnetKeys> => {
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const passwordFile = join(dir, "password")
+  writeFileSync(passwordFile, `${DEVNET_KEYSTORE_PASSWORD}\n`, { mode: 0o600 })
+  const write = async (name: string, key: Hex): Promise<DevnetKeystore> => {
+    const document = await Effect.runPromise(
+      Keystore.encrypt(Redacted.make(key), Redacted.make(DEVNET_KEYSTORE_PASSWORD), { scryptN: 4096 })
+    )
+    const keystore = join(dir, `${name}.json`)
+    writeFileSync(keystore, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 })
+    return { address: privateKeyToAccount(key).address, keystore }
+  }
+  return {
+    authority: await write("authority", DEVNET_KEYS.authority),
+    payout: await write("payout", DEVNET_KEYS.payout),
+    passwordFile
+  }
+}
+
 /**
  * Starts the devnet and its server; resolves once the server listens.
  *
@@ -450,10 +540,20 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
   const stopChains = async () => {
     await Promise.all(nodes.map((n) => n.stop()))
   }
+  let binary: string
+  try {
+    binary = (options.anvilBinary ?? anvilBinary)()
+  } catch (e) {
+    const missing = anvilMissing(e)
+    if (missing !== undefined) throw new Error(missing, { cause: e })
+    throw e
+  }
   try {
     for (const spec of CHAINS) {
       // finalized trails the head by 2 blocks: PAID a couple of seconds after the payout is mined
-      nodes.push(await startAnvil({ chainId: spec.chainId, blockTime: options.blockTime ?? 1, slotsInAnEpoch: 1 }))
+      nodes.push(
+        await startAnvil({ chainId: spec.chainId, blockTime: options.blockTime ?? 1, slotsInAnEpoch: 1, binary })
+      )
       log(`svc devnet: chain ${spec.chainId} at ${nodes.at(-1)!.url}`)
     }
     const deployed: Array<Deployed> = []
@@ -474,11 +574,13 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     await Promise.all(deployed.map((d) => registerRoutes(d, catalog)))
     log("svc devnet: routes registered and active on both registries")
     writeFileSync(onchainPath, JSON.stringify(onchainOf(deployed, system), null, 2) + "\n")
+    const keys = await writeKeystores(join(dataDir, "keys"))
     const settings: Record<string, string> = {
       SVC_CATALOG: catalogPath,
       SVC_ONCHAIN: onchainPath,
-      SVC_SIGNER_KEY: DEVNET_KEYS.authority,
-      SVC_PAYOUT_KEY: DEVNET_KEYS.payout,
+      SVC_SIGNER_KEYSTORE: keys.authority.keystore,
+      SVC_PAYOUT_KEYSTORE: keys.payout.keystore,
+      SVC_KEYSTORE_PASSWORD_FILE: keys.passwordFile,
       // prices from the devnet's feeds; they change only when set, so they are never stale here
       SVC_PRICING: "oracle",
       SVC_ORACLE_MAX_AGE_SECONDS: "31536000",
@@ -492,6 +594,10 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
           : await options.serverRpcUrl({ chainId: 56, url: nodes[1]!.url })
       })
     }
+    writeFileSync(
+      join(dataDir, "server.env"),
+      Object.entries(settings).map(([key, value]) => `${key}=${envValue(value)}\n`).join("")
+    )
     const env: Record<string, string> = {
       ...process.env as Record<string, string>,
       PORT: String(port),
@@ -543,7 +649,8 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     const info: DevnetFile = {
       server: withServer ? serverUrl : null,
       chains: deployed.map((d) => d.chain),
-      user: { privateKey: DEVNET_KEYS.user, address: privateKeyToAccount(DEVNET_KEYS.user).address }
+      user: { privateKey: DEVNET_KEYS.user, address: privateKeyToAccount(DEVNET_KEYS.user).address },
+      keys
     }
     const file = join(dataDir, "devnet.json")
     writeFileSync(file, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 })

@@ -94,12 +94,14 @@ export const startAnvil = (options?: {
    * (anvil's default 32: block 0 until block 64).
    */
   readonly slotsInAnEpoch?: number | undefined
+  /** The anvil executable; default {@link anvilBinary}. */
+  readonly binary?: string | undefined
 }): Promise<AnvilNode> => {
   const chainId = options?.chainId ?? 31337
   const args = ["--host", "127.0.0.1", "--port", String(options?.port ?? 0), "--chain-id", String(chainId)]
   if (options?.blockTime !== undefined) args.push("--block-time", String(options.blockTime))
   if (options?.slotsInAnEpoch !== undefined) args.push("--slots-in-an-epoch", String(options.slotsInAnEpoch))
-  const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(options?.binary ?? anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] })
   const killNow = () => {
     child.kill("SIGKILL")
   }
