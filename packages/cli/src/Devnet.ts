@@ -175,10 +175,12 @@ export interface DevnetOptions {
    */
   readonly serverLog?: ((chunk: string) => void) | undefined
   /**
-   * The RPC URLs the server uses, given the chains' (default: the same). A
-   * benchmark puts a counting proxy there.
+   * The RPC URLs the server uses, given the chains' (default: the same): one,
+   * or several failed over in order. A benchmark puts a counting proxy there.
    */
-  readonly serverRpcUrl?: ((chain: { readonly chainId: number; readonly url: string }) => Promise<string>) | undefined
+  readonly serverRpcUrl?:
+    | ((chain: { readonly chainId: number; readonly url: string }) => Promise<string | ReadonlyArray<string>>)
+    | undefined
   /** Finds the anvil executable (default: the binary of the `@foundry-rs/anvil` package). */
   readonly anvilBinary?: (() => string) | undefined
 }
