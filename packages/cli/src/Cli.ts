@@ -10,6 +10,7 @@ import { Server, ServerConfig } from "@svc/server"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
+import { catalog } from "./CatalogCommand.ts"
 import * as Devnet from "./Devnet.ts"
 import { refusalLine } from "./internal/contract.ts"
 import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
@@ -234,6 +235,7 @@ export const svc = Command.make("svc").pipe(
     serve,
     devnet,
     keys,
+    catalog,
     admin,
     newConnector,
     newSolver,

@@ -11,6 +11,8 @@ export * as Aggregator from "./Aggregator.ts"
 /** @since 0.1.0 */
 export * as Catalog from "./Catalog.ts"
 /** @since 0.1.0 */
+export * as CatalogCheck from "./CatalogCheck.ts"
+/** @since 0.1.0 */
 export * as Chain from "./Chain.ts"
 /** @since 0.1.0 */
 export * as ChainSettlement from "./ChainSettlement.ts"

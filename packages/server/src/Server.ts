@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Catalog, type Connector, Keystore, Signer, Store } from "@svc/core"
+import { Catalog, CatalogCheck, type Connector, Keystore, Signer, Store } from "@svc/core"
 import { StoreConfig } from "@svc/store"
 import {
   Config,
@@ -386,7 +386,17 @@ const unlockSigner = (config: ServerConfig.ServerConfig) =>
 const serve = (loaded: ServerConfig.ServerConfig) =>
   Effect.gen(function*() {
     let config = loaded
-    const catalog = yield* readDocument(Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH), "SVC_CATALOG")
+    const catalogPath = Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH)
+    const catalog = yield* readDocument(catalogPath, "SVC_CATALOG")
+    // every problem of the document at once, each with its JSON path (as svc catalog check prints them)
+    const problems = CatalogCheck.check(catalog)
+    if (problems.length > 0) {
+      return yield* new StartupError({
+        message: `SVC_CATALOG: ${catalogPath}: ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${
+          CatalogCheck.describe(problems).join("; ")
+        }`
+      })
+    }
     const onchain = Option.isSome(config.onchainPath)
       ? yield* Effect.flatMap(readDocument(config.onchainPath.value, "SVC_ONCHAIN"), (document) =>
         Effect.fromResult(Documents.decodeOnchainConfig(document)).pipe(
