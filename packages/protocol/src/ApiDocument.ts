@@ -2,8 +2,12 @@
  * `openapi.json`: the OpenAPI 3.1.0 document of the contract (`Api`), as Effect's
  * `OpenApi.fromApi` derives it from the declarations, completed with what each
  * declaration's {@link Api.Docs} annotation says (parameter descriptions, the
- * error codes of each status, response headers, the spec section) and with the
- * document-level facts (JSON Schema dialect, server URL, shared headers).
+ * error codes of each status, response headers, the spec section), with the
+ * document-level facts (JSON Schema dialect, server URL, shared headers), with
+ * request and response examples of every operation (committed vectors,
+ * `ApiExamples.json`, recorded by `scripts/api-examples.ts` from a running
+ * server: the document is the same at every publication, so it caches) and with
+ * the worked flow of each operation in the docs (`x-svc-docs`).
  *
  * Nothing here is written per operation: adding an operation to `Api` adds it here.
  *
@@ -12,6 +16,7 @@
 import { Context } from "effect"
 import { HttpApi, type HttpApiEndpoint, OpenApi } from "effect/http-api"
 import * as Api from "./Api.ts"
+import EXAMPLES from "./ApiExamples.json" with { type: "json" }
 import { AGGREGATOR_ERRORS, SOLVER_ERRORS } from "./ErrorCodes.ts"
 
 type JsonRecord = Record<string, unknown>
@@ -208,6 +213,150 @@ const decorateOperation = (
   op["x-svc-spec"] = { parts: [...docs.spec.parts], section: docs.spec.section }
 }
 
+/** A recorded exchange of `ApiExamples.json`. */
+interface Exchange {
+  readonly summary: string
+  readonly request: {
+    readonly path?: Record<string, string>
+    readonly query?: Record<string, string>
+    readonly headers?: Record<string, string>
+    readonly body?: unknown
+  }
+  readonly response: { readonly status: number; readonly contentType: string; readonly body: unknown }
+}
+
+/**
+ * The recorded exchanges of each operation (by operationId).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const EXAMPLES_BY_OPERATION: Readonly<Record<string, ReadonlyArray<Exchange>>> =
+  (EXAMPLES as unknown as { operations: Record<string, ReadonlyArray<Exchange>> }).operations
+
+/**
+ * Where each operation's worked flow is: a file of the svc repository's `docs/`
+ * and its section (`x-svc-docs`, and a line of the operation's description).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const WORKED_FLOWS: Readonly<
+  Record<string, ReadonlyArray<{ readonly file: string; readonly section: string }>>
+> = {
+  getSolverManifest: [{ file: "docs/client.md", section: "Discovery" }],
+  getSolverDiscovery: [{ file: "docs/client.md", section: "Discovery" }],
+  getOnchainDiscovery: [{ file: "docs/protocol.md", section: "Discovery documents" }],
+  getStandardsManifest: [{ file: "docs/protocol.md", section: "Discovery documents" }],
+  getOpenApi: [{ file: "docs/operations.md", section: "The API reference page (`/docs`)" }],
+  getSolverFeed: [{ file: "docs/client.md", section: "Feeds" }],
+  streamSolverFeed: [{ file: "docs/client.md", section: "The event stream" }],
+  getRouteDetail: [{ file: "docs/client.md", section: "Feeds" }],
+  buildPermitRequestMessage: [{ file: "docs/client.md", section: "The request message" }],
+  createExecutionPermit: [{ file: "docs/client.md", section: "Create" }],
+  getExecutionPermit: [{ file: "docs/client.md", section: "Status" }],
+  aggregator_manifest: [{ file: "docs/aggregator.md", section: "Chains, tokens, health and the manifest" }],
+  aggregator_chains: [
+    { file: "docs/aggregator.md", section: "1. Discover chains, pairs and tokens" },
+    { file: "docs/client.md", section: "The aggregator" }
+  ],
+  aggregator_tokens: [{ file: "docs/aggregator.md", section: "1. Discover chains, pairs and tokens" }],
+  aggregator_health: [{ file: "docs/aggregator.md", section: "Chains, tokens, health and the manifest" }],
+  aggregator_quote: [
+    { file: "docs/aggregator.md", section: "2. Quote" },
+    { file: "docs/client.md", section: "The aggregator" }
+  ],
+  aggregator_build: [
+    { file: "docs/aggregator.md", section: "3. Build, stage 1: the message to sign" },
+    { file: "docs/aggregator.md", section: "5. Build, stage 2: the transaction" }
+  ],
+  aggregator_status: [{ file: "docs/aggregator.md", section: "7. Track" }]
+}
+
+/**
+ * What the try-it of a reference page gets for an operation it cannot complete
+ * with the offered example: a line of the operation's description.
+ */
+const TRY_IT: Readonly<Record<string, string>> = {
+  createExecutionPermit: "From a reference page's try-it, this operation answers **400 `SIGNATURE_INVALID`** " +
+    "(reason `SIGNER_MISMATCH`): `requestSignature` must be the payer wallet's EIP-191 signature of the exact " +
+    "message `buildPermitRequestMessage` returns for this body, and a page cannot sign with the payer's key. " +
+    "The example carries a test wallet's signature over another request's message.",
+  aggregator_build: "From a reference page's try-it, stage 1 (no `requestSignature`) answers 200 with the message " +
+    "to sign while the example's quote token is valid (else 410 `QUOTE_EXPIRED`: get a new quote first); stage 2 " +
+    "needs the wallet's signature of that message (400 `SIGNATURE_INVALID` otherwise)."
+}
+
+const exampleKey = (summary: string, index: number) =>
+  `${index + 1}-${summary.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48)}`
+
+/** Adds an operation's recorded examples, worked flows and try-it note. */
+const addExamples = (op: JsonRecord, operationId: string) => {
+  const exchanges = EXAMPLES_BY_OPERATION[operationId] ?? []
+  const first = exchanges[0]
+  if (first !== undefined) {
+    for (const parameter of (op.parameters as Array<JsonRecord> | undefined) ?? []) {
+      const name = String(parameter.name)
+      const from = parameter.in === "path"
+        ? first.request.path
+        : parameter.in === "query"
+        ? exchanges.find((e) => e.request.query?.[name] !== undefined)?.request.query
+        : parameter.in === "header"
+        ? first.request.headers
+        : undefined
+      const value = from?.[name]
+      // a query value is text on the wire; the parameter's schema may read it as an integer
+      if (value !== undefined) {
+        parameter.example = (parameter.schema as JsonRecord | undefined)?.type === "integer" && /^\d+$/.test(value)
+          ? Number(value)
+          : value
+      }
+    }
+  }
+  const requestContent = (op.requestBody as JsonRecord | undefined)?.content as Record<string, JsonRecord> | undefined
+  const json = requestContent?.["application/json"]
+  if (json !== undefined) {
+    const withBodies = exchanges.filter((e) => e.request.body !== undefined)
+    if (withBodies.length > 0) {
+      json.examples = Object.fromEntries(
+        withBodies.map((e, i) => [exampleKey(e.summary, i), { summary: e.summary, value: e.request.body }])
+      )
+    }
+  }
+  const responses = op.responses as Record<string, JsonRecord>
+  exchanges.forEach((e, i) => {
+    const response = responses[String(e.response.status)]
+    const content = response?.content as Record<string, JsonRecord> | undefined
+    const media = content?.[e.response.contentType] ?? (content === undefined ? undefined : Object.values(content)[0])
+    if (media === undefined) return
+    const examples = (media.examples ??= {}) as JsonRecord
+    examples[exampleKey(e.summary, i)] = { summary: e.summary, value: e.response.body }
+  })
+  const flows = WORKED_FLOWS[operationId]
+  const lines: Array<string> = []
+  if (flows !== undefined) {
+    op["x-svc-docs"] = flows
+    lines.push(
+      `Worked flow: ${flows.map((f) => `\`${f.file}\`, *${f.section}*`).join("; ")} (in the svc repository).`
+    )
+  }
+  const tryIt = TRY_IT[operationId]
+  if (tryIt !== undefined) lines.push(tryIt)
+  if (lines.length > 0) {
+    op.description = [typeof op.description === "string" ? op.description : undefined, ...lines]
+      .filter((l) => l !== undefined && l.length > 0).join("\n\n")
+  }
+}
+
+/** An excerpt of the document itself, the example of `getOpenApi`. */
+const openApiExample = (document: JsonRecord): JsonRecord => ({
+  openapi: document.openapi,
+  jsonSchemaDialect: document.jsonSchemaDialect,
+  info: { title: (document.info as JsonRecord).title, version: (document.info as JsonRecord).version },
+  servers: document.servers,
+  paths: { "/api/v6/solver-feed": { get: { operationId: "getSolverFeed", summary: "…" } } }
+})
+
 /**
  * Every `$ref` of a document (JSON pointers into the document itself).
  *
@@ -270,6 +419,7 @@ export const make = (options: Options): JsonRecord => {
       const op = paths[openApiPath(endpoint.path)]?.[endpoint.method.toLowerCase()]
       if (op === undefined) return
       decorateOperation(op, endpoint, Context.getOrElse(mergedAnnotations, Api.ErrorFamily, () => "solver" as const))
+      addExamples(op, String(op.operationId ?? endpoint.identifier))
     }
   })
   const ordered: JsonRecord = {
@@ -281,6 +431,11 @@ export const make = (options: Options): JsonRecord => {
     paths: document.paths,
     components: { ...(document.components as JsonRecord), headers: HEADERS },
     "x-svc-spec-parts": SPEC_PARTS
+  }
+  const openapiResponse = (paths["/openapi.json"]?.get?.responses as Record<string, JsonRecord> | undefined)?.["200"]
+  const openapiMedia = (openapiResponse?.content as Record<string, JsonRecord> | undefined)?.["application/json"]
+  if (openapiMedia !== undefined) {
+    openapiMedia.examples = { "1-an-excerpt": { summary: "An excerpt", value: openApiExample(ordered) } }
   }
   for (const ref of collectRefs(ordered)) {
     if (resolvePointer(ordered, ref) === undefined) throw new Error(`svc openapi: unresolved reference ${ref}`)
