@@ -6,6 +6,17 @@
 import type { Redacted } from "effect"
 
 /**
+ * JSON-RPC URLs by chain id: one URL, or several (failed over in order; see
+ * `EvmSettlement`). URLs may carry API keys: pass them as `Redacted`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RpcUrls = Readonly<
+  Record<string, string | Redacted.Redacted<string> | ReadonlyArray<string | Redacted.Redacted<string>>>
+>
+
+/**
  * What the EVM connector needs to know.
  *
  * @category models
@@ -19,7 +30,7 @@ export interface EvmConfig {
    * smart-contract signature is refused with RPC_NOT_CONFIGURED. URLs may carry
    * API keys: pass them as `Redacted`.
    */
-  readonly rpcUrls?: Readonly<Record<string, string | Redacted.Redacted<string>>> | undefined
+  readonly rpcUrls?: RpcUrls | undefined
   /** Longest wait for one RPC verification, milliseconds. Default 10000. */
   readonly rpcTimeoutMillis?: number | undefined
   /** Verify smart-contract accounts where an RPC URL is configured. Default true. */

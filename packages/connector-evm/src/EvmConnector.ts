@@ -28,7 +28,7 @@ import * as EvmLocator from "./EvmLocator.ts"
 import * as EvmMarket from "./EvmMarket.ts"
 import * as EvmOwnershipProof from "./EvmOwnershipProof.ts"
 import * as EvmSettlement from "./EvmSettlement.ts"
-import { clientsOf } from "./internal/client.ts"
+import { clientsOf, endpointsOf } from "./internal/client.ts"
 
 /**
  * The EVM connector, with the chains it can verify smart-contract accounts on.
@@ -103,20 +103,24 @@ export const fromClients = (
  * @category constructors
  * @since 0.1.0
  */
-export const make = (config?: EvmConfig): EvmConnectorShape =>
-  fromClients(clientsOf(config), {
+export const make = (config?: EvmConfig): EvmConnectorShape => {
+  // one set of endpoints per chain, shared by proofs, market data and settlement
+  const sets = endpointsOf(config?.rpcUrls, config?.rpcTimeoutMillis)
+  return fromClients(clientsOf(config, sets), {
     rpcTimeoutMillis: config?.rpcTimeoutMillis,
-    settlement: config?.settlement === false || Object.keys(config?.rpcUrls ?? {}).length === 0
+    settlement: config?.settlement === false || sets.size === 0
       ? undefined
       : EvmSettlement.make({
         rpcUrls: config?.rpcUrls ?? {},
         payoutKey: config?.payoutKey,
-        rpcTimeoutMillis: config?.rpcTimeoutMillis
+        rpcTimeoutMillis: config?.rpcTimeoutMillis,
+        endpoints: sets
       }),
-    market: Object.keys(config?.rpcUrls ?? {}).length === 0
+    market: sets.size === 0
       ? undefined
-      : EvmMarket.make({ rpcUrls: config?.rpcUrls ?? {}, rpcTimeoutMillis: config?.rpcTimeoutMillis })
+      : EvmMarket.make({ rpcUrls: config?.rpcUrls ?? {}, rpcTimeoutMillis: config?.rpcTimeoutMillis, endpoints: sets })
   })
+}
 
 /**
  * A layer providing the EVM connector as {@link EvmConnector} and as the core `Connector`.

@@ -7,8 +7,11 @@
  */
 import type { Chain } from "@svc/core"
 import { Connector } from "@svc/core"
-import { Effect, Redacted } from "effect"
-import { BaseError, createPublicClient, type Hex, http, isAddress, parseAbi, type PublicClient } from "viem"
+import { Effect } from "effect"
+import { BaseError, type Hex, isAddress, parseAbi, type PublicClient } from "viem"
+import type { RpcUrls } from "./EvmConfig.ts"
+import { clientOf, endpointsOf } from "./internal/client.ts"
+import type { Endpoints } from "./internal/endpoints.ts"
 
 /**
  * The AggregatorV3Interface fragments read.
@@ -80,19 +83,19 @@ export const reader = (client: PublicClient): Chain.MarketReader => {
  * @since 0.1.0
  */
 export const make = (config: {
-  /** JSON-RPC URLs by chain id. */
-  readonly rpcUrls: Readonly<Record<string, string | Redacted.Redacted<string>>>
+  /** JSON-RPC URLs by chain id, one or several each (failed over). */
+  readonly rpcUrls: RpcUrls
   /** Longest wait for one RPC call, milliseconds. Default 10000. */
   readonly rpcTimeoutMillis?: number | undefined
+  /** The endpoints of each chain, shared with the connector's other parts (built from `rpcUrls` when absent). */
+  readonly endpoints?: ReadonlyMap<string, Endpoints> | undefined
 }): Chain.MarketSupport => {
-  const timeout = Math.max(1, config.rpcTimeoutMillis ?? 10_000)
+  const sets = config.endpoints ?? endpointsOf(config.rpcUrls, config.rpcTimeoutMillis)
   return {
     network: (target) =>
       Effect.sync(() => {
-        const configured = config.rpcUrls[target.native]
-        if (configured === undefined) return null
-        const url = Redacted.isRedacted(configured) ? Redacted.value(configured) : configured
-        return reader(createPublicClient({ transport: http(url, { timeout, retryCount: 0 }) }) as PublicClient)
+        const set = sets.get(target.native)
+        return set === undefined ? null : reader(clientOf(set))
       })
   }
 }

@@ -32,9 +32,10 @@ const invalid = (message: string) =>
   new Connector.PluginError({ message: `SVC_RPC_URLS: ${message} (values not shown)` })
 
 /**
- * Maps `SVC_RPC_URLS` (catalog network key -> URL) to RPC URLs by chain id,
- * refusing unknown keys, non-EVM networks and non-http(s) URLs. Error messages
- * never contain the URLs (they may carry API keys).
+ * Maps `SVC_RPC_URLS` (catalog network key -> URL, or a JSON array of URLs
+ * failed over in order) to RPC URLs by chain id, refusing unknown keys, non-EVM
+ * networks, empty lists and non-http(s) URLs. Error messages never contain the
+ * URLs (they may carry API keys).
  *
  * @category running
  * @since 0.1.0
@@ -42,25 +43,29 @@ const invalid = (message: string) =>
 export const rpcUrlsByChainId = (
   value: Redacted.Redacted<string>,
   context: Connector.PluginContext
-): Effect.Effect<Record<string, Redacted.Redacted<string>>, Connector.PluginError> =>
+): Effect.Effect<Record<string, ReadonlyArray<Redacted.Redacted<string>>>, Connector.PluginError> =>
   Effect.gen(function*() {
-    const shape = "must be a JSON object: catalog network key -> http(s) URL"
+    const shape = "must be a JSON object: catalog network key -> http(s) URL, or an array of them"
     const parsed = yield* Effect.try({
       try: () => JSON.parse(Redacted.value(value)) as unknown,
       catch: () => invalid(shape)
     })
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* invalid(shape)
-    const urls: Record<string, Redacted.Redacted<string>> = {}
-    for (const [key, url] of Object.entries(parsed)) {
+    const urls: Record<string, ReadonlyArray<Redacted.Redacted<string>>> = {}
+    for (const [key, value] of Object.entries(parsed)) {
       const network = context.networks.find((n) => n.key === key)
       if (network === undefined) return yield* invalid(`no network ${key} in the catalog`)
       if (network.vm !== "EVM" || network.native === null) {
         return yield* invalid(`${key} is not an EVM network (only EVM connectors use an RPC URL)`)
       }
-      if (typeof url !== "string" || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-        return yield* invalid(`${key} must be an http(s) URL`)
+      const list: ReadonlyArray<unknown> = Array.isArray(value) ? value : [value]
+      if (list.length === 0) return yield* invalid(`${key} has an empty list of URLs`)
+      for (const [i, url] of list.entries()) {
+        if (typeof url !== "string" || !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+          return yield* invalid(`${key}${Array.isArray(value) ? `[${i}]` : ""} must be an http(s) URL`)
+        }
       }
-      urls[network.native] = Redacted.make(url)
+      urls[network.native] = list.map((url) => Redacted.make(url as string))
     }
     return urls
   })

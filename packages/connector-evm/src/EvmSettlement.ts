@@ -20,10 +20,8 @@ import {
   type Account,
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
   encodeFunctionData,
   type Hex,
-  http,
   keccak256,
   parseAbi,
   type PublicClient,
@@ -31,6 +29,9 @@ import {
   TransactionReceiptNotFoundError
 } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import type { RpcUrls } from "./EvmConfig.ts"
+import { clientOf, endpointsOf } from "./internal/client.ts"
+import type { Endpoints } from "./internal/endpoints.ts"
 
 /**
  * The ABI fragments settlement uses: the router's source fill event and the
@@ -114,14 +115,20 @@ export const revertReason = (error: unknown): string => {
  * @since 0.1.0
  */
 export interface EvmSettlementConfig {
-  /** JSON-RPC URLs by chain id; a network without one is not settled by svc. */
-  readonly rpcUrls: Readonly<Record<string, string | Redacted.Redacted<string>>>
+  /** JSON-RPC URLs by chain id, one or several each (failed over); a network without one is not settled by svc. */
+  readonly rpcUrls: RpcUrls
   /** The vaults' operator key (0x + 64 hex). Without it, fills are watched but nothing is paid out. */
   readonly payoutKey?: Redacted.Redacted<string> | undefined
   /** Longest wait for one RPC call, milliseconds. Default 10000. */
   readonly rpcTimeoutMillis?: number | undefined
-  /** Blocks searched below the head for a payout event. Default 100000. */
+  /**
+   * Blocks searched below the head for a payout event. Default 100000. A fillId
+   * the vault paid out before that is reported paid by an unknown transaction
+   * (the settlement runner then records it PAID without one).
+   */
   readonly payoutLookbackBlocks?: number | undefined
+  /** The endpoints of each chain, shared with the connector's other parts (built from `rpcUrls` when absent). */
+  readonly endpoints?: ReadonlyMap<string, Endpoints> | undefined
 }
 
 const unavailable = (what: string, e: unknown) =>
@@ -147,6 +154,10 @@ const errorText = (e: unknown) =>
 /** A node's answer meaning "no such block tag here" (not a timeout or a refused connection). */
 const TAG_UNSUPPORTED = /unknown block|invalid block|block tag|not supported|unsupported|invalid argument/i
 
+/** A provider refusing an `eth_getLogs` range as too large (or its answer as too long). */
+const RANGE_REFUSED =
+  /block range|range is too (large|wide)|too many (blocks|results|logs)|more than \d+ (results|logs)|exceed(s|ed)? (the )?(max|maximum|limit)|response size|limited to/i
+
 /** A node's answer meaning "no such method here". */
 const METHOD_UNSUPPORTED = /method .*(not found|not supported|does not exist|not available)|unsupported method/i
 
@@ -168,6 +179,23 @@ export const reader = (client: PublicClient, router: Hex | null): Chain.ChainRea
       }
     })
   let tagSupported = true
+  // the largest range a provider answered; halved each time one refuses a range as too large
+  let span: bigint | undefined
+  const logsIn = async (from: bigint, to: bigint): Promise<Awaited<ReturnType<typeof getFills>>> => {
+    if (span !== undefined && to - from + 1n > span) {
+      const middle = from + span - 1n
+      return [...await logsIn(from, middle), ...await logsIn(middle + 1n, to)]
+    }
+    try {
+      return await getFills(from, to)
+    } catch (e) {
+      if (from === to || !RANGE_REFUSED.test(errorText(e))) throw e
+      span = (to - from + 1n) / 2n
+      return logsIn(from, to)
+    }
+  }
+  const getFills = (from: bigint, to: bigint) =>
+    client.getLogs({ address: router!, event: SOURCE_FILL, fromBlock: from, toBlock: to })
   return {
     head: rpc("eth_getBlockByNumber", async () => blockOf(await client.getBlock({ blockTag: "latest" }))),
     finalized: Effect.suspend(() =>
@@ -189,7 +217,7 @@ export const reader = (client: PublicClient, router: Hex | null): Chain.ChainRea
     block,
     sourceFills: (from, to) =>
       router === null ? Effect.succeed([]) : rpc("eth_getLogs", async () => {
-        const logs = await client.getLogs({ address: router, event: SOURCE_FILL, fromBlock: from, toBlock: to })
+        const logs = await logsIn(from, to)
         return logs
           .filter((l) => !l.removed && l.blockHash !== null && l.transactionHash !== null)
           .map((l): Chain.SourceFill => ({
@@ -379,15 +407,8 @@ export const payer = (options: {
             toBlock: head
           }))
         const log = logs.find((l) => !l.removed && l.transactionHash !== null)
-        if (log === undefined) {
-          return yield* Effect.fail(
-            new Connector.ConnectorUnavailable({
-              code: "PAYOUT_EVENT_NOT_FOUND",
-              message: `the vault paid ${fillId} out, but no payout event is within ${lookback} blocks`
-            })
-          )
-        }
-        return { txHash: lower(log.transactionHash!) }
+        // paid before the look-back: long final, by a transaction not worth searching for
+        return { txHash: log === undefined ? null : lower(log.transactionHash!) }
       }),
     balance: (asset) =>
       /^0x0{40}$/i.test(asset)
@@ -447,7 +468,7 @@ const sendMessage = (code: "NONCE_USED" | "UNDERPRICED" | "NO_GAS", e: unknown) 
  * @since 0.1.0
  */
 export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
-  const timeout = Math.max(1, config.rpcTimeoutMillis ?? 10_000)
+  const sets = config.endpoints ?? endpointsOf(config.rpcUrls, config.rpcTimeoutMillis)
   const key = config.payoutKey === undefined ? undefined : Redacted.value(config.payoutKey)
   if (key !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(key)) {
     throw new Error("the payout key must be 0x followed by 64 hex digits")
@@ -456,12 +477,22 @@ export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
   return {
     network: (target) =>
       Effect.gen(function*() {
-        const configured = config.rpcUrls[target.native]
-        if (configured === undefined) return null
-        const url = Redacted.isRedacted(configured) ? Redacted.value(configured) : configured
-        const client = createPublicClient({ transport: http(url, { timeout, retryCount: 0 }) }) as PublicClient
+        const set = sets.get(target.native)
+        if (set === undefined) return null
+        const client = clientOf(set)
         const read = reader(client, target.router)
-        if (account === undefined || target.vaultAddress === null) return { reader: read, payer: null }
+        const endpointStatus = () =>
+          set.status().map((e) => ({
+            label: String(e.index),
+            host: e.host,
+            up: e.up,
+            primary: e.primary,
+            requests: e.requests,
+            failures: e.failures
+          }))
+        if (account === undefined || target.vaultAddress === null) {
+          return { reader: read, payer: null, endpoints: endpointStatus }
+        }
         const operator = yield* rpc("operator", () =>
           client.readContract({ address: target.vaultAddress!, abi: SETTLEMENT_ABI, functionName: "operator" })).pipe(
             Effect.option
@@ -475,6 +506,7 @@ export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
         }
         return {
           reader: read,
+          endpoints: endpointStatus,
           payer: payer({
             client,
             chainId: Number(target.native),

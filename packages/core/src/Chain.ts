@@ -230,8 +230,14 @@ export interface ChainPayer {
   ) => Effect.Effect<SignedPayout, ConnectorError | ConnectorUnavailable>
   /** Sends a signed payout. Sending one the node already knows succeeds. */
   readonly send: (payout: SignedPayout) => Effect.Effect<void, ConnectorError | ConnectorUnavailable>
-  /** The transaction that paid `fillId` out, from the vault's payout event; null when none did. */
-  readonly findPayout: (fillId: string) => Effect.Effect<{ readonly txHash: string } | null, ConnectorUnavailable>
+  /**
+   * The transaction that paid `fillId` out, from the vault's payout event; null
+   * when none did; `txHash: null` when the vault paid it longer ago than the
+   * connector looks back (the payout is then final whatever the rule).
+   */
+  readonly findPayout: (
+    fillId: string
+  ) => Effect.Effect<{ readonly txHash: string | null } | null, ConnectorUnavailable>
   /** The vault's balance of an asset (a token address, zero for the native coin), raw units, at the latest block. */
   readonly balance: (asset: string) => Effect.Effect<bigint, ConnectorUnavailable>
   /** The paying account's balance of the native coin (what pays for gas). */
@@ -248,6 +254,25 @@ export interface ChainPayer {
 export interface NetworkChain {
   readonly reader: ChainReader
   readonly payer: ChainPayer | null
+  /** The network's RPC endpoints as the connector sees them (several are failed over), for metrics and health. */
+  readonly endpoints?: (() => ReadonlyArray<EndpointStatus>) | undefined
+}
+
+/**
+ * One RPC endpoint of a network: its label (its position in the
+ * configuration), its host (never the URL: it may carry an API key), whether
+ * its last request got through, whether it is the one in use, and its counts.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface EndpointStatus {
+  readonly label: string
+  readonly host: string
+  readonly up: boolean | null
+  readonly primary: boolean
+  readonly requests: number
+  readonly failures: number
 }
 
 /**

@@ -99,6 +99,8 @@ export interface NetworkStats {
   readonly waitingOperator: number
   /** What the vault lacks to cover the confirmed fills owed, by asset key (raw units). */
   readonly shortfalls: Readonly<Record<string, bigint>>
+  /** The network's RPC endpoints, when the connector reports them. */
+  readonly endpoints: ReadonlyArray<Chain.EndpointStatus>
 }
 
 /**
@@ -210,7 +212,11 @@ export const healthOf = (n: NetworkStats, nowMillis: number): HealthComponent =>
     feeAtCeiling: n.feeAtCeiling,
     waitingOperator: n.waitingOperator,
     vaultCoversLiabilities: shortfall.length === 0,
-    ...Object.fromEntries(shortfall.map(([asset, raw]) => [`shortfall.${asset}`, raw.toString()]))
+    ...Object.fromEntries(shortfall.map(([asset, raw]) => [`shortfall.${asset}`, raw.toString()])),
+    ...Object.fromEntries(n.endpoints.map((e) => [
+      `endpoint.${e.label}`,
+      `${e.host} ${e.up === null ? "unused" : e.up ? "up" : "down"}${e.primary ? " (in use)" : ""}`
+    ]))
   }
   if (!n.leading) return { status: "OK", detail: "another replica settles", figures }
   if (n.rpcUp === false) {
@@ -383,6 +389,21 @@ export const layer = (
               Math.max(0, (at - r.headAt) / 1000)
             )
           }
+          for (const e of r.chain.endpoints?.() ?? []) {
+            const endpoint = { ...network, endpoint: e.label }
+            if (e.up !== null) {
+              yield* Metric.update(Metric.withAttributes(Metrics.settlementEndpointUp, endpoint), e.up ? 1 : 0)
+            }
+            yield* Metric.update(Metric.withAttributes(Metrics.settlementEndpointPrimary, endpoint), e.primary ? 1 : 0)
+            const counted = r.endpointFailures.get(e.label) ?? 0
+            if (e.failures > counted) {
+              yield* Metric.update(
+                Metric.withAttributes(Metrics.settlementEndpointFailures, endpoint),
+                e.failures - counted
+              )
+              r.endpointFailures.set(e.label, e.failures)
+            }
+          }
         })
       const watchOnce = (r: Settlement.Runtime) =>
         Settlement.watch(deps, r).pipe(quietly(r, "watcher poll"), Effect.andThen(gauges(r)))
@@ -470,7 +491,8 @@ export const layer = (
             gasBalance: r.gasBalance,
             feeAtCeiling: r.feeAtCeiling,
             waitingOperator: r.waitingOperator,
-            shortfalls: Object.fromEntries(r.shortfalls)
+            shortfalls: Object.fromEntries(r.shortfalls),
+            endpoints: r.chain.endpoints?.() ?? []
           }))),
         step
       })

@@ -265,3 +265,34 @@ export const settlementAlerts = Metric.counter("settlement_alerts_total", {
   description: "settlement alerts by network and kind (payout_reopened, source_fill_lost, source_fill_reorged)",
   incremental: true
 })
+
+/**
+ * Whether each RPC endpoint of a network got its last request through (1) or not (0), by its position in the configuration.
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementEndpointUp = Metric.gauge("settlement_rpc_endpoint_up", {
+  description: "1 when the RPC endpoint (by its position in SVC_RPC_URLS) got its last request through, 0 when not"
+})
+
+/**
+ * Whether an RPC endpoint of a network is the one in use (1).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementEndpointPrimary = Metric.gauge("settlement_rpc_endpoint_primary", {
+  description: "1 for the RPC endpoint in use on the network (the others are failed over to)"
+})
+
+/**
+ * Requests an RPC endpoint could not answer (refused, timed out, HTTP errors).
+ *
+ * @category settlement
+ * @since 0.1.0
+ */
+export const settlementEndpointFailures = Metric.counter("settlement_rpc_endpoint_failures_total", {
+  description: "requests an RPC endpoint could not answer (refused, timed out, HTTP errors), failed over to another",
+  incremental: true
+})

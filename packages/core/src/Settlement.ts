@@ -80,9 +80,10 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
    */
   readonly sourceReorged: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
+  /** A payout was sent (or found on chain; without a hash when the vault paid it long ago). */
   readonly payoutSubmitted: (
     fillId: string,
-    payoutTxHash: string
+    payoutTxHash?: string
   ) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly paid: (fillId: string, payoutTxHash?: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   /**
@@ -272,7 +273,10 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
         sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
         // a payout sent (or found) waits for nothing any more: its reason codes are cleared
         payoutSubmitted: (fillId, payoutTxHash) =>
-          move(fillId, "PAYOUT_SUBMITTED", { payoutTxHash: payoutTxHash.toLowerCase(), reasonCodes: [] }),
+          move(fillId, "PAYOUT_SUBMITTED", {
+            ...(payoutTxHash === undefined ? {} : { payoutTxHash: payoutTxHash.toLowerCase() }),
+            reasonCodes: []
+          }),
         paid: (fillId, payoutTxHash) =>
           move(fillId, "PAID", {
             ...(payoutTxHash === undefined ? {} : { payoutTxHash: payoutTxHash.toLowerCase() }),

@@ -777,6 +777,79 @@ describe("ChainSettlement: leadership (failure 6)", () => {
   })
 })
 
+describe("ChainSettlement: an endpoint that lags", () => {
+  it.effect("a head behind the one read before (a fail-over to a lagging node) is waited for, not taken for a reorganisation", () => {
+    const s = setup()
+    // the base node's view lags `lag` blocks: its head, its blocks and its receipts above that are unknown to it
+    const honest = s.base.chain.reader
+    let lag = 0n
+    const visible = (n: bigint) => n <= s.base.head().number - lag
+    ;(s.base.chain as { reader: Chain.ChainReader }).reader = {
+      ...honest,
+      head: Effect.map(honest.head, (h) => (lag === 0n ? h : s.base.blockAt(h.number - lag)!)),
+      block: (n) => (visible(n) ? honest.block(n) : Effect.succeed(null)),
+      inclusion: (hash) =>
+        Effect.map(
+          honest.inclusion(hash),
+          (i) => (i._tag === "Included" && !visible(i.blockNumber) ? { _tag: "Missing" as const } : i)
+        )
+    }
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        yield* step
+        assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "SOURCE_OBSERVED")
+        lag = 3n
+        for (let i = 0; i < 3; i++) {
+          yield* step
+          assert.strictEqual((yield* stateOf(a.permit.fillId)).state, "SOURCE_OBSERVED", `pass ${i}`)
+        }
+        lag = 0n
+        yield* stepUntil([s.base, s.bsc], inState(a.permit.fillId, "PAID"))
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: a payout the vault made long ago", () => {
+  it.effect("a fill the vault paid before the connector's look-back (its event not found) is PAID, nothing is sent", () => {
+    const s = setup()
+    const honest = s.bsc.chain.payer!
+    ;(s.bsc.chain as { payer: Chain.ChainPayer }).payer = {
+      ...honest,
+      findPayout: (fillId) => Effect.map(honest.paidOut(fillId), (paid) => (paid ? { txHash: null } : null))
+    }
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        // the vault paid this fillId long ago (a store restored from an old backup never knew)
+        const order = {
+          fillId: a.permit.fillId,
+          asset: a.permit.destinationAsset,
+          recipient: a.permit.recipient,
+          amountRaw: BigInt(a.permit.amountOutRaw)
+        }
+        const signed = yield* honest.sign(order, {
+          nonce: 0,
+          gas: 60_000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 1n
+        })
+        yield* honest.send(signed)
+        s.bsc.mine(5)
+        const sent = s.bsc.sent().length
+        yield* stepUntil([s.base, s.bsc], inState(a.permit.fillId, "PAID"))
+        const paid = yield* stateOf(a.permit.fillId)
+        assert.isNull(paid.payoutTxHash)
+        assert.strictEqual(s.bsc.sent().length, sent)
+        assert.strictEqual(payoutsOf(s, a).length, 1)
+      })
+    )
+  })
+})
+
 describe("ChainSettlement: the operator's controls", () => {
   it.effect("payouts paused on one network: nothing is sent there, the watchers go on, the other network pays; resumed, it pays", () => {
     const s = setup()

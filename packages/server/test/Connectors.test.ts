@@ -251,6 +251,8 @@ describe("connector configuration", () => {
             ["{\"nowhere\": \"http://127.0.0.1:8545\"}", "no network nowhere"],
             ["{\"solana\": \"http://127.0.0.1:8545\"}", "solana is not an EVM network"],
             ["{\"base\": \"ftp://127.0.0.1\"}", "base must be an http(s) URL"],
+            ["{\"base\": [\"http://127.0.0.1:8545\", \"ftp://127.0.0.1\"]}", "base[1] must be an http(s) URL"],
+            ["{\"base\": []}", "base has an empty list of URLs"],
             ["[1]", "must be a JSON object"]
           ] as const
         ) {
@@ -266,6 +268,11 @@ describe("connector configuration", () => {
           Effect.provide(settings({ SVC_RPC_URLS: "{\"base\": \"https://rpc.example\"}" }))
         )
         assert.deepStrictEqual(ok.map((c) => "family" in c ? c.family : c.connector.family), ["EVM", "SVM"])
+        // several URLs for a network, failed over in order
+        const several = yield* Server.connectors(testConfig(), demoCatalog).pipe(
+          Effect.provide(settings({ SVC_RPC_URLS: "{\"base\": [\"https://a.example\", \"https://b.example\"]}" }))
+        )
+        assert.strictEqual(several.length, 2)
       }))
   })
 })

@@ -83,6 +83,11 @@ export interface Runtime {
   lastSourceRecheckAt: number
   lastPaidRecheckAt: number
   lastSummaryAt: number
+  /** The highest head read from the network, and how many polls in a row saw a lower one (an endpoint that lags). */
+  highestHead: bigint | null
+  behind: number
+  /** Failures of each endpoint already counted in the metrics. */
+  readonly endpointFailures: Map<string, number>
 }
 
 /** @internal */
@@ -111,8 +116,39 @@ export const makeRuntime = (network: Network, chain: Chain.NetworkChain, policy:
   retryAt: new Map(),
   lastSourceRecheckAt: 0,
   lastPaidRecheckAt: 0,
-  lastSummaryAt: 0
+  lastSummaryAt: 0,
+  highestHead: null,
+  behind: 0,
+  endpointFailures: new Map()
 })
+
+/** Polls in a row that may see a lower head (an endpoint behind) before it is taken as the chain's. */
+const BEHIND_PATIENCE = 30
+
+/**
+ * Whether a head read now is behind the highest one read before: an endpoint
+ * that lags (after a fail-over, say) is waited for, not taken for a
+ * reorganisation; after {@link BEHIND_PATIENCE} polls the lower head is
+ * accepted (a chain that really got shorter).
+ *
+ * @internal
+ */
+export const lagging = (r: Runtime, head: Chain.Block) =>
+  Effect.suspend(() => {
+    if (r.highestHead === null || head.number >= r.highestHead || ++r.behind > BEHIND_PATIENCE) {
+      r.highestHead = head.number
+      r.behind = 0
+      return Effect.succeed(false)
+    }
+    return Effect.as(
+      Effect.logDebug("settlement: the head read is behind one read before (an endpoint that lags); waiting", {
+        network: r.network.key,
+        head: head.number.toString(),
+        highest: r.highestHead.toString()
+      }),
+      true
+    )
+  })
 
 /**
  * Every call to a chain counted, bounded in time (a connector that hangs fails
@@ -156,6 +192,7 @@ export const instrument = (
   const payer = chain.payer
   return {
     reader,
+    ...(chain.endpoints === undefined ? {} : { endpoints: chain.endpoints }),
     payer: payer === null ? null : {
       sender: payer.sender,
       nonces: call("nonces", payer.nonces),
@@ -269,6 +306,7 @@ const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runt
 export const watch = Effect.fn("ChainSettlement.watch")(function*(deps: Deps, w: Runtime) {
   const reader = w.chain.reader
   const head = yield* reader.head
+  if (yield* lagging(w, head)) return
   w.head = head
   w.headAt = yield* now
   const finalized = w.policy.finality === "finalized" ? yield* reader.finalized : null
@@ -277,6 +315,10 @@ export const watch = Effect.fn("ChainSettlement.watch")(function*(deps: Deps, w:
   let from: bigint
   if (cursor === undefined) {
     from = head.number > deps.lookback ? head.number - deps.lookback : 0n
+  } else if (cursor.blockNumber > head.number && w.behind < BEHIND_PATIENCE) {
+    // read before by a node that is ahead of this one: wait for it, do not read again from below
+    w.behind++
+    return
   } else {
     const still = cursor.blockNumber <= head.number ? yield* reader.block(cursor.blockNumber) : null
     if (still !== null && still.hash === cursor.blockHash) {
@@ -467,6 +509,7 @@ export const pay = Effect.fn("ChainSettlement.pay")(function*(deps: Deps, r: Run
   const payer = r.chain.payer
   if (payer === null) return
   const head = yield* r.chain.reader.head
+  if (yield* lagging(r, head)) return
   r.head = head
   r.headAt = yield* now
   const finalized = r.policy.finality === "finalized" ? yield* r.chain.reader.finalized : null
@@ -693,6 +736,12 @@ const sourceStillThere = Effect.fn("ChainSettlement.recheckSource")(
 const adopt = Effect.fn("ChainSettlement.adopt")(function*(deps: Deps, p: Pass, record: PermitRecord) {
   const found = yield* p.payer.findPayout(record.fillId)
   if (found === null) return false
+  if (found.txHash === null) {
+    // paid longer ago than the connector looks back: final by any rule
+    if (record.state === "SOURCE_CONFIRMED") yield* deps.observer.payoutSubmitted(record.fillId)
+    yield* deps.observer.paid(record.fillId)
+    return true
+  }
   if (record.state === "SOURCE_CONFIRMED") {
     yield* deps.observer.payoutSubmitted(record.fillId, found.txHash)
     return true
