@@ -27,7 +27,6 @@ import { type Hex, keccak, utf8 } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import { BYTES32, CHAIN_ID } from "@svc/protocol/Patterns"
-import * as Signature from "@svc/protocol/Signature"
 import {
   type ActionableRoute,
   FEED_SCHEMA,
@@ -36,6 +35,7 @@ import {
   SignedFeedPayload
 } from "@svc/protocol/schema/Feed"
 import { strictParseOptions } from "@svc/protocol/schema/index"
+import * as Signature from "@svc/protocol/Signature"
 import {
   Clock,
   Context,
