@@ -60,8 +60,12 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("decoders a
       }
       assert.isTrue(Result.isSuccess(Schema.decodeUnknownResult(ActionableRoute)(actionable)))
       const path = ["feed", "actionableRoutes"]
-      assert.isTrue(both(FeedResponse, Contract.FeedResponse, withArray(feed, path, Array(10).fill(actionable))))
-      assert.isFalse(both(FeedResponse, Contract.FeedResponse, withArray(feed, path, Array(11).fill(actionable))))
+      assert.isTrue(
+        both(FeedResponse, Contract.FeedResponse, withArray(feed, path, Array.from({ length: 10 }, () => actionable)))
+      )
+      assert.isFalse(
+        both(FeedResponse, Contract.FeedResponse, withArray(feed, path, Array.from({ length: 11 }, () => actionable)))
+      )
       assert.isTrue(
         both(FeedResponse, Contract.FeedResponse, withArray(feed, ["feed", "publicationTransactionHashes"], []))
       )
@@ -82,14 +86,14 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("decoders a
         both(
           AggregatorStatusList,
           Contract.AggregatorStatusList,
-          withArray(list, ["transactions"], Array(20).fill(fill))
+          withArray(list, ["transactions"], Array.from({ length: 20 }, () => fill))
         )
       )
       assert.isFalse(
         both(
           AggregatorStatusList,
           Contract.AggregatorStatusList,
-          withArray(list, ["transactions"], Array(21).fill(fill))
+          withArray(list, ["transactions"], Array.from({ length: 21 }, () => fill))
         )
       )
       const fees = yield* sample(AggregatorFees)
