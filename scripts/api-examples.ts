@@ -12,8 +12,8 @@
  * a public test wallet, its status; the aggregator's chains, tokens, a quote,
  * both build stages and the status of the fill. Each request and its answer
  * (status and body) are written as they were sent and received. The permit
- * creation also gets the answer a page's try-it gets: the same request with a
- * signature made over another message.
+ * creation's first example is the answer a page's try-it gets (the first example
+ * is the one it offers): the request with a signature made over another message.
  *
  * Run it again when a response schema changes (a test checks every example
  * against the document's schemas).
@@ -167,21 +167,25 @@ const main = async () => {
       { body: intent }
     )
     const requestSignature = PermitMessage.sign(prepared.message ?? PermitMessage.build(intent), WALLET_KEY)
-    const created = await record("createExecutionPermit", "A permit, issued", "POST", "/api/v6/execution-permits", {
-      body: { ...intent, requestSignature }
-    })
-    // what a page's try-it sends: a signature the payer's wallet made over another message
+    // first, what a page's try-it sends (the first example is the one it offers): a signature the payer's
+    // wallet made over another request's message (this one's idempotency key differs)
     await record(
       "createExecutionPermit",
       "Refused: the signature was not made over this request's message (a page cannot sign for the payer)",
       "POST",
       "/api/v6/execution-permits",
+      { body: { ...intent, idempotencyKey: "wallet-7f3c1a9e-0002", requestSignature } }
+    )
+    const created = await record("createExecutionPermit", "A permit, issued", "POST", "/api/v6/execution-permits", {
+      body: { ...intent, requestSignature }
+    })
+    await record(
+      "createExecutionPermit",
+      "The same request again: the existing permit",
+      "POST",
+      "/api/v6/execution-permits",
       {
-        body: {
-          ...intent,
-          idempotencyKey: "wallet-7f3c1a9e-0002",
-          requestSignature
-        }
+        body: { ...intent, requestSignature }
       }
     )
     const fillId = created.permit?.permit?.fillId ?? created.envelope?.permit?.fillId

@@ -278,13 +278,14 @@ export const WORKED_FLOWS: Readonly<
  * with the offered example: a line of the operation's description.
  */
 const TRY_IT: Readonly<Record<string, string>> = {
-  createExecutionPermit: "From a reference page's try-it, this operation answers **400 `SIGNATURE_INVALID`** " +
+  createExecutionPermit: "From a reference page's try-it, the example answers **400 `SIGNATURE_INVALID`** " +
     "(reason `SIGNER_MISMATCH`): `requestSignature` must be the payer wallet's EIP-191 signature of the exact " +
     "message `buildPermitRequestMessage` returns for this body, and a page cannot sign with the payer's key. " +
-    "The example carries a test wallet's signature over another request's message.",
-  aggregator_build: "From a reference page's try-it, stage 1 (no `requestSignature`) answers 200 with the message " +
-    "to sign while the example's quote token is valid (else 410 `QUOTE_EXPIRED`: get a new quote first); stage 2 " +
-    "needs the wallet's signature of that message (400 `SIGNATURE_INVALID` otherwise)."
+    "The example carries a test wallet's signature over another request's message (its idempotency key differs).",
+  aggregator_build: "From a reference page's try-it, the example answers **404 `QUOTE_NOT_FOUND`**: its " +
+    "`quoteToken` was issued by the deployment that recorded it. A quote token is good only on the deployment " +
+    "that issued it, while its quote lasts: get a quote (`aggregator_quote`) and build with its `quoteToken`, " +
+    "`quoteId` and `routeId`. Stage 2 also needs the wallet's signature of the stage-1 message."
 }
 
 const exampleKey = (summary: string, index: number) =>

@@ -250,7 +250,8 @@ export const make = <E>(options: AppOptions<E> & { readonly publicUrl: string })
       Layer.provide(clientAddress),
       Layer.provide(NodeHttpServer.layerHttpServices)
     )
-    const routes = bytes.scalar === undefined ? api : Layer.merge(api, DocsAssets.layer(bytes.scalar))
+    const withFavicon = Layer.merge(api, DocsAssets.faviconLayer)
+    const routes = bytes.scalar === undefined ? withFavicon : Layer.merge(withFavicon, DocsAssets.layer(bytes.scalar))
     const router = yield* HttpRouter.toHttpEffect(routes).pipe(
       Effect.provideService(HttpRouter.RouterConfig, {
         ignoreTrailingSlash: false,

@@ -196,3 +196,44 @@ export const warm = (asset: Asset): void => {
   void asset.encoded("br")
   void asset.encoded("gzip")
 }
+
+/**
+ * The favicon of every page of the deployment (`/favicon.ico`, `/favicon.svg`):
+ * two opposite arrows, one chain to another. An SVG, which browsers take at either
+ * path; the `/docs` page names it with `<link rel="icon">`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const FAVICON_SVG =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f3a5f"/>` +
+  `<path d="M7 12h16l-4-4M25 20H9l4 4" fill="none" stroke="#fff" stroke-width="2.6" stroke-linecap="round" ` +
+  `stroke-linejoin="round"/></svg>\n`
+
+const faviconBytes = /* @__PURE__ */ new TextEncoder().encode(FAVICON_SVG)
+
+/**
+ * The router's `GET` routes of the favicon: `/favicon.ico` and `/favicon.svg`, cached for a day.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const faviconLayer = HttpRouter.addAll(
+  ["/favicon.ico", "/favicon.svg"].map((path) =>
+    HttpRouter.route(
+      "GET",
+      path as HttpRouter.PathInput,
+      Effect.succeed(
+        HttpServerResponse.uint8Array(faviconBytes, {
+          status: 200,
+          contentType: "image/svg+xml",
+          headers: {
+            ...Http.CORS_HEADERS,
+            "x-content-type-options": "nosniff",
+            "cache-control": "public, max-age=86400"
+          }
+        })
+      )
+    )
+  )
+)

@@ -323,7 +323,66 @@ const renderOperation = (entry: OperationEntry, parts: JsonRecord, specUrl: stri
   }</li>`
 }
 
-/** The page's boot script: hides the server-rendered reference and starts Scalar on the empty `#app`. */
+/**
+ * Brings an OpenAPI document's committed examples up to a deployment's live data,
+ * in place, where the try-it of the page then gets a documented answer instead
+ * of a refusal of stale identifiers: the route detail's `routeId`, the permit
+ * request message's and the permit creation's `quoteId` and amount (of an open
+ * route of the current feed), and the quote's pair and amount (of a pair
+ * `/v1/chains` lists, when the committed one is not). The permit creation's
+ * signature stays the example's: a page cannot sign for the payer, and the
+ * operation documents the 400 it gets. Runs in the page (its source is inlined in
+ * the boot script): plain JavaScript, no closure.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const liveExamples = (doc: any, feed: any, chains: any): void => {
+  const operation = (path: string, method: string) => doc?.paths?.[path]?.[method]
+  const bodyExamples = (op: any): Array<any> =>
+    Object.values(op?.requestBody?.content?.["application/json"]?.examples ?? {})
+  const route = (feed?.openRoutes ?? []).find((r: any) => r.permitAvailable !== false) ?? feed?.openRoutes?.[0]
+  if (route !== undefined) {
+    for (const p of operation("/api/v6/routes/{routeId}", "get")?.parameters ?? []) {
+      if (p.name === "routeId") p.example = route.routeId
+    }
+    for (const path of ["/api/v6/execution-permits/request-message", "/api/v6/execution-permits"]) {
+      for (const example of bodyExamples(operation(path, "post"))) {
+        if (example.value === undefined || example.value === null) continue
+        example.value = { ...example.value, quoteId: route.quoteId, requestedAmountInRaw: route.minimumFillInRaw }
+      }
+    }
+  }
+  const pairs: Array<any> = chains?.pairs ?? []
+  for (const example of bodyExamples(operation("/v1/quote", "post"))) {
+    const value = example.value
+    if (value === undefined || value === null || pairs.length === 0) continue
+    const same = (p: any) =>
+      p.fromChainId === value.fromChainId && p.toChainId === value.toChainId &&
+      String(p.fromToken).toLowerCase() === String(value.fromToken).toLowerCase() &&
+      String(p.toToken).toLowerCase() === String(value.toToken).toLowerCase()
+    if (pairs.some(same)) continue
+    const pair = pairs[0]
+    const limits = (chains.routes ?? []).find((r: any) => r.routeId === pair.routeId)
+    example.value = {
+      ...value,
+      fromChainId: pair.fromChainId,
+      toChainId: pair.toChainId,
+      fromToken: pair.fromToken,
+      toToken: pair.toToken,
+      amountIn: limits?.minimumFillInRaw ?? value.amountIn
+    }
+  }
+}
+
+/** The source of {@link liveExamples} for the page: the compiled function, types gone. */
+const LIVE_EXAMPLES_SOURCE = liveExamples.toString()
+
+/**
+ * The page's boot script: hides the server-rendered reference and starts Scalar on the empty `#app`, with the
+ * document's committed examples brought up to this deployment's live data where that serves the try-it better
+ * (see {@link liveExamples}); should the live data not come, the committed examples stay.
+ */
 const BOOT_SCRIPT = `"use strict";
 (() => {
   const config = JSON.parse(document.getElementById("svc-docs-config").textContent);
@@ -331,38 +390,52 @@ const BOOT_SCRIPT = `"use strict";
   if (typeof Scalar === "undefined" || typeof Scalar.createApiReference !== "function") return;
   const slug = ${SLUG_SOURCE};
   const short = config.operations;
-  // the interactive reference takes the place of the server-rendered one (shown again should Scalar fail to start)
-  summary.hidden = true;
-  try {
-    Scalar.createApiReference("#app", {
-      url: config.openapiUrl,
-      withDefaultFonts: false,
-      telemetry: false,
-      showDeveloperTools: "never",
-      showToolbar: "never",
-      hideClientButton: true,
-      documentDownloadType: "direct",
-      mcp: { disabled: true },
-      agent: { disabled: true },
-      showOperationId: true,
-      defaultOpenAllTags: true,
-      generateTagSlug: (tag) => slug(tag.name),
-      generateHeadingSlug: (heading) => "description/" + slug(heading.slug),
-      generateModelSlug: (model) => model.name,
-      generateOperationSlug: (operation) => operation.operationId || (operation.method + operation.path),
-      // a fragment that is only an operationId (the earlier page's links) opens that operation
-      redirect: (hash) => {
-        const id = String(hash).replace(/^#/, "");
-        return Object.hasOwn(short, id) ? "#" + short[id] : null;
+  const live = ${LIVE_EXAMPLES_SOURCE};
+  const getJson = (path) => fetch(new URL(path, location.href)).then((r) => r.ok ? r.json() : undefined, () => undefined);
+  const start = (content) => {
+    // the interactive reference takes the place of the server-rendered one (shown again should Scalar fail to start)
+    summary.hidden = true;
+    try {
+      Scalar.createApiReference("#app", {
+        ...(content === undefined ? { url: config.openapiUrl } : { content }),
+        withDefaultFonts: false,
+        telemetry: false,
+        showDeveloperTools: "never",
+        showToolbar: "never",
+        hideClientButton: true,
+        documentDownloadType: "direct",
+        mcp: { disabled: true },
+        agent: { disabled: true },
+        showOperationId: true,
+        defaultOpenAllTags: true,
+        generateTagSlug: (tag) => slug(tag.name),
+        generateHeadingSlug: (heading) => "description/" + slug(heading.slug),
+        generateModelSlug: (model) => model.name,
+        generateOperationSlug: (operation) => operation.operationId || (operation.method + operation.path),
+        // a fragment that is only an operationId (the earlier page's links) opens that operation
+        redirect: (hash) => {
+          const id = String(hash).replace(/^#/, "");
+          return Object.hasOwn(short, id) ? "#" + short[id] : null;
+        }
+      });
+    } catch (error) {
+      summary.hidden = false;
+      throw error;
+    }
+  };
+  Promise.all([getJson(config.openapiUrl), getJson(config.feedUrl), getJson(config.chainsUrl)]).then(
+    ([doc, feed, chains]) => {
+      if (doc === undefined) return start(undefined);
+      try {
+        live(doc, feed && feed.feed, chains);
+      } catch {
+        // the committed examples stay
       }
-    });
-  } catch (error) {
-    summary.hidden = false;
-    throw error;
-  }
+      start(doc);
+    }
+  );
 })();
 `
-
 const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
 
 /** The origins of the document's absolute server URLs (try-it calls them). */
@@ -446,7 +519,8 @@ export const make = (document: JsonRecord, options: DocsPageOptions = {}): DocsP
       typeof e.operation.operationId === "string" ? [[e.operation.operationId, e.fragment]] : []
     )
   )
-  const config = { openapiUrl, operations: shortLinks }
+  // the live data of the deployment the examples are brought up to (relative to the page, like openapiUrl)
+  const config = { openapiUrl, feedUrl: "api/v6/solver-feed", chainsUrl: "v1/chains", operations: shortLinks }
 
   const summary = `<div id="svc-summary">
 <header><h1>${escapeHtml(title)}</h1>
@@ -479,6 +553,7 @@ ${rest.length > 0 ? `<section id="svc-description">${markdown(rest)}</section>` 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
 <title>${escapeHtml(title)}</title>
 <meta name="description" content="${escapeHtml(`API reference of ${title}: every operation, schema and error code.`)}">
 <style>${STYLE}</style>

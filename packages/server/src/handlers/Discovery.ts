@@ -1,13 +1,19 @@
 /**
  * Handlers of the contract's Discovery group and the `/docs` page: prepared
  * bytes, each with the caching class its declaration names and a canonical link.
+ * `openapi.json` and the `/docs` page, the two large ones, are sent compressed
+ * (brotli, else gzip) when the request accepts it, each variant computed once,
+ * on first use, off the event loop.
  *
  * @since 0.1.0
  */
 import type { Health } from "@svc/core"
 import * as Api from "@svc/protocol/Api"
 import { Context, Effect } from "effect"
+import type { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
+import * as Compression from "../Compression.ts"
+import * as DocsAssets from "../DocsAssets.ts"
 import * as Http from "../Http.ts"
 
 /**
@@ -49,6 +55,31 @@ export const cacheControlByOperation = (): ReadonlyMap<string, string> => {
 }
 
 /**
+ * A prepared body answered in the coding the request's Accept-Encoding prefers
+ * (`Vary: Accept-Encoding`); `make` builds the response of the bytes.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const compressed = (body: Uint8Array) => {
+  const asset = DocsAssets.makeAsset("/", body)
+  return (
+    request: { readonly headers: Readonly<Record<string, string | undefined>> },
+    make: (body: Uint8Array, headers: Readonly<Record<string, string>>) => HttpServerResponse.HttpServerResponse
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const coding = Compression.negotiate(request.headers["accept-encoding"])
+    if (coding === "identity") return Effect.succeed(make(asset.identity, { vary: "Accept-Encoding" }))
+    return Effect.map(Effect.promise(() => asset.encoded(coding)), (encoded) =>
+      make(
+        encoded,
+        encoded === asset.identity
+          ? { vary: "Accept-Encoding" }
+          : { vary: "Accept-Encoding", "content-encoding": coding }
+      ))
+  }
+}
+
+/**
  * The Discovery group's handlers.
  *
  * @category layers
@@ -56,6 +87,7 @@ export const cacheControlByOperation = (): ReadonlyMap<string, string> => {
  */
 export const layer = (bytes: DocumentBytes) => {
   const cache = cacheControlByOperation()
+  const openapi = compressed(bytes.openapi)
   const document = (name: string, path: string, body: Uint8Array) =>
     Effect.succeed(
       Http.jsonBytes(200, body, { link: `<${path}>; rel="canonical"` }, cache.get(name) ?? Http.CacheControl.noStore)
@@ -71,8 +103,14 @@ export const layer = (bytes: DocumentBytes) => {
           document(endpoint.identifier, endpoint.path, bytes.onchainDiscovery))
         .handleRaw("getStandardsManifest", ({ endpoint }) =>
           document(endpoint.identifier, endpoint.path, bytes.standards))
-        .handleRaw("getOpenApi", ({ endpoint }) =>
-          document(endpoint.identifier, endpoint.path, bytes.openapi))
+        .handleRaw("getOpenApi", ({ endpoint, request }) =>
+          openapi(request, (body, headers) =>
+            Http.jsonBytes(
+              200,
+              body,
+              { link: `<${endpoint.path}>; rel="canonical"`, ...headers },
+              cache.get(endpoint.identifier) ?? Http.CacheControl.noStore
+            )))
     ))
 }
 
@@ -82,17 +120,22 @@ export const layer = (bytes: DocumentBytes) => {
  * @category layers
  * @since 0.1.0
  */
-export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]) =>
-  HttpApiBuilder.group(
+export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]) => {
+  const docsPage = compressed(bytes.docsPage)
+  return HttpApiBuilder.group(
     Api.Api,
     "Site",
     (handlers) =>
       Effect.succeed(
         handlers
-          .handleRaw("docsPage", () =>
-            Effect.sync(() => {
+          .handleRaw("docsPage", ({ request }) =>
+            Effect.suspend(() => {
               bytes.onDocsPage?.()
-              return Http.htmlBytes(bytes.docsPage, Http.CacheControl.document, bytes.docsPageHeaders)
+              return docsPage(
+                request,
+                (body, headers) =>
+                  Http.htmlBytes(body, Http.CacheControl.document, { ...bytes.docsPageHeaders, ...headers })
+              )
             }))
           // live: the process answers; the parts are reported, not judged
           .handleRaw("healthLive", () =>
@@ -116,3 +159,4 @@ export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]
               })))
       )
   )
+}
