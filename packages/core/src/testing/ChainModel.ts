@@ -10,7 +10,11 @@
  * settlement suite: the same code that runs against anvil runs against it.
  * Nothing in it is random or reads the clock: a test (or a seeded simulation)
  * drives it — `mine`, `submitFill`, `reorg`, `setBaseFee`, `dropTransaction`,
- * `withdraw`, `deposit`, `rpc` faults — and every run is the same.
+ * `withdraw`, `deposit`, `fund`, `useNonce`, and the RPC's faults (`rpc`: refuse
+ * or hang; `rpcLag`: answer as of an older head, a fixed number of blocks behind
+ * or a number the caller draws per request) — and every run is the same. Block
+ * timestamps advance by `blockTime`, or follow a `clock` the caller gives (the
+ * simulation's virtual time, skewed as it likes).
  *
  * ```ts
  * const model = ChainModel.make({ chainId: 56, vault: VAULT, router: ROUTER, operator: PAYOUT })
@@ -57,6 +61,11 @@ export interface ChainModelOptions {
   readonly evictUnderpriced?: boolean | undefined
   /** Most payout transactions per block. Default unlimited. */
   readonly maxPayoutsPerBlock?: number | undefined
+  /**
+   * The chain's clock, Unix seconds: a new block is stamped with it (at least one
+   * second after its parent) instead of its parent's timestamp plus `blockTime`.
+   */
+  readonly clock?: (() => number) | undefined
 }
 
 /**
@@ -80,6 +89,51 @@ export interface FillRequest extends Omit<Chain.SourceFill, "txHash" | "blockNum
  */
 export type RpcMode = "ok" | "refuse" | "hang"
 
+/**
+ * How far behind the head the RPC answers, in blocks: a number for every
+ * request, or a function drawn once per request (a load balancer in front of
+ * nodes at different heights: consecutive answers disagree about the head).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type RpcLag = number | (() => number)
+
+/**
+ * What a transaction of a block did, as the chain recorded it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TransactionRecord {
+  readonly txHash: string
+  readonly kind: "payout" | "fill" | "vault" | "fund"
+  readonly success: boolean
+  /** Why it reverted (the contract's error), when it did. */
+  readonly reason?: string | undefined
+  /** The router's event of a successful fill. */
+  readonly sourceFill?: Chain.SourceFill | undefined
+  /** The vault's event of a successful payout. */
+  readonly payout?: PayoutEvent | undefined
+  /** A payout transaction's sender and nonce, and the fill it pays (success or not). */
+  readonly sender?: string | undefined
+  readonly nonce?: number | undefined
+  readonly fillId?: string | undefined
+}
+
+/**
+ * The vault's `PayoutV6` event.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PayoutEvent {
+  readonly fillId: string
+  readonly recipient: string
+  readonly asset: string
+  readonly amount: bigint
+}
+
 /** A transaction in the model. */
 type Tx =
   | {
@@ -100,19 +154,24 @@ type Tx =
 interface Receipt {
   readonly success: boolean
   readonly sourceFill?: Chain.SourceFill | undefined
-  readonly payout?: {
-    readonly fillId: string
-    readonly recipient: string
-    readonly asset: string
-    readonly amount: bigint
-  } | undefined
+  readonly payout?: PayoutEvent | undefined
   readonly reason?: string | undefined
 }
+
+/** A change of the state, undone when its block leaves the chain. */
+type Undo =
+  | {
+    readonly map: "nonces" | "native" | "vaultBalances"
+    readonly key: string
+    readonly prev: number | bigint | undefined
+  }
+  | { readonly set: "paid" | "fillsUsed"; readonly key: string; readonly had: boolean }
 
 interface ModelBlock extends Chain.Block {
   readonly baseFee: bigint
   readonly txs: ReadonlyArray<Tx>
   readonly receipts: ReadonlyArray<Receipt>
+  readonly undo: ReadonlyArray<Undo>
 }
 
 /**
@@ -129,6 +188,8 @@ export interface ChainModel {
   readonly chain: Chain.NetworkChain
   /** What its RPC does now (a fault of the simulation). */
   rpc: RpcMode
+  /** How far behind the head its RPC answers (default 0: at the head). */
+  rpcLag: RpcLag
   /** The head block. */
   readonly head: () => Chain.Block
   /** The block at a height of the canonical chain. */
@@ -140,7 +201,7 @@ export interface ChainModel {
   /** Moves funds into (positive) or out of (negative) the vault with the next block. */
   readonly deposit: (asset: string, amount: bigint) => string
   readonly withdraw: (asset: string, amount: bigint) => string
-  /** Gives an account native coin with the next block. */
+  /** Gives an account native coin with the next block (a negative amount takes up to that much). */
   readonly fund: (account: string, amount: bigint) => string
   /**
    * Replaces the newest `depth` blocks with as many new ones (other hashes).
@@ -150,6 +211,8 @@ export interface ChainModel {
   readonly reorg: (depth: number, options?: { readonly keep?: boolean | ((hash: string) => boolean) }) => void
   /** The base fee of the next blocks. */
   readonly setBaseFee: (fee: bigint) => void
+  /** The base fee the next block will have. */
+  readonly baseFee: () => bigint
   /** Drops a pooled transaction (and the sender's later ones, as anvil does, unless `only`). */
   readonly dropTransaction: (hash: string, options?: { readonly only?: boolean }) => void
   /** Sends a transaction of another party from the operator's key at its next nonce (a nonce taken elsewhere). */
@@ -170,10 +233,18 @@ export interface ChainModel {
   }>
   /** Every payout transaction sent to the node (accepted into the pool), by hash. */
   readonly sent: () => ReadonlyArray<string>
+  /** What the transactions of a canonical block did, in block order; undefined above the head. */
+  readonly transactionsAt: (n: bigint) => ReadonlyArray<TransactionRecord> | undefined
+  /** The router's event of a fillId in the canonical chain (its successful fill), if any. */
+  readonly sourceFillOf: (fillId: string) => Chain.SourceFill | undefined
+  /** Where a transaction stands at the head (what an RPC at the head answers). */
+  readonly inclusionOf: (txHash: string) => Chain.Inclusion
 }
 
 const lower = (s: string) => s.toLowerCase()
 const bump = (value: bigint, bps: number) => value + (value * BigInt(bps)) / 10_000n
+
+type PayoutTx = Extract<Tx, { kind: "payout" }>
 
 /**
  * A chain model.
@@ -202,50 +273,58 @@ export const make = (options: ChainModelOptions): ChainModel => {
     timestamp: genesis,
     baseFee: nextBaseFee,
     txs: [],
-    receipts: []
+    receipts: [],
+    undo: []
   }
   const blocks: Array<ModelBlock> = [genesisBlock]
   const pool = new Map<string, Tx>()
   const accepted: Array<string> = []
 
-  // ------------------------------------------------------------ state by replay
-  interface State {
-    readonly nonces: Map<string, number>
-    readonly native: Map<string, bigint>
-    readonly vaultBalances: Map<string, bigint>
-    readonly paid: Set<string>
-    readonly fillsUsed: Set<string>
+  // ------------------------------------------------------------ state, with an undo log per block
+  const state = {
+    nonces: new Map<string, number>(),
+    native: new Map<string, bigint>(operator === null ? [] : [[operator, options.operatorBalance ?? 10n ** 21n]]),
+    vaultBalances: new Map<string, bigint>(),
+    paid: new Set<string>(),
+    fillsUsed: new Set<string>()
   }
-  const initial = (): State => ({
-    nonces: new Map(),
-    native: new Map(operator === null ? [] : [[operator, options.operatorBalance ?? 10n ** 21n]]),
-    vaultBalances: new Map(),
-    paid: new Set(),
-    fillsUsed: new Set()
-  })
-  let state = initial()
+  // canonical indexes: a transaction's block, a fillId's successful fill and payouts
+  const txAt = new Map<string, { readonly block: ModelBlock; readonly index: number }>()
+  const fillOf = new Map<string, Chain.SourceFill>()
+  const payoutsByFill = new Map<string, Array<{ readonly block: ModelBlock; readonly index: number }>>()
 
-  const gasPrice = (tx: Extract<Tx, { kind: "payout" }>, baseFee: bigint) => {
+  const gasPrice = (tx: PayoutTx, baseFee: bigint) => {
     const tip = tx.maxFeePerGas - baseFee < tx.maxPriorityFeePerGas
       ? tx.maxFeePerGas - baseFee
       : tx.maxPriorityFeePerGas
     return baseFee + (tip > 0n ? tip : 0n)
   }
 
-  /** Applies a transaction to the state; its receipt. */
+  /** Applies a transaction to the state, recording what it changed in `undo`; its receipt. */
   const execute = (
-    s: State,
     tx: Tx,
-    block: { number: bigint; hash: string; timestamp: number; baseFee: bigint }
+    block: { number: bigint; hash: string; timestamp: number; baseFee: bigint },
+    undo: Array<Undo>
   ): Receipt => {
+    const setMap = <V extends number | bigint>(map: "nonces" | "native" | "vaultBalances", key: string, value: V) => {
+      const m = state[map] as Map<string, V>
+      undo.push({ map, key, prev: m.get(key) })
+      m.set(key, value)
+    }
+    const addTo = (set: "paid" | "fillsUsed", key: string) => {
+      undo.push({ set, key, had: state[set].has(key) })
+      state[set].add(key)
+    }
     switch (tx.kind) {
-      case "fund":
-        s.native.set(tx.account, (s.native.get(tx.account) ?? 0n) + tx.amount)
+      case "fund": {
+        const next = (state.native.get(tx.account) ?? 0n) + tx.amount
+        setMap("native", tx.account, next < 0n ? 0n : next)
         return { success: true }
+      }
       case "vault": {
-        const balance = s.vaultBalances.get(tx.asset) ?? 0n
+        const balance = state.vaultBalances.get(tx.asset) ?? 0n
         if (balance + tx.delta < 0n) return { success: false, reason: "InsufficientBalance" }
-        s.vaultBalances.set(tx.asset, balance + tx.delta)
+        setMap("vaultBalances", tx.asset, balance + tx.delta)
         return { success: true }
       }
       case "fill": {
@@ -254,8 +333,8 @@ export const make = (options: ChainModelOptions): ChainModel => {
         if (router === null || to !== router) return { success: false, reason: "WrongSourceRouter" }
         if (block.timestamp < f.validAfter) return { success: false, reason: "PermitNotYetValid" }
         if (block.timestamp >= f.validUntil) return { success: false, reason: "PermitExpired" }
-        if (s.fillsUsed.has(lower(f.fillId))) return { success: false, reason: "FillAlreadyUsed" }
-        s.fillsUsed.add(lower(f.fillId))
+        if (state.fillsUsed.has(lower(f.fillId))) return { success: false, reason: "FillAlreadyUsed" }
+        addTo("fillsUsed", lower(f.fillId))
         const { validAfter: _a, validUntil: _u, router: _r, ...event } = f
         return {
           success: true,
@@ -263,19 +342,23 @@ export const make = (options: ChainModelOptions): ChainModel => {
         }
       }
       case "payout": {
-        s.nonces.set(tx.sender, (s.nonces.get(tx.sender) ?? 0) + 1)
+        setMap("nonces", tx.sender, (state.nonces.get(tx.sender) ?? 0) + 1)
+        const charge = (units: bigint) => {
+          const balance = (state.native.get(tx.sender) ?? 0n) - units * gasPrice(tx, block.baseFee)
+          setMap("native", tx.sender, balance)
+        }
         const revert = (reason: string): Receipt => {
-          s.native.set(tx.sender, (s.native.get(tx.sender) ?? 0n) - 30_000n * gasPrice(tx, block.baseFee))
+          charge(30_000n)
           return { success: false, reason }
         }
         if (tx.sender !== operator) return revert("NotOperator")
         const fillId = lower(tx.order.fillId)
-        if (s.paid.has(fillId)) return revert(`PayoutAlreadyPaid(${fillId})`)
-        const balance = s.vaultBalances.get(lower(tx.order.asset)) ?? 0n
+        if (state.paid.has(fillId)) return revert(`PayoutAlreadyPaid(${fillId})`)
+        const balance = state.vaultBalances.get(lower(tx.order.asset)) ?? 0n
         if (balance < tx.order.amountRaw) return revert(`TokenTransferFailed(${lower(tx.order.asset)})`)
-        s.paid.add(fillId)
-        s.vaultBalances.set(lower(tx.order.asset), balance - tx.order.amountRaw)
-        s.native.set(tx.sender, (s.native.get(tx.sender) ?? 0n) - 60_000n * gasPrice(tx, block.baseFee))
+        addTo("paid", fillId)
+        setMap("vaultBalances", lower(tx.order.asset), balance - tx.order.amountRaw)
+        charge(60_000n)
         return {
           success: true,
           payout: {
@@ -289,48 +372,92 @@ export const make = (options: ChainModelOptions): ChainModel => {
     }
   }
 
-  const replay = () => {
-    state = initial()
-    for (const block of blocks) for (const tx of block.txs) execute(state, tx, block)
+  /** Adds a block to the canonical chain and its transactions to the indexes. */
+  const pushBlock = (block: ModelBlock) => {
+    blocks.push(block)
+    block.txs.forEach((tx, index) => {
+      txAt.set(tx.hash, { block, index })
+      const receipt = block.receipts[index]!
+      if (receipt.sourceFill !== undefined) fillOf.set(lower(receipt.sourceFill.fillId), receipt.sourceFill)
+      if (receipt.payout !== undefined) {
+        const list = payoutsByFill.get(receipt.payout.fillId) ?? []
+        list.push({ block, index })
+        payoutsByFill.set(receipt.payout.fillId, list)
+      }
+    })
+  }
+
+  /** Removes the head block: its transactions leave the indexes and its changes are undone. */
+  const popBlock = (): ModelBlock => {
+    const block = blocks.pop()!
+    block.txs.forEach((tx, index) => {
+      txAt.delete(tx.hash)
+      const receipt = block.receipts[index]!
+      if (receipt.sourceFill !== undefined) fillOf.delete(lower(receipt.sourceFill.fillId))
+      if (receipt.payout !== undefined) {
+        const list = (payoutsByFill.get(receipt.payout.fillId) ?? []).filter((p) => p.block !== block)
+        if (list.length === 0) payoutsByFill.delete(receipt.payout.fillId)
+        else payoutsByFill.set(receipt.payout.fillId, list)
+      }
+    })
+    for (let i = block.undo.length - 1; i >= 0; i--) {
+      const u = block.undo[i]!
+      if ("map" in u) {
+        const m = state[u.map] as Map<string, number | bigint>
+        if (u.prev === undefined) m.delete(u.key)
+        else m.set(u.key, u.prev)
+      } else if (!u.had) state[u.set].delete(u.key)
+    }
+    return block
   }
 
   const head = () => blocks[blocks.length - 1]!
   const nonceOf = (account: string) => state.nonces.get(lower(account)) ?? 0
 
-  const mineOne = () => {
+  const nextHeader = () => {
     const parent = head()
     const number = parent.number + 1n
-    const baseFee = nextBaseFee
-    const hash = hashOf(`block:${number}:${salt}`)
-    const timestamp = parent.timestamp + blockTime
+    const timestamp = options.clock === undefined
+      ? parent.timestamp + blockTime
+      : Math.max(parent.timestamp + 1, Math.floor(options.clock()))
+    return { number, hash: hashOf(`block:${number}:${salt}`), timestamp, baseFee: nextBaseFee }
+  }
+
+  const mineOne = () => {
+    const header = nextHeader()
+    const baseFee = header.baseFee
     const txs: Array<Tx> = []
     const receipts: Array<Receipt> = []
-    const header = { number, hash, timestamp, baseFee }
+    const undo: Array<Undo> = []
     // external transactions first, in the order they came
     for (const tx of pool.values()) {
       if (tx.kind === "payout") continue
       pool.delete(tx.hash)
       txs.push(tx)
-      receipts.push(execute(state, tx, header))
+      receipts.push(execute(tx, header, undo))
     }
     // payouts: each sender's pooled transactions in nonce order, from its next nonce, while they pay the base fee
     let included = 0
-    const payouts = [...pool.values()].filter((t): t is Extract<Tx, { kind: "payout" }> => t.kind === "payout")
-    for (const tx of payouts) {
-      if (tx.maxFeePerGas < baseFee && options.evictUnderpriced === true) pool.delete(tx.hash)
+    const bySender = new Map<string, Map<number, PayoutTx>>()
+    for (const tx of pool.values()) {
+      if (tx.kind !== "payout") continue
+      if (tx.maxFeePerGas < baseFee && options.evictUnderpriced === true) {
+        pool.delete(tx.hash)
+        continue
+      }
+      const nonces = bySender.get(tx.sender) ?? new Map<number, PayoutTx>()
+      if (!nonces.has(tx.nonce)) nonces.set(tx.nonce, tx)
+      bySender.set(tx.sender, nonces)
     }
-    const senders = [...new Set(payouts.map((t) => t.sender))].sort()
-    for (const sender of senders) {
+    for (const sender of [...bySender.keys()].sort()) {
+      const nonces = bySender.get(sender)!
       for (;;) {
         if (included >= maxPayouts) break
-        const next = nonceOf(sender)
-        const tx = [...pool.values()].find((t) => t.kind === "payout" && t.sender === sender && t.nonce === next) as
-          | Extract<Tx, { kind: "payout" }>
-          | undefined
+        const tx = nonces.get(nonceOf(sender))
         if (tx === undefined || tx.maxFeePerGas < baseFee) break
         pool.delete(tx.hash)
         txs.push(tx)
-        receipts.push(execute(state, tx, header))
+        receipts.push(execute(tx, header, undo))
         included++
       }
     }
@@ -338,17 +465,7 @@ export const make = (options: ChainModelOptions): ChainModel => {
     for (const tx of pool.values()) {
       if (tx.kind === "payout" && tx.nonce < nonceOf(tx.sender)) pool.delete(tx.hash)
     }
-    blocks.push({ ...header, txs, receipts })
-  }
-
-  const find = (hash: string): { block: ModelBlock; receipt: Receipt } | undefined => {
-    const h = lower(hash)
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const block = blocks[i]!
-      const at = block.txs.findIndex((t) => t.hash === h)
-      if (at >= 0) return { block, receipt: block.receipts[at]! }
-    }
-    return undefined
+    pushBlock({ ...header, txs, receipts, undo })
   }
 
   const external = (tx: Tx) => {
@@ -358,11 +475,81 @@ export const make = (options: ChainModelOptions): ChainModel => {
 
   const blockView = (b: ModelBlock): Chain.Block => ({ number: b.number, hash: b.hash, timestamp: b.timestamp })
 
+  const recordOf = (tx: Tx, receipt: Receipt): TransactionRecord => ({
+    txHash: tx.hash,
+    kind: tx.kind,
+    success: receipt.success,
+    ...(receipt.reason === undefined ? {} : { reason: receipt.reason }),
+    ...(receipt.sourceFill === undefined ? {} : { sourceFill: receipt.sourceFill }),
+    ...(receipt.payout === undefined ? {} : { payout: receipt.payout }),
+    ...(tx.kind === "payout" ? { sender: tx.sender, nonce: tx.nonce, fillId: lower(tx.order.fillId) } : {}),
+    ...(tx.kind === "fill" ? { fillId: lower(tx.fill.fillId) } : {})
+  })
+
+  const inclusionAt = (hash: string, height: number): Chain.Inclusion => {
+    const h = lower(hash)
+    const found = txAt.get(h)
+    if (found !== undefined) {
+      if (Number(found.block.number) > height) return { _tag: "Pending" }
+      return {
+        _tag: "Included",
+        blockNumber: found.block.number,
+        blockHash: found.block.hash,
+        success: found.block.receipts[found.index]!.success
+      }
+    }
+    return pool.has(h) ? { _tag: "Pending" } : { _tag: "Missing" }
+  }
+
+  // ------------------------------------------------------------ views (an RPC behind the head)
+  interface View {
+    readonly height: number
+    readonly nonce: (account: string) => number
+    readonly native: (account: string) => bigint
+    readonly vaultBalance: (asset: string) => bigint
+    readonly paid: (fillId: string) => boolean
+  }
+  const live: Omit<View, "height"> = {
+    nonce: (a) => state.nonces.get(a) ?? 0,
+    native: (a) => state.native.get(a) ?? 0n,
+    vaultBalance: (a) => state.vaultBalances.get(a) ?? 0n,
+    paid: (f) => state.paid.has(f)
+  }
+  /** The state as of an older block: the changes of the blocks above it undone, in an overlay. */
+  const viewAt = (height: number): View => {
+    const top = blocks.length - 1
+    if (height >= top) return { height: top, ...live }
+    const maps = {
+      nonces: new Map<string, unknown>(),
+      native: new Map<string, unknown>(),
+      vaultBalances: new Map<string, unknown>()
+    }
+    const sets = { paid: new Map<string, boolean>(), fillsUsed: new Map<string, boolean>() }
+    for (let i = top; i > height; i--) {
+      const undo = blocks[i]!.undo
+      for (let j = undo.length - 1; j >= 0; j--) {
+        const u = undo[j]!
+        if ("map" in u) maps[u.map].set(u.key, u.prev)
+        else sets[u.set].set(u.key, u.had)
+      }
+    }
+    const read = <V>(overlay: Map<string, unknown>, key: string, now: () => V, absent: V): V =>
+      overlay.has(key) ? ((overlay.get(key) as V | undefined) ?? absent) : now()
+    return {
+      height,
+      nonce: (a) => read(maps.nonces, a, () => live.nonce(a), 0),
+      native: (a) => read(maps.native, a, () => live.native(a), 0n),
+      vaultBalance: (a) => read(maps.vaultBalances, a, () => live.vaultBalance(a), 0n),
+      paid: (f) => (sets.paid.has(f) ? sets.paid.get(f)! : live.paid(f))
+    }
+  }
+
   // ------------------------------------------------------------ RPC
   const model: ChainModel = {
     chainId: options.chainId,
     vault,
     rpc: "ok",
+    rpcLag: 0,
     chain: undefined as never,
     head: () => blockView(head()),
     blockAt: (n) => {
@@ -382,9 +569,9 @@ export const make = (options: ChainModelOptions): ChainModel => {
     reorg: (depth, reorgOptions) => {
       const n = Math.min(depth, blocks.length - 1)
       if (n <= 0) return
-      const removed = blocks.splice(blocks.length - n, n)
+      const removed: Array<ModelBlock> = []
+      for (let i = 0; i < n; i++) removed.unshift(popBlock())
       salt++
-      replay()
       const keep = reorgOptions?.keep
       for (const block of removed) {
         for (const tx of block.txs) {
@@ -396,6 +583,7 @@ export const make = (options: ChainModelOptions): ChainModel => {
     setBaseFee: (fee) => {
       nextBaseFee = fee
     },
+    baseFee: () => nextBaseFee,
     dropTransaction: (hash, dropOptions) => {
       const tx = pool.get(lower(hash))
       if (tx === undefined) return
@@ -409,13 +597,7 @@ export const make = (options: ChainModelOptions): ChainModel => {
       if (operator === null) return
       const nonce = nonceOf(operator)
       // another transaction of the key, mined at once
-      const parent = head()
-      const header = {
-        number: parent.number + 1n,
-        hash: hashOf(`block:${parent.number + 1n}:${salt}`),
-        timestamp: parent.timestamp + blockTime,
-        baseFee: nextBaseFee
-      }
+      const header = nextHeader()
       const tx: Tx = {
         kind: "payout",
         hash: hashOf(`foreign:${counter++}`),
@@ -430,7 +612,9 @@ export const make = (options: ChainModelOptions): ChainModel => {
       for (const other of pool.values()) {
         if (other.kind === "payout" && other.sender === operator && other.nonce === nonce) pool.delete(other.hash)
       }
-      blocks.push({ ...header, txs: [tx], receipts: [execute(state, tx, header)] })
+      const undo: Array<Undo> = []
+      const receipt = execute(tx, header, undo)
+      pushBlock({ ...header, txs: [tx], receipts: [receipt], undo })
     },
     vaultBalance: (asset) => state.vaultBalances.get(lower(asset)) ?? 0n,
     paidOut: (fillId) => state.paid.has(lower(fillId)),
@@ -441,27 +625,36 @@ export const make = (options: ChainModelOptions): ChainModel => {
         t.kind === "payout" ? [{ hash: t.hash, nonce: t.nonce, maxFeePerGas: t.maxFeePerGas }] : []
       ),
     payoutsOf: (fillId) =>
-      blocks.flatMap((b) =>
-        b.receipts.flatMap((r, i) =>
-          r.payout !== undefined && r.payout.fillId === lower(fillId)
-            ? [{
-              txHash: b.txs[i]!.hash,
-              blockNumber: b.number,
-              recipient: r.payout.recipient,
-              asset: r.payout.asset,
-              amount: r.payout.amount
-            }]
-            : []
-        )
-      ),
-    sent: () => [...accepted]
+      (payoutsByFill.get(lower(fillId)) ?? []).map(({ block, index }) => {
+        const payout = block.receipts[index]!.payout!
+        return {
+          txHash: block.txs[index]!.hash,
+          blockNumber: block.number,
+          recipient: payout.recipient,
+          asset: payout.asset,
+          amount: payout.amount
+        }
+      }),
+    sent: () => [...accepted],
+    transactionsAt: (n) => {
+      const block = blocks[Number(n)]
+      return block === undefined ? undefined : block.txs.map((tx, i) => recordOf(tx, block.receipts[i]!))
+    },
+    sourceFillOf: (fillId) => fillOf.get(lower(fillId)),
+    inclusionOf: (hash) => inclusionAt(hash, blocks.length - 1)
   }
 
-  const call = <A>(what: string, f: () => A): Effect.Effect<A, ConnectorUnavailable> =>
+  /** The height the RPC answers at for one request. */
+  const answerHeight = () => {
+    const behind = typeof model.rpcLag === "function" ? model.rpcLag() : model.rpcLag
+    return Math.max(0, blocks.length - 1 - Math.max(0, Math.floor(behind)))
+  }
+
+  const call = <A>(what: string, f: (height: number) => A): Effect.Effect<A, ConnectorUnavailable> =>
     Effect.suspend(() => {
       switch (model.rpc) {
         case "ok":
-          return Effect.sync(f)
+          return Effect.sync(() => f(answerHeight()))
         case "refuse":
           return Effect.fail(
             new ConnectorUnavailable({ code: "RPC_UNAVAILABLE", message: `${what}: connection refused (model)` })
@@ -472,31 +665,23 @@ export const make = (options: ChainModelOptions): ChainModel => {
     })
 
   const reader: Chain.ChainReader = {
-    head: call("head", () => blockView(head())),
-    finalized: call("finalized", () => {
+    head: call("head", (h) => blockView(blocks[h]!)),
+    finalized: call("finalized", (h) => {
       if (lag === null) return null
-      const n = Number(head().number) - lag
+      const n = h - lag
       return blockView(blocks[n < 0 ? 0 : n]!)
     }),
-    block: (n) => call("block", () => (blocks[Number(n)] === undefined ? null : blockView(blocks[Number(n)]!))),
+    block: (n) => call("block", (h) => (n < 0n || Number(n) > h ? null : blockView(blocks[Number(n)]!))),
     sourceFills: (from, to) =>
-      call("sourceFills", () =>
-        blocks
-          .filter((b) => b.number >= from && b.number <= to)
-          .flatMap((b) => b.receipts.flatMap((r) => (r.success && r.sourceFill !== undefined ? [r.sourceFill] : [])))),
-    inclusion: (hash) =>
-      call("inclusion", (): Chain.Inclusion => {
-        const found = find(hash)
-        if (found !== undefined) {
-          return {
-            _tag: "Included",
-            blockNumber: found.block.number,
-            blockHash: found.block.hash,
-            success: found.receipt.success
-          }
+      call("sourceFills", (h) => {
+        const out: Array<Chain.SourceFill> = []
+        const last = Number(to) < h ? Number(to) : h
+        for (let n = from < 0n ? 0 : Number(from); n <= last; n++) {
+          for (const r of blocks[n]!.receipts) if (r.success && r.sourceFill !== undefined) out.push(r.sourceFill)
         }
-        return pool.has(lower(hash)) ? { _tag: "Pending" } : { _tag: "Missing" }
-      })
+        return out
+      }),
+    inclusion: (hash) => call("inclusion", (h): Chain.Inclusion => inclusionAt(hash, h))
   }
 
   const order = (o: Chain.PayoutOrder): Chain.PayoutOrder => ({
@@ -506,27 +691,36 @@ export const make = (options: ChainModelOptions): ChainModel => {
     amountRaw: o.amountRaw
   })
 
+  /** The sender's nonces a node at `height` knows: its pool, and what was mined above it. */
+  const pendingFrom = (sender: string, latest: number, height: number) => {
+    const known = new Set<number>()
+    for (const t of pool.values()) if (t.kind === "payout" && t.sender === sender) known.add(t.nonce)
+    for (let i = height + 1; i < blocks.length; i++) {
+      for (const t of blocks[i]!.txs) if (t.kind === "payout" && t.sender === sender) known.add(t.nonce)
+    }
+    let pending = latest
+    while (known.has(pending)) pending++
+    return pending
+  }
+
   const payer: Chain.ChainPayer | null = operator === null ? null : {
     sender: operator,
-    nonces: call("nonces", () => {
-      const latest = nonceOf(operator)
-      let pending = latest
-      while ([...pool.values()].some((t) => t.kind === "payout" && t.sender === operator && t.nonce === pending)) {
-        pending++
-      }
-      return { latest, pending }
+    nonces: call("nonces", (h) => {
+      const latest = viewAt(h).nonce(operator)
+      return { latest, pending: pendingFrom(operator, latest, h) }
     }),
     fees: call("fees", () => ({ baseFeePerGas: nextBaseFee, priorityFeePerGas: priorityFee })),
     check: (o) =>
-      call("check", (): Chain.PayoutCheck => {
+      call("check", (h): Chain.PayoutCheck => {
         const x = order(o)
-        if (state.paid.has(x.fillId)) return { _tag: "AlreadyPaid" }
-        if ((state.vaultBalances.get(x.asset) ?? 0n) < x.amountRaw) {
+        const view = viewAt(h)
+        if (view.paid(x.fillId)) return { _tag: "AlreadyPaid" }
+        if (view.vaultBalance(x.asset) < x.amountRaw) {
           return { _tag: "Reverts", reason: `TokenTransferFailed(${x.asset})` }
         }
         return { _tag: "Ok", gas: 55_000n }
       }),
-    paidOut: (fillId) => call("paidOut", () => state.paid.has(lower(fillId))),
+    paidOut: (fillId) => call("paidOut", (h) => viewAt(h).paid(lower(fillId))),
     sign: (o, tx) =>
       call("sign", () => {
         const x = order(o)
@@ -536,9 +730,9 @@ export const make = (options: ChainModelOptions): ChainModel => {
       }),
     send: (signed) =>
       Effect.flatMap(
-        call("send", (): ConnectorError | undefined => {
+        call("send", (h): ConnectorError | undefined => {
           const hash = lower(signed.txHash)
-          if (pool.has(hash) || find(hash) !== undefined) return undefined
+          if (pool.has(hash) || txAt.has(hash)) return undefined
           const parts = signed.rawTransaction.split(":")
           if (parts[0] !== "payout" || parts.length !== 11) {
             return new ConnectorError({ code: "INVALID_TRANSACTION", message: "not a transaction of this chain" })
@@ -547,7 +741,7 @@ export const make = (options: ChainModelOptions): ChainModel => {
             string,
             ...Array<string>
           ]
-          const tx: Extract<Tx, { kind: "payout" }> = {
+          const tx: PayoutTx = {
             kind: "payout",
             hash,
             sender: sender!,
@@ -558,24 +752,31 @@ export const make = (options: ChainModelOptions): ChainModel => {
             order: { fillId: fillId!, asset: asset!, recipient: recipient!, amountRaw: BigInt(amount!) },
             raw: signed.rawTransaction
           }
-          if (tx.nonce < nonceOf(tx.sender)) return new ConnectorError({ code: "NONCE_USED", message: "nonce too low" })
+          const view = viewAt(h)
+          if (tx.nonce < view.nonce(tx.sender)) {
+            return new ConnectorError({ code: "NONCE_USED", message: "nonce too low" })
+          }
           if (tx.maxFeePerGas < nextBaseFee) {
             return new ConnectorError({ code: "UNDERPRICED", message: "max fee per gas less than block base fee" })
           }
-          if ((state.native.get(tx.sender) ?? 0n) < tx.gas * tx.maxFeePerGas) {
+          if (view.native(tx.sender) < tx.gas * tx.maxFeePerGas) {
             return new ConnectorError({ code: "NO_GAS", message: "insufficient funds for gas * price + value" })
           }
-          const same = [...pool.values()].find((t) =>
-            t.kind === "payout" && t.sender === tx.sender && t.nonce === tx.nonce
-          ) as
-            | Extract<Tx, { kind: "payout" }>
-            | undefined
+          let same: PayoutTx | undefined
+          for (const t of pool.values()) {
+            if (t.kind === "payout" && t.sender === tx.sender && t.nonce === tx.nonce) {
+              same = t
+              break
+            }
+          }
           if (same !== undefined) {
             if (
               tx.maxFeePerGas < bump(same.maxFeePerGas, bumpBps) ||
               tx.maxPriorityFeePerGas < bump(same.maxPriorityFeePerGas, bumpBps) ||
               tx.maxFeePerGas <= same.maxFeePerGas
-            ) return new ConnectorError({ code: "UNDERPRICED", message: "replacement transaction underpriced" })
+            ) {
+              return new ConnectorError({ code: "UNDERPRICED", message: "replacement transaction underpriced" })
+            }
             pool.delete(same.hash)
           }
           pool.set(hash, tx)
@@ -585,12 +786,12 @@ export const make = (options: ChainModelOptions): ChainModel => {
         (refused) => (refused === undefined ? Effect.void : Effect.fail(refused))
       ),
     findPayout: (fillId) =>
-      call("findPayout", () => {
-        const events = model.payoutsOf(fillId)
-        return events.length === 0 ? null : { txHash: events[0]!.txHash }
+      call("findPayout", (h) => {
+        const found = (payoutsByFill.get(lower(fillId)) ?? []).find(({ block }) => Number(block.number) <= h)
+        return found === undefined ? null : { txHash: found.block.txs[found.index]!.hash }
       }),
-    balance: (asset) => call("balance", () => state.vaultBalances.get(lower(asset)) ?? 0n),
-    gasBalance: call("gasBalance", () => state.native.get(operator) ?? 0n)
+    balance: (asset) => call("balance", (h) => viewAt(h).vaultBalance(lower(asset))),
+    gasBalance: call("gasBalance", (h) => viewAt(h).native(operator))
   }
   ;(model as { chain: Chain.NetworkChain }).chain = { reader, payer }
   return model
