@@ -24,10 +24,13 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/server/test/**",
   // the svc executable and other processes
   "packages/cli/test/Admin.test.ts",
+  "packages/cli/test/CatalogCommand.test.ts",
   "packages/cli/test/Cli.test.ts",
   "packages/cli/test/FastStart.test.ts",
+  "packages/cli/test/Keys.test.ts",
   "packages/cli/test/NewConnector.test.ts",
   "packages/cli/test/NewSolver.test.ts",
+  "packages/cli/test/PermitForms.test.ts",
   "packages/cli/test/Serve.test.ts",
   "packages/cli/test/Sign.test.ts",
   "packages/client/test/Examples.test.ts",
@@ -35,7 +38,9 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/store/test/SqliteStore.test.ts",
   "conformance/test/Formats.test.ts",
   "test/module-graph.test.ts",
+  "test/node-version.test.ts",
   "test/processes.test.ts",
+  "test/shell-blocks.test.ts",
   // servers in the test's process
   "packages/client/test/Aggregator.test.ts",
   "packages/client/test/Client.test.ts",
@@ -87,7 +92,12 @@ export default defineConfig(({ mode }) => {
       hookTimeout: Math.round(120_000 * scale),
       // two cores: keep one worker per core
       maxWorkers: 2,
-      setupFiles: ["test/support/isolate-env.ts", "test/support/process-cleanup.ts"],
+      setupFiles: [
+        "test/support/isolate-env.ts",
+        "test/support/process-cleanup.ts",
+        // the quick tier starts no process: a file that does is listed in NOT_QUICK
+        ...(tier === "quick" ? ["test/support/quick-guard.ts"] : [])
+      ],
       // every temporary folder of the run under one, removed when the run ends; every process it started stopped
       globalSetup: ["test/support/temp-dir.ts", "test/support/process-run.ts"]
     }
