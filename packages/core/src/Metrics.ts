@@ -134,7 +134,7 @@ export const rateLimitRefusals = Metric.counter("rate_limit_refusals_total", {
 /**
  * Whether the last calls to a network's RPC answered (1) or not (0).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementRpcUp = Metric.gauge("settlement_rpc_up", {
@@ -144,7 +144,7 @@ export const settlementRpcUp = Metric.gauge("settlement_rpc_up", {
 /**
  * Seconds since the newest block was read from a network.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementHeadAge = Metric.gauge("settlement_head_age_seconds", {
@@ -154,7 +154,7 @@ export const settlementHeadAge = Metric.gauge("settlement_head_age_seconds", {
 /**
  * Confirmed fills owed on a network (SOURCE_CONFIRMED or PAYOUT_SUBMITTED).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementUnpaid = Metric.gauge("settlement_unpaid", {
@@ -164,7 +164,7 @@ export const settlementUnpaid = Metric.gauge("settlement_unpaid", {
 /**
  * Age of the oldest confirmed fill owed on a network, seconds since its last state change.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementOldestUnpaid = Metric.gauge("settlement_oldest_unpaid_seconds", {
@@ -174,7 +174,7 @@ export const settlementOldestUnpaid = Metric.gauge("settlement_oldest_unpaid_sec
 /**
  * Payout transactions sent and not yet mined (distinct nonces).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementInFlight = Metric.gauge("settlement_payouts_in_flight", {
@@ -184,7 +184,7 @@ export const settlementInFlight = Metric.gauge("settlement_payouts_in_flight", {
 /**
  * Age of the oldest payout sent and not yet mined, seconds.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementOldestInFlight = Metric.gauge("settlement_oldest_in_flight_seconds", {
@@ -194,7 +194,7 @@ export const settlementOldestInFlight = Metric.gauge("settlement_oldest_in_fligh
 /**
  * The payout key's balance of the native coin, in its smallest unit (wei).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementGasBalance = Metric.gauge("settlement_payout_gas_balance", {
@@ -204,7 +204,7 @@ export const settlementGasBalance = Metric.gauge("settlement_payout_gas_balance"
 /**
  * How much a vault lacks to pay the confirmed fills owed in an asset (raw units; 0 when covered).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementVaultShortfall = Metric.gauge("settlement_vault_shortfall_raw", {
@@ -214,7 +214,7 @@ export const settlementVaultShortfall = Metric.gauge("settlement_vault_shortfall
 /**
  * Whether a network's fees are at the ceiling (1): payouts wait instead of overpaying.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementFeeAtCeiling = Metric.gauge("settlement_fee_at_ceiling", {
@@ -224,7 +224,7 @@ export const settlementFeeAtCeiling = Metric.gauge("settlement_fee_at_ceiling", 
 /**
  * Payouts that wait for the operator (reverted attempts past the budget).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementWaitingOperator = Metric.gauge("settlement_payouts_waiting_operator", {
@@ -234,7 +234,7 @@ export const settlementWaitingOperator = Metric.gauge("settlement_payouts_waitin
 /**
  * Payout transactions sent, by kind (`new`, `replacement`, `resend`, `retry`).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementPayoutsSent = Metric.counter("settlement_payout_transactions_total", {
@@ -245,7 +245,7 @@ export const settlementPayoutsSent = Metric.counter("settlement_payout_transacti
 /**
  * Payout transactions that were mined and reverted.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementReverts = Metric.counter("settlement_payout_reverts_total", {
@@ -258,7 +258,7 @@ export const settlementReverts = Metric.counter("settlement_payout_reverts_total
  * a source fill that left the chain after its payout (`source_fill_lost`), one that
  * left before (`source_fill_reorged`).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementAlerts = Metric.counter("settlement_alerts_total", {
@@ -269,7 +269,7 @@ export const settlementAlerts = Metric.counter("settlement_alerts_total", {
 /**
  * Whether each RPC endpoint of a network got its last request through (1) or not (0), by its position in the configuration.
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementEndpointUp = Metric.gauge("settlement_rpc_endpoint_up", {
@@ -279,7 +279,7 @@ export const settlementEndpointUp = Metric.gauge("settlement_rpc_endpoint_up", {
 /**
  * Whether an RPC endpoint of a network is the one in use (1).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementEndpointPrimary = Metric.gauge("settlement_rpc_endpoint_primary", {
@@ -289,7 +289,7 @@ export const settlementEndpointPrimary = Metric.gauge("settlement_rpc_endpoint_p
 /**
  * Requests an RPC endpoint could not answer (refused, timed out, HTTP errors).
  *
- * @category settlement
+ * @category operations
  * @since 0.1.0
  */
 export const settlementEndpointFailures = Metric.counter("settlement_rpc_endpoint_failures_total", {
