@@ -265,7 +265,7 @@ export const note = (
 // ---------------------------------------------------------------------------
 
 const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runtime, fill: Chain.SourceFill) {
-  const record = yield* deps.store.getPermit(fill.fillId.toLowerCase())
+  let record = yield* deps.store.getPermit(fill.fillId.toLowerCase())
   if (record === undefined) {
     return yield* Effect.logWarning("source fill of an unknown fillId", {
       network: w.network.key,
@@ -274,6 +274,21 @@ const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runt
     })
   }
   if (record.state === "SOURCE_OBSERVED" && record.sourceTxHash === fill.txHash.toLowerCase()) return
+  if (
+    (record.state === "SOURCE_OBSERVED" || record.state === "SOURCE_CONFIRMED") && record.sourceTxHash !== null &&
+    record.sourceTxHash !== fill.txHash.toLowerCase()
+  ) {
+    // another transaction of the fill (the payer's second attempt, which a reorganisation let through): when the
+    // one recorded left the chain, this one is the fill, whatever `confirm` finds after this read
+    const recorded = yield* w.chain.reader.inclusion(record.sourceTxHash)
+    if (recorded._tag === "Pending" || (recorded._tag === "Included" && recorded.success)) return
+    yield* Effect.logWarning("a source fill left the chain and another transaction of it landed: following that one", {
+      fillId: record.fillId,
+      left: record.sourceTxHash,
+      landed: fill.txHash
+    })
+    record = yield* deps.observer.sourceReorged(record.fillId)
+  }
   if (record.state !== "ISSUED" && record.state !== "EXPIRED") return
   const permit = deps.permitOf(record)
   const mismatches = [
