@@ -122,7 +122,7 @@ const get = (port: number, path: string, limit: number) =>
 const start = (cwd: string) =>
   new Promise<
     {
-      url?: string
+      url?: string | undefined
       answers: ReadonlyArray<Answer>
       feed?: any
       code: number | null
@@ -136,20 +136,18 @@ const start = (cwd: string) =>
         stdio: ["ignore", "pipe", "pipe"]
       })
       let output = ""
-      let exited = false
       const answers: Array<Answer> = []
       const timer = setTimeout(() => child.kill("SIGKILL"), scaled(60_000))
       child.stdout.on("data", (d) => (output += d))
       child.stderr.on("data", (d) => (output += d))
       const exit = new Promise<number | null>((done) =>
         child.once("exit", (code) => {
-          exited = true
           clearTimeout(timer)
           done(code)
         })
       )
       void (async () => {
-        while (!exited) {
+        while (child.exitCode === null && child.signalCode === null) {
           const answer = await get(port, "/api/v6/solver-feed", scaled(5_000))
           if (answer.error !== "ECONNREFUSED") answers.push(answer)
           if (answer.status === 200) {
