@@ -66,8 +66,13 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/store/test/HoldShares.test.ts",
   "packages/store/test/PgCoordination.test.ts",
   "packages/store/test/PgStore.test.ts",
-  // long simulations
-  "packages/core/test/ChainSettlement.test.ts"
+  // the longest CPU-bound runs: the settlement simulation, publications of 250 routes, the engine's lifecycle over
+  // simulated days, the second derivation and the feed signature's properties (5-20 s each)
+  "packages/core/test/ChainSettlement.test.ts",
+  "packages/core/test/PublicationText.test.ts",
+  "packages/core/test/Solver.test.ts",
+  "packages/protocol/test/FeedSignature.prop.test.ts",
+  "conformance/test/Independent.test.ts"
 ]
 
 const TIERS = ["unit", "e2e", "quick"] as const
