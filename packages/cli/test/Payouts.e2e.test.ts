@@ -12,7 +12,10 @@
  * - the destination's base fee jumps past the pending payout's fee cap (anvil
  *   evicts it): the payout is sent again with the market's fees and paid;
  * - the RPC of one chain hangs (a proxy that holds requests): fills on the other
- *   chain are still observed within seconds.
+ *   chain are still observed within seconds;
+ * - chain 56 has three RPC URLs, the first refusing connections and the second
+ *   a proxy that can hang: with the second hanging, fills to 56 are still paid
+ *   (failed over to the third).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -39,10 +42,17 @@ import {
 
 let devnet: Devnet.Devnet
 let dataDir: string
+interface HoldingProxy {
+  hang: boolean
+  readonly held: Array<ServerResponse>
+  close: () => void
+}
 /** The RPC proxy in front of chain 8453 for the server: it can hold every request (a hung endpoint). */
-const proxy = { hang: false, held: [] as Array<ServerResponse>, close: () => {} }
+const proxy: HoldingProxy = { hang: false, held: [], close: () => {} }
+/** The second of chain 56's three RPC URLs (the first refuses connections, the third is the node). */
+const second: HoldingProxy = { hang: false, held: [], close: () => {} }
 
-const holdingProxy = async (target: string): Promise<string> => {
+const holdingProxy = async (target: string, proxy: HoldingProxy): Promise<string> => {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -96,13 +106,16 @@ beforeAll(async () => {
     serverLog: (chunk) => {
       if (process.env.SVC_TEST_SERVER_LOG === "1") process.stderr.write(chunk)
     },
-    serverRpcUrl: async ({ chainId, url }) => (chainId === 8453 ? await holdingProxy(url) : url)
+    serverRpcUrl: async ({ chainId, url }) =>
+      chainId === 8453 ? await holdingProxy(url, proxy) : ["http://127.0.0.1:9", await holdingProxy(url, second), url]
   })
 }, scaled(180_000))
 
 afterAll(async () => {
   proxy.hang = false
   proxy.close()
+  second.hang = false
+  second.close()
   await devnet?.stop()
   if (process.env.SVC_KEEP_TEST_TMP !== "1") rmSync(dataDir, { recursive: true, force: true })
 })
@@ -124,7 +137,8 @@ describe("payouts on real chains under faults", () => {
       // the payouts wait, and say why
       await waitUntil(
         "VAULT_INSUFFICIENT",
-        async () => admin(dataDir, "permit", ids[1]!).reasonCodes.includes("VAULT_INSUFFICIENT") ? true : undefined
+        async () =>
+          (await admin(dataDir, "permit", ids[1]!)).reasonCodes.includes("VAULT_INSUFFICIENT") ? true : undefined
       )
       await manualMining(destination, async () => {
         await topUp(destination, all, false)
@@ -160,7 +174,7 @@ describe("payouts on real chains under faults", () => {
       const waiting = ids[paid.indexOf("PAID") === 0 ? 1 : 0]!
       await new Promise((r) => setTimeout(r, scaled(3000)))
       expect(await state(waiting)).toBe("SOURCE_CONFIRMED")
-      expect(admin(dataDir, "permit", waiting).reasonCodes).toEqual(["VAULT_INSUFFICIENT"])
+      expect((await admin(dataDir, "permit", waiting)).reasonCodes).toEqual(["VAULT_INSUFFICIENT"])
       await topUp(destination, all)
       await waitUntil("the other PAID", reached(waiting, "PAID"), 60_000)
       for (const id of ids) expect(await payoutsOf(destination, id)).toHaveLength(1)
@@ -203,7 +217,7 @@ describe("payouts on real chains under faults", () => {
         const p = await stateOf(devnet, a.issued.fillId)
         return p.state === "PAID" ? p : undefined
       }, 60_000)
-      const transactions = admin(dataDir, "permit", a.issued.fillId).payoutTransactions as Array<
+      const transactions = (await admin(dataDir, "permit", a.issued.fillId)).payoutTransactions as Array<
         { txHash: string; maxFeePerGas: string }
       >
       expect(transactions.length).toBeGreaterThanOrEqual(2)
@@ -238,4 +252,25 @@ describe("payouts on real chains under faults", () => {
     },
     scaled(180_000)
   )
+
+  it("three RPC URLs for chain 56, the first refusing and the second hanging: fills to 56 are still paid", async () => {
+    const destination = destinationChain()
+    second.hang = true
+    try {
+      const a = await permitFor(devnet, 1n)
+      await a.fill()
+      await waitUntil("PAID through the third endpoint", reached(a.issued.fillId, "PAID"), 90_000)
+      expect(await payoutsOf(destination, a.issued.fillId)).toHaveLength(1)
+      // the server names its endpoints in its health: the third one answers
+      const health = (await (await fetch(`${devnet.info.server}/health/ready`)).json()) as {
+        components: Record<string, { figures?: Record<string, unknown> }>
+      }
+      const figures = health.components["settlement.bsc"]!.figures!
+      expect(figures["endpoint.2"]).toMatch(/ up \(in use\)$/)
+      expect(figures["endpoint.0"]).toMatch(/ down$/)
+    } finally {
+      second.hang = false
+      for (const res of second.held.splice(0)) res.destroy()
+    }
+  }, scaled(180_000))
 })

@@ -7,9 +7,10 @@
  */
 import { createClient } from "@svc/client"
 import { SvcTestToken, SvcVaultV6 } from "@svc/contracts/artifacts"
-import { execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import {
   createPublicClient,
   createWalletClient,
@@ -147,13 +148,17 @@ export const topUp = async (c: Devnet.DevnetChain, amount: bigint, wait = true) 
   return hash
 }
 
+const execFileAsync = promisify(execFile)
 const BIN = fileURLToPath(new URL("../../src/bin.ts", import.meta.url))
 
-/** `svc admin <args>` on the devnet server's store; its JSON answer. */
-export const admin = (dataDir: string, ...args: Array<string>) =>
-  JSON.parse(
-    execFileSync(process.execPath, [BIN, "admin", ...args], {
-      env: { ...process.env, SVC_DATA_DIR: join(dataDir, "server"), SVC_LOG_LEVEL: "none" },
-      encoding: "utf8"
-    })
-  )
+/**
+ * `svc admin <args>` on the devnet server's store; its JSON answer. Asynchronous:
+ * the test's own proxies in front of the server's RPC keep answering meanwhile.
+ */
+export const admin = async (dataDir: string, ...args: Array<string>) => {
+  const { stdout } = await execFileAsync(process.execPath, [BIN, "admin", ...args], {
+    env: { ...process.env, SVC_DATA_DIR: join(dataDir, "server"), SVC_LOG_LEVEL: "none" },
+    encoding: "utf8"
+  })
+  return JSON.parse(stdout)
+}
