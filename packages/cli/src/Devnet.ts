@@ -205,8 +205,8 @@ export interface Devnet {
    * They are also written to `<dataDir>/server.env` (`node --env-file`).
    */
   readonly serverEnv: Readonly<Record<string, string>>
-  /** Starts the server again (after it stopped or was killed), with the same configuration. */
-  readonly restartServer: () => Promise<void>
+  /** Starts the server again (after it stopped or was killed), with the same configuration and `env` over it. */
+  readonly restartServer: (env?: Readonly<Record<string, string>>) => Promise<void>
   /** Stops the server (SIGTERM) and the chains. */
   readonly stop: () => Promise<void>
 }
@@ -612,9 +612,12 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
     delete env.DATABASE_URL
     delete env.SVC_CONFIG
     const serverLogPath = join(dataDir, "server.log")
-    const startServer = () =>
+    const startServer = (more?: Readonly<Record<string, string>>) =>
       new Promise<void>((resolveStart, reject) => {
-        const process_ = spawn(process.execPath, [binPath(), "serve"], { env, stdio: ["ignore", "pipe", "pipe"] })
+        const process_ = spawn(process.execPath, [binPath(), "serve"], {
+          env: { ...env, ...more },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
         child = process_
         let output = ""
         let listening = false
@@ -673,9 +676,9 @@ export const start = async (options: DevnetOptions): Promise<Devnet> => {
         return child
       },
       serverEnv: settings,
-      restartServer: async () => {
+      restartServer: async (more) => {
         await stopServer()
-        await startServer()
+        await startServer(more)
       },
       stop: async () => {
         await stopServer()
