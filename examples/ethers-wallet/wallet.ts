@@ -19,8 +19,10 @@
  *   npm run devnet                                    # terminal 1
  *   node examples/ethers-wallet/wallet.ts .svc-devnet/devnet.json
  *
- * Options: --amount <raw USDC> (default 25 USDC), --signer <address> (pin another
- * feed signer than the manifest's), --timeout <seconds> (default 120). Progress goes
+ * Options: --amount <raw units> (default 25 times the route's minimum), --signer <address>
+ * (pin another feed signer than the manifest's), --timeout <seconds> (default 120),
+ * --from <chainId>:<SYMBOL> and --to <chainId>:<SYMBOL> (the route, by the chains and
+ * token symbols of devnet.json; default 8453:USDC and 56:USDT). Progress goes
  * to standard error, the summary to standard output; exit 0 when the fill is PAID,
  * 1 with one `ethers wallet: …` line on any failure.
  */
@@ -572,14 +574,23 @@ export interface Options {
   readonly amountInRaw?: bigint | undefined
   readonly signer?: string | undefined
   readonly timeoutSeconds?: number | undefined
+  /** The source chain and token symbol (default 8453 USDC). */
+  readonly from?: { readonly chainId: number; readonly symbol: string } | undefined
+  /** The destination chain and token symbol (default 56 USDT). */
+  readonly to?: { readonly chainId: number; readonly symbol: string } | undefined
 }
 
 export const run = async (devnet: DevnetFile, options: Options = {}) => {
   const deadline = Date.now() + (options.timeoutSeconds ?? 120) * 1000
-  const sourceChain = devnet.chains.find((c) => c.chainId === 8453) ?? fail("devnet.json: no chain 8453")
-  const destinationChain = devnet.chains.find((c) => c.chainId === 56) ?? fail("devnet.json: no chain 56")
-  const sourceToken = sourceChain.tokens.USDC ?? fail("devnet.json: no USDC on chain 8453")
-  const destinationToken = destinationChain.tokens.USDT ?? fail("devnet.json: no USDT on chain 56")
+  const from = options.from ?? { chainId: 8453, symbol: "USDC" }
+  const to = options.to ?? { chainId: 56, symbol: "USDT" }
+  const sourceChain = devnet.chains.find((c) => c.chainId === from.chainId) ??
+    fail(`devnet.json: no chain ${from.chainId}`)
+  const destinationChain = devnet.chains.find((c) => c.chainId === to.chainId) ??
+    fail(`devnet.json: no chain ${to.chainId}`)
+  const sourceToken = sourceChain.tokens[from.symbol] ?? fail(`devnet.json: no ${from.symbol} on chain ${from.chainId}`)
+  const destinationToken = destinationChain.tokens[to.symbol] ??
+    fail(`devnet.json: no ${to.symbol} on chain ${to.chainId}`)
   const sourceProvider = provider(sourceChain.rpcUrl, sourceChain.chainId)
   const destinationProvider = provider(destinationChain.rpcUrl, destinationChain.chainId)
   try {
@@ -591,7 +602,7 @@ export const run = async (devnet: DevnetFile, options: Options = {}) => {
     const { manifest, payload, feedHash, authority } = await readVerifiedFeed(devnet.server, options.signer)
     progress(`feed ${payload.dataVersion} verified (feedHash ${feedHash}, signer ${authority})`)
 
-    // 2. the open route USDC (8453) -> USDT (56)
+    // 2. the open route, by default USDC (8453) -> USDT (56)
     const route = pickRoute(payload, { chainId: sourceChain.chainId, token: sourceToken }, {
       chainId: destinationChain.chainId,
       token: destinationToken
@@ -670,13 +681,15 @@ export const run = async (devnet: DevnetFile, options: Options = {}) => {
     if (payoutReceipt?.status !== 1) fail(`the payout ${paid.payoutTxHash} is not a successful transaction on 56`)
     const after = await usdt.getFunction("balanceOf")(recipient) as bigint
     if (after - before !== amountOutRaw) {
-      fail(`the recipient's USDT rose by ${after - before}, expected exactly amountOutRaw ${amountOutRaw}`)
+      fail(`the recipient's ${to.symbol} rose by ${after - before}, expected exactly amountOutRaw ${amountOutRaw}`)
     }
     return {
       fillId: paid.fillId,
       state: paid.state,
       sourceTxHash: fill.hash,
       payoutTxHash: paid.payoutTxHash,
+      from,
+      to,
       amountInRaw: String(permit.amountInRaw),
       amountOutRaw: amountOutRaw.toString(),
       recipient,
@@ -693,8 +706,19 @@ if (import.meta.main) {
   const main = async () => {
     const { positionals, values } = parseArgs({
       allowPositionals: true,
-      options: { amount: { type: "string" }, signer: { type: "string" }, timeout: { type: "string" } }
+      options: {
+        amount: { type: "string" },
+        signer: { type: "string" },
+        timeout: { type: "string" },
+        from: { type: "string" },
+        to: { type: "string" }
+      }
     })
+    const side = (flag: string, value: string | undefined) => {
+      if (value === undefined) return undefined
+      const match = /^([1-9][0-9]*):([A-Za-z0-9._-]+)$/.exec(value)
+      return match === null ? fail(`--${flag}: <chainId>:<SYMBOL>`) : { chainId: Number(match[1]), symbol: match[2]! }
+    }
     const path = positionals[0] ?? process.env.SVC_DEVNET ?? ".svc-devnet/devnet.json"
     let devnet: DevnetFile
     try {
@@ -708,16 +732,18 @@ if (import.meta.main) {
     const result = await run(devnet, {
       amountInRaw: values.amount === undefined ? undefined : BigInt(values.amount),
       signer: values.signer,
-      timeoutSeconds: values.timeout === undefined ? undefined : Number(values.timeout)
+      timeoutSeconds: values.timeout === undefined ? undefined : Number(values.timeout),
+      from: side("from", values.from),
+      to: side("to", values.to)
     })
     await new Promise((resolve) =>
       process.stdout.write(
         [
           `PAID fillId=${result.fillId}`,
-          `  source tx (8453, fillDirect): ${result.sourceTxHash}`,
-          `  payout tx (56):               ${result.payoutTxHash}`,
-          `  amountInRaw ${result.amountInRaw} USDC -> amountOutRaw ${result.amountOutRaw} USDT to ${result.recipient}`,
-          `  recipient USDT ${result.recipientBalanceBefore} -> ${result.recipientBalanceAfter}`
+          `  source tx (${result.from.chainId}, fillDirect): ${result.sourceTxHash}`,
+          `  payout tx (${result.to.chainId}):               ${result.payoutTxHash}`,
+          `  amountInRaw ${result.amountInRaw} ${result.from.symbol} -> amountOutRaw ${result.amountOutRaw} ${result.to.symbol} to ${result.recipient}`,
+          `  recipient ${result.to.symbol} ${result.recipientBalanceBefore} -> ${result.recipientBalanceAfter}`
         ].join("\n") + "\n",
         resolve
       )

@@ -13,10 +13,10 @@
  *
  * @since 0.1.0
  */
-import { CatalogCheck, Connector } from "@svc/core"
-import { Server, ServerConfig } from "@svc/server"
-import { ConfigProvider, Effect, Path } from "effect"
+import { CatalogCheck } from "@svc/core"
+import { Effect, Path } from "effect"
 import { Argument, Command } from "effect/cli"
+import { connectorRegistry, problemsLine, readCatalog } from "./internal/catalogs.ts"
 import { BadInput, writeJson } from "./Io.ts"
 
 const check = Command.make("check", {
@@ -25,33 +25,17 @@ const check = Command.make("check", {
   Effect.gen(function*() {
     const path = yield* Effect.service(Path.Path)
     const target = path.resolve(process.cwd(), file)
-    const document = yield* Server.readDocument(target, "catalog").pipe(
-      Effect.mapError((e) => new BadInput({ message: e.message }))
-    )
+    const document = yield* readCatalog(target)
     let problems = CatalogCheck.check(document)
     let counts: Record<string, number> = {}
     if (problems.length === 0) {
-      // the connectors the server would load, without their chain settings
-      const connectors = process.env.SVC_CONNECTORS
-      const config = yield* ServerConfig.fromProvider(
-        ConfigProvider.fromUnknown(connectors === undefined ? {} : { SVC_CONNECTORS: connectors })
-      ).pipe(Effect.mapError((e) => new BadInput({ message: e.message })))
-      const registrations = yield* Server.connectors(config, document).pipe(
-        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({})),
-        Effect.mapError((e) => new BadInput({ message: e.message }))
-      )
-      problems = CatalogCheck.check(document, { registry: Connector.makeRegistry(registrations) })
+      // then resolution through the connectors the server would load
+      problems = CatalogCheck.check(document, { registry: yield* connectorRegistry(document) })
       const parts = document as Record<string, ReadonlyArray<unknown>>
       counts = { networks: parts.networks!.length, assets: parts.assets!.length, routes: parts.routes!.length }
     }
     yield* writeJson({ file: target, valid: problems.length === 0, problems, ...counts })
-    if (problems.length > 0) {
-      return yield* new BadInput({
-        message: `${target}: ${problems.length} problem${problems.length === 1 ? "" : "s"}: ${
-          CatalogCheck.describe(problems).join("; ")
-        }`
-      })
-    }
+    if (problems.length > 0) return yield* new BadInput({ message: problemsLine(target, problems) })
   })).pipe(
     Command.withDescription(
       "check a catalog file: every problem with its JSON path (exit 2), as svc serve checks it at start"

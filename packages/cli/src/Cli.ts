@@ -11,6 +11,8 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { admin } from "./Admin.ts"
 import { catalog } from "./CatalogCommand.ts"
+import { deploy } from "./DeployCommand.ts"
+import { fund } from "./FundCommand.ts"
 import * as Devnet from "./Devnet.ts"
 import { refusalLine } from "./internal/contract.ts"
 import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
@@ -236,6 +238,8 @@ export const svc = Command.make("svc").pipe(
     devnet,
     keys,
     catalog,
+    deploy,
+    fund,
     admin,
     newConnector,
     newSolver,
