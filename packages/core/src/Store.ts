@@ -339,6 +339,8 @@ export interface StateFilter {
   readonly destinationNetworkId?: string | undefined
   /** Unix milliseconds: only permits whose last change is at or after it. */
   readonly updatedSince?: number | undefined
+  /** The newest permits (by issuance) first, instead of the oldest. */
+  readonly newestFirst?: boolean | undefined
 }
 
 /**
@@ -508,7 +510,7 @@ export interface StoreShape {
     filter?: { readonly sourceNetworkId?: string | undefined }
   ) => Effect.Effect<ReadonlyArray<string>, StoreError>
 
-  /** Permits in any of the given states, oldest first, at most `limit`, narrowed by `filter`. */
+  /** Permits in any of the given states, oldest first (newest first with `filter.newestFirst`), at most `limit`, narrowed by `filter`. */
   readonly permitsInStates: (
     states: ReadonlyArray<PermitState>,
     limit: number,

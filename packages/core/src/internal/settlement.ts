@@ -435,9 +435,11 @@ export const recheckSources = Effect.fn("ChainSettlement.recheckSources")(
     const at = yield* now
     if (at - w.lastSourceRecheckAt < deps.recheckMillis) return
     w.lastSourceRecheckAt = at
+    // the newest first: on a busy network the window holds more than a batch, and the newest are at risk
     const paying = yield* deps.store.permitsInStates(["PAYOUT_SUBMITTED", "PAID"], deps.batch, {
       sourceNetworkId: w.networkId,
-      updatedSince: at - deps.reopenWindowMillis
+      updatedSince: at - deps.reopenWindowMillis,
+      newestFirst: true
     })
     for (const record of paying) {
       if (record.sourceTxHash === null || record.reasonCodes.includes("SOURCE_FILL_LOST_AFTER_PAYOUT")) continue
@@ -1027,9 +1029,11 @@ export const fillGap = Effect.fn("ChainSettlement.fillGap")(
 export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps: Deps, p: Pass) {
   if (p.at - p.r.lastPaidRecheckAt < deps.recheckMillis) return
   p.r.lastPaidRecheckAt = p.at
+  // the newest first: on a busy network the window holds more than a batch, and the newest are at risk
   const paid = yield* deps.store.permitsInStates(["PAID"], deps.batch, {
     destinationNetworkId: p.r.networkId,
-    updatedSince: p.at - deps.reopenWindowMillis
+    updatedSince: p.at - deps.reopenWindowMillis,
+    newestFirst: true
   })
   for (const record of paid) {
     if (record.payoutTxHash === null) continue

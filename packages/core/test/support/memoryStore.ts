@@ -254,7 +254,9 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
               p.destinationNetworkId === filter.destinationNetworkId.toLowerCase()) &&
             (filter?.updatedSince === undefined || p.updatedAt >= filter.updatedSince)
           )
-          .sort((a, b) => a.createdAt - b.createdAt || (a.fillId < b.fillId ? -1 : 1))
+          .sort((a, b) =>
+            (a.createdAt - b.createdAt || (a.fillId < b.fillId ? -1 : 1)) * (filter?.newestFirst === true ? -1 : 1)
+          )
           .slice(0, limit)),
     setReasonCodes: (fillId, reasonCodes) =>
       op("setReasonCodes", () => {

@@ -753,8 +753,11 @@ export const make = (options: MakeOptions): StoreShape => {
           : [sql`destination_network_id = ${filter.destinationNetworkId.toLowerCase()}`]),
         ...(filter?.updatedSince === undefined ? [] : [sql`updated_at >= ${Math.floor(filter.updatedSince)}`])
       ]
-      const rows = yield* sql<Row>`SELECT * FROM permits WHERE ${sql.and(clauses)}
-        ORDER BY created_at, fill_id LIMIT ${n}`
+      const rows = filter?.newestFirst === true
+        ? yield* sql<Row>`SELECT * FROM permits WHERE ${sql.and(clauses)}
+          ORDER BY created_at DESC, fill_id DESC LIMIT ${n}`
+        : yield* sql<Row>`SELECT * FROM permits WHERE ${sql.and(clauses)}
+          ORDER BY created_at, fill_id LIMIT ${n}`
       return yield* decode(() => rows.map(decodePermit))
     },
     storeOp("permitsInStates")

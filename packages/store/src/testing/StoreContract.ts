@@ -973,6 +973,15 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           assert.strictEqual((yield* store.permitsInStates(["SOURCE_CONFIRMED"], 1)).length, 1)
           assert.deepStrictEqual(yield* store.permitsInStates([], 10), [])
           assert.deepStrictEqual(yield* store.permitsInStates(["PAID"], 0), [])
+          // newest first: the reverse order, and the limit keeps the newest
+          const newest = yield* store.permitsInStates(["SOURCE_CONFIRMED", "PAYOUT_SUBMITTED"], 10_000, {
+            newestFirst: true
+          })
+          assert.deepStrictEqual(newest.map((p) => p.fillId), [...ids].reverse())
+          const [last] = yield* store.permitsInStates(["SOURCE_CONFIRMED", "PAYOUT_SUBMITTED"], 1, {
+            newestFirst: true
+          })
+          assert.strictEqual(last?.fillId, ids.at(-1))
         }))
 
       it.effect("observeInventory sets the physical balance whatever was paid out; unknown assets are ignored", () =>
