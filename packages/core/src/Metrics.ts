@@ -54,6 +54,17 @@ export const publications = Metric.counter("publications_total", {
 })
 
 /**
+ * Whether this replica leads (1): it alone publishes and settles. Summed over the
+ * replicas of a deployment it is 1; 0 means nothing publishes or pays out.
+ *
+ * @category operations
+ * @since 0.1.0
+ */
+export const leader = Metric.gauge("leader", {
+  description: "1 while this replica leads (publishes the feed and settles on chain), 0 otherwise"
+})
+
+/**
  * How long building, signing and storing a publication took.
  *
  * @category operations

@@ -1291,6 +1291,10 @@ export const layer = (
         )
       )
 
+      // svc_leader: 1 while this replica leads (an alert fires when no replica does)
+      yield* Effect.forkScoped(
+        Stream.runForEach(coordination.leadership, (leads) => Metric.update(Metrics.leader, leads ? 1 : 0))
+      )
       if (yield* coordination.isLeader) yield* refresh
       else yield* follow
       yield* Effect.forkScoped(
