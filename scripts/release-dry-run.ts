@@ -20,13 +20,19 @@
  *    which must succeed;
  * 5. `pnpm pack` of every public package, whose manifest must carry the new
  *    version, no `workspace:` range, internal ranges on the new version and
- *    entry points in `dist/` (publishConfig applied).
+ *    entry points in `dist/` (publishConfig applied);
+ * 6. the rehearsal against a real registry (scripts/release-rehearsal.ts): a
+ *    local registry serving `@svc/*` only from what is published to it, every
+ *    package published to it with `pnpm publish -r`, then, outside the
+ *    repository, `npx @svc/cli new-solver` (install, test, start, conformance
+ *    against it), `npx @svc/cli new-connector` (install, testkit) and the Node
+ *    version gate on an older Node. `--no-registry` stops after step 5.
  *
  * It prints, per package, the version change, the tarball's file count and size
  * and the head of the new CHANGELOG entry; on a failure it names the failing step
  * and exits 1. The copy is removed unless `--keep` is given.
  *
- *   node scripts/release-dry-run.ts [--keep]
+ *   node scripts/release-dry-run.ts [--keep] [--no-registry]
  */
 import { spawnSync } from "node:child_process"
 import {
@@ -45,6 +51,7 @@ import {
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative, resolve } from "node:path"
 import { packages as buildablePackages, ROOT } from "./packages.ts"
+import { type Rehearsal, RehearsalStepError, rehearse } from "./release-rehearsal.ts"
 
 /** A public package as the dry run released it. */
 export interface ReleasedPackage {
@@ -82,6 +89,8 @@ export interface ReleaseDryRun {
   readonly lockfileChanged: boolean
   /** The temporary copy; removed already unless `keep` was set. */
   readonly copy: string
+  /** The rehearsal against a local registry; undefined with `registry: false`. */
+  readonly rehearsal: Rehearsal | undefined
 }
 
 /** A failed step of the dry run, with the output of the command that failed. */
@@ -100,6 +109,8 @@ export interface ReleaseDryRunOptions {
   readonly keep?: boolean
   /** Progress lines; stderr by default. */
   readonly log?: (line: string) => void
+  /** Publish to a local registry and use the packages from it (default true). */
+  readonly registry?: boolean
 }
 
 /** Changeset files that `changeset version` does not read (as @changesets/read ignores them). */
@@ -172,7 +183,7 @@ const unregisterFromStore = (copy: string, env: NodeJS.ProcessEnv): void => {
 }
 
 /** Runs the dry run; throws a {@link ReleaseStepError} naming the failing step. */
-export const releaseDryRun = (options: ReleaseDryRunOptions = {}): ReleaseDryRun => {
+export const releaseDryRun = async (options: ReleaseDryRunOptions = {}): Promise<ReleaseDryRun> => {
   const started = Date.now()
   const write = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const log = (line: string) => write(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`)
@@ -321,7 +332,23 @@ export const releaseDryRun = (options: ReleaseDryRunOptions = {}): ReleaseDryRun
         : ""
       return { ...p, newVersion, publish, manifest, changelog }
     })
-    return { changesets, packages: released, lockfileChanged: lockAfter !== lockBefore, copy }
+    // 6. the packages from a real registry, by name, outside the repository
+    let rehearsal: Rehearsal | undefined
+    if (options.registry !== false) {
+      try {
+        rehearsal = await rehearse({
+          copy,
+          temp,
+          env,
+          packages: released.map((p) => ({ name: p.name, dir: join(copy, p.path), version: p.newVersion })),
+          log
+        })
+      } catch (error) {
+        if (error instanceof RehearsalStepError) throw new ReleaseStepError(error.step, error.output)
+        throw error
+      }
+    }
+    return { changesets, packages: released, lockfileChanged: lockAfter !== lockBefore, copy, rehearsal }
   } finally {
     if (options.keep === true) log(`kept the copy: ${copy}`)
     else {
@@ -362,12 +389,33 @@ export const summary = (result: ReleaseDryRun): string => {
     }
   }
   if (result.lockfileChanged) lines.push("pnpm-lock.yaml changes with the versions: commit it with the release")
+  const r = result.rehearsal
+  if (r !== undefined) {
+    const seconds = (prefix: string) =>
+      Math.round(r.steps.filter((s) => s.name.startsWith(prefix)).reduce((sum, s) => sum + s.seconds, 0))
+    lines.push(
+      `published ${r.published.length} packages to a local registry (${seconds("publish")} s); outside the repository:`,
+      `  npx @svc/cli new-solver my-solver: npm install, npm test, npm start (${seconds("my-solver")} s)`,
+      `  npx @svc/cli conformance --url <my-solver>: ${r.conformance}`,
+      `  npx @svc/cli new-connector acme: npm install, npm test: ${r.connectorTests} passed (${
+        seconds("connector-acme")
+      } s)`,
+      r.olderNode === undefined
+        ? "  no Node.js older than 22.19 here: the version gate was not rehearsed"
+        : `  on Node.js ${r.olderNode.version}: ${
+          r.olderNode.stderr.trim().split("\n").at(-1)
+        } (exit ${r.olderNode.status})`
+    )
+  }
   return lines.join("\n")
 }
 
 if (import.meta.main) {
   try {
-    const result = releaseDryRun({ keep: process.argv.includes("--keep") })
+    const result = await releaseDryRun({
+      keep: process.argv.includes("--keep"),
+      registry: !process.argv.includes("--no-registry")
+    })
     process.stdout.write(`${summary(result)}\n`)
   } catch (error) {
     if (!(error instanceof ReleaseStepError)) throw error

@@ -6,8 +6,19 @@
  * name it, every `pnpm publish --dry-run` succeeds with a manifest on the new
  * versions, and the working tree is the same afterwards.
  *
+ * Then the rehearsal against a real registry (scripts/release-rehearsal.ts):
+ * every package is published to a local Verdaccio that serves `@svc/*` only from
+ * what was published to it (it never asked its uplink for one), and outside the
+ * repository, by name from that registry, `npx @svc/cli new-solver` gives a
+ * project whose `npm install`, `npm test` and `npm start` work and against which
+ * `npx @svc/cli conformance --url` passes; `npx @svc/cli new-connector acme`
+ * installs and passes its testkit; on the machine's Node 20, `npx @svc/cli`
+ * names the Node.js version it needs and exits 2. Nothing is left running.
+ *
  * Slow (an install from the store, `changeset version` and a full build in the
- * copy): about 20 seconds on its own.
+ * copy, then the installs from the registry): about 20 seconds, then 5 to 12
+ * minutes (the first run fills the rehearsal's npm cache, the one under
+ * `node_modules/.cache/svc-registry`; a loaded machine takes the longer).
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
@@ -16,6 +27,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { packages, ROOT } from "../scripts/packages.ts"
 import { changelogSection, type ReleaseDryRun, releaseDryRun, summary } from "../scripts/release-dry-run.ts"
+import { scaled } from "./support/time.ts"
 
 const git = (...args: ReadonlyArray<string>): string => {
   const r = spawnSync("git", args, { cwd: ROOT, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 })
@@ -67,14 +79,14 @@ describe("the release dry run", () => {
   let result: ReleaseDryRun
   let changesets: ReturnType<typeof pendingChangesets> = []
 
-  beforeAll(() => {
+  beforeAll(async () => {
     changesets = pendingChangesets()
     before = worktree()
     const started = Date.now()
-    result = releaseDryRun({ log: () => {} })
+    result = await releaseDryRun({ log: () => {} })
     process.stderr.write(`release dry run: ${((Date.now() - started) / 1000).toFixed(1)} s\n${summary(result)}\n`)
     after = worktree()
-  }, 300_000)
+  }, scaled(1_500_000))
 
   it("leaves the working tree unchanged and removes its copy", () => {
     assert.strictEqual(after, before)
@@ -125,6 +137,53 @@ describe("the release dry run", () => {
       assert.isAbove(p.publish.size, 0, p.name)
       assert.strictEqual(p.manifest.version, p.newVersion, p.name)
       assert.notInclude(JSON.stringify(p.manifest), "workspace:", p.name)
+    }
+  })
+
+  it("publishes every package to a registry that serves @svc/* only from what was published to it", () => {
+    const r = result.rehearsal!
+    assert.isDefined(r)
+    assert.deepStrictEqual(
+      [...r.published].sort(),
+      result.packages.map((p) => `${p.name}@${p.newVersion}`).sort()
+    )
+    assert.deepStrictEqual(r.scopeUplinkRequests, [], "the registry asked its uplink for an @svc package")
+  })
+
+  it("outside the repository, by name: new-solver installs, tests, serves and passes conformance; new-connector passes its testkit", () => {
+    const r = result.rehearsal!
+    const version = result.packages[0]!.newVersion
+    assert.isAbove(Object.keys(r.generatedRanges).length, 3)
+    for (const [name, range] of Object.entries(r.generatedRanges)) assert.strictEqual(range, `^${version}`, name)
+    assert.match(r.conformance, /^PASS \d+ passed, 0 failed/)
+    assert.isAbove(r.connectorTests, 0)
+    for (
+      const step of [
+        "my-solver: npm install",
+        "my-solver: npm test",
+        "my-solver: npm start",
+        "connector-acme: npm test"
+      ]
+    ) {
+      assert.isTrue(r.steps.some((s) => s.name === step), step)
+    }
+  })
+
+  it("on the machine's Node 20, npx @svc/cli names the Node.js version it needs and exits 2", () => {
+    const older = result.rehearsal!.olderNode
+    if (older === undefined) {
+      assert.isTrue(["", "0", "false"].includes(process.env.CI ?? ""), "CI has the system's Node 20")
+      return
+    }
+    assert.strictEqual(older.status, 2)
+    assert.include(older.stderr, `svc: Node.js 22.19 or later is required (this is Node.js ${older.version})\n`)
+  })
+
+  it("leaves nothing running: the registry and the solver are gone", async () => {
+    const r = result.rehearsal!
+    for (const url of [`${r.registry}-/ping`, `${r.solver}/api/v6/solver-feed`]) {
+      const answer = await fetch(url).then((res) => `answered ${res.status}`, () => "refused")
+      assert.strictEqual(answer, "refused", url)
     }
   })
 
