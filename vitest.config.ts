@@ -60,6 +60,7 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/connector-evm/test/EvmConnector.conformance.test.ts",
   "packages/connector-evm/test/EvmMarket.test.ts",
   "packages/connector-evm/test/EvmOwnershipProof.anvil.test.ts",
+  "packages/connector-evm/test/EvmSettlement.suite.test.ts",
   "packages/contracts/test/Router.test.ts",
   "packages/contracts/test/System.test.ts",
   // PostgreSQL

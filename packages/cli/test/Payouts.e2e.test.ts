@@ -15,18 +15,27 @@
  *   chain are still observed within seconds;
  * - chain 56 has three RPC URLs, the first refusing connections and the second
  *   a proxy that can hang: with the second hanging, fills to 56 are still paid
- *   (failed over to the third).
+ *   (failed over to the third);
+ * - the payout key is rotated by the documented procedure (pause payouts, let
+ *   the payouts in flight finish, `setOperator` on every vault, restart with the
+ *   new keystore, resume): no fill is left unpaid, the new key pays.
  */
+import { SvcVaultV6 } from "@svc/contracts/artifacts"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Hex, parseGwei } from "viem"
+import { fileURLToPath } from "node:url"
+import { createWalletClient, type Hex, http, keccak256, parseGwei, toHex } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { scaled } from "../../../test/support/time.ts"
 import * as Devnet from "../src/Devnet.ts"
 import {
   admin,
+  chainOf,
+  deployer,
   nonceOf,
   payout,
   payoutsOf,
@@ -39,6 +48,24 @@ import {
   waitUntil,
   withdraw
 } from "./support/devnet.ts"
+
+const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+/** Runs `svc ARGS` with INPUT on its standard input; rejects with its stderr when it fails. */
+const svcWithInput = (args: ReadonlyArray<string>, input: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["pipe", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()))
+    child.on("error", reject)
+    child.on(
+      "exit",
+      (code) => (code === 0 ? resolve(out) : reject(new Error(`svc ${args.join(" ")}: ${code}: ${err}`)))
+    )
+    child.stdin.end(input)
+  })
 
 let devnet: Devnet.Devnet
 let dataDir: string
@@ -273,4 +300,61 @@ describe("payouts on real chains under faults", () => {
       for (const res of second.held.splice(0)) res.destroy()
     }
   }, scaled(180_000))
+
+  it(
+    "rotating the payout key (pause, in-flight finished, setOperator, the new keystore, resume) leaves no fill unpaid",
+    async () => {
+      const [source, destination] = [sourceChain(), destinationChain()]
+      const a = await permitFor(devnet, 1n)
+      const b = await permitFor(devnet, 1n)
+      await a.fill()
+      await waitUntil("the first PAID", reached(a.issued.fillId, "PAID"), 90_000)
+      // 1. pause payouts everywhere; a fill arriving now waits
+      await admin(dataDir, "payouts", "pause", "--reason", "key rotation")
+      await b.fill()
+      await waitUntil(
+        "the second waits, paused",
+        async () =>
+          (await admin(dataDir, "permit", b.issued.fillId)).reasonCodes.includes("PAYOUTS_PAUSED") ? true : undefined,
+        90_000
+      )
+      // 2. nothing in flight any more (the health figures say so)
+      await waitUntil("no payout in flight", async () => {
+        const health = (await (await fetch(`${devnet.info.server}/health/ready`)).json()) as {
+          components: Record<string, { figures?: Record<string, unknown> }>
+        }
+        return health.components["settlement.bsc"]!.figures!["inFlight"] === 0 ? true : undefined
+      })
+      // 3. the new key becomes every vault's operator, and has gas
+      const next = privateKeyToAccount(keccak256(toHex("svc payouts e2e: the next payout key")))
+      for (const c of [source, destination]) {
+        const owner = createWalletClient({ account: deployer, chain: chainOf(c), transport: http(c.rpcUrl) })
+        const hash = await owner.writeContract({
+          address: c.vault,
+          abi: SvcVaultV6.abi,
+          functionName: "setOperator",
+          args: [next.address]
+        })
+        await publicOf(c).waitForTransactionReceipt({ hash })
+        await rpc(c, "anvil_setBalance", [next.address, toHex(10n ** 20n)])
+      }
+      // 4. the new key in a keystore, the server restarted with it
+      const keystore = join(dataDir, "next-payout.json")
+      await svcWithInput(
+        ["keys", "import", "--out", keystore, "--password-file", devnet.info.keys.passwordFile],
+        `${keccak256(toHex("svc payouts e2e: the next payout key"))}\n`
+      )
+      await devnet.restartServer({ SVC_PAYOUT_KEYSTORE: keystore })
+      // 5. resume: the waiting fill is paid by the new key
+      await admin(dataDir, "payouts", "resume")
+      const paid = await waitUntil("the second PAID", async () => {
+        const p = await stateOf(devnet, b.issued.fillId)
+        return p.state === "PAID" ? p : undefined
+      }, 90_000)
+      const tx = await publicOf(destination).getTransaction({ hash: paid.payoutTxHash as Hex })
+      expect(tx.from.toLowerCase()).toBe(next.address.toLowerCase())
+      for (const fill of [a, b]) expect(await payoutsOf(destination, fill.issued.fillId)).toHaveLength(1)
+    },
+    scaled(240_000)
+  )
 })

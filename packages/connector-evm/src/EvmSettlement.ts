@@ -497,12 +497,12 @@ export const make = (config: EvmSettlementConfig): Chain.SettlementSupport => {
           client.readContract({ address: target.vaultAddress!, abi: SETTLEMENT_ABI, functionName: "operator" })).pipe(
             Effect.option
           )
+        // a key that is not (yet) the operator is not refused: fills are still watched, and each payout
+        // reverts in its simulation (NotOperator) and waits, named, until the vault's owner sets the operator
         if (operator._tag === "Some" && lower(operator.value) !== lower(account.address)) {
-          return yield* new Connector.ConnectorError({
-            code: "PAYOUT_KEY_NOT_OPERATOR",
-            message:
-              `the payout key's address ${account.address} is not the operator of the vault ${target.vaultAddress} on ${target.key}`
-          })
+          yield* Effect.logError(
+            `the payout key's address ${account.address} is not the operator of the vault ${target.vaultAddress} on ${target.key} (${operator.value} is): payouts there wait with PAYOUT_WOULD_REVERT until it is`
+          )
         }
         return {
           reader: read,

@@ -95,12 +95,14 @@ export interface NetworkStats {
   readonly gasBalance: bigint | null
   /** Whether payouts wait because the fees they need are above the ceiling. */
   readonly feeAtCeiling: boolean
-  /** Payouts waiting for the operator (reverted past the budget). */
+  /** Payouts waiting for the operator: reverted past the budget, or reverting in their simulation. */
   readonly waitingOperator: number
   /** What the vault lacks to cover the confirmed fills owed, by asset key (raw units). */
   readonly shortfalls: Readonly<Record<string, bigint>>
   /** The network's RPC endpoints, when the connector reports them. */
   readonly endpoints: ReadonlyArray<Chain.EndpointStatus>
+  /** Why settlement is off on this network (its connector refused it at start), or null. */
+  readonly off?: string | null
 }
 
 /**
@@ -218,6 +220,7 @@ export const healthOf = (n: NetworkStats, nowMillis: number): HealthComponent =>
       `${e.host} ${e.up === null ? "unused" : e.up ? "up" : "down"}${e.primary ? " (in use)" : ""}`
     ]))
   }
+  if (n.off != null) return { status: "UNAVAILABLE", detail: `settlement is off: ${n.off}`, figures }
   if (!n.leading) return { status: "OK", detail: "another replica settles", figures }
   if (n.rpcUp === false) {
     return { status: "UNAVAILABLE", detail: `the RPC does not answer: ${n.lastError ?? ""}`.trim(), figures }
@@ -282,6 +285,10 @@ export const layer = (
       const callTimeoutMillis = Math.max(1, options?.callTimeoutMillis ?? 60_000)
 
       const runtimes = new Map<string, Settlement.Runtime>()
+      // networks the connector refused: nothing is watched or paid there, and health says so
+      const refused: Array<
+        { readonly network: { readonly key: string; readonly networkId: string }; readonly reason: string }
+      > = []
       for (const network of catalog.networks) {
         const connector = registry.forNetwork(network)
         if (connector._tag === "None" || connector.value.settlement === undefined || network.native === null) continue
@@ -293,9 +300,10 @@ export const layer = (
           vault: network.vaultLocator,
           vaultAddress: network.vaultAddress
         }).pipe(
-          Effect.catch((e: ConnectorError) =>
-            Effect.as(Effect.logError(`settlement on ${network.key} is off: ${e.message}`), null)
-          )
+          Effect.catch((e: ConnectorError) => {
+            refused.push({ network, reason: e.message })
+            return Effect.as(Effect.logError(`settlement on ${network.key} is off: ${e.message}`), null)
+          })
         )
         if (chain === null) continue
         const runtime = Settlement.makeRuntime(network, chain, PayoutPolicy.make(network.settlement, options?.policy))
@@ -492,8 +500,33 @@ export const layer = (
             feeAtCeiling: r.feeAtCeiling,
             waitingOperator: r.waitingOperator,
             shortfalls: Object.fromEntries(r.shortfalls),
-            endpoints: r.chain.endpoints?.() ?? []
-          }))),
+            endpoints: r.chain.endpoints?.() ?? [],
+            off: null
+          })).concat(refused.map(({ network, reason }): NetworkStats => ({
+            key: network.key,
+            networkId: network.networkId,
+            watching: false,
+            paying: false,
+            leading,
+            chainCalls: 0,
+            newBlockPolls: 0,
+            blocksRead: 0,
+            cursor: null,
+            rpcUp: null,
+            lastError: reason,
+            headReadAt: null,
+            headNumber: null,
+            unpaid: 0,
+            oldestUnpaidAt: null,
+            inFlight: 0,
+            oldestInFlightAt: null,
+            gasBalance: null,
+            feeAtCeiling: false,
+            waitingOperator: 0,
+            shortfalls: {},
+            endpoints: [],
+            off: reason
+          })))),
         step
       })
     })

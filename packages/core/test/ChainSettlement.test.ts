@@ -990,6 +990,27 @@ describe("ChainSettlement: health", () => {
   })
 })
 
+describe("ChainSettlement: a network its connector refused", () => {
+  it.effect("is an UNAVAILABLE health component naming why (not missing from health), and the others settle", () => {
+    const s = setup({ engine: { health: { cacheMillis: 0 } }, refuse: { "56": "the vault has no code" } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const health = yield* Health.Health
+        yield* step
+        const report = yield* health.check
+        const bsc = report.components["settlement.bsc"]!
+        assert.strictEqual(bsc.status, "UNAVAILABLE")
+        assert.strictEqual(bsc.detail, "settlement is off: the vault has no code")
+        assert.strictEqual(bsc.figures?.["watching"], false)
+        assert.strictEqual(bsc.figures?.["paying"], false)
+        assert.strictEqual(report.components["settlement.base"]?.status, "OK")
+        assert.isTrue(report.ready)
+      })
+    )
+  })
+})
+
 describe("ChainSettlement: throughput", () => {
   it.effect(
     "300 fills mined in one source block: payouts sent without waiting for each other's receipts, consecutive nonces, all PAID within a few destination blocks",

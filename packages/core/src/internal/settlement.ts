@@ -1062,7 +1062,9 @@ const figures = Effect.fn("ChainSettlement.figures")(function*(
   r.oldestUnpaidAt = unpaid.reduce<number | null>((m, x) => (m === null || x.updatedAt < m ? x.updatedAt : m), null)
   r.inFlight = distinctFrom(p.held, p.nonces.latest)
   r.oldestInFlightAt = open.reduce<number | null>((m, x) => (m === null || x.createdAt < m ? x.createdAt : m), null)
-  r.waitingOperator = unpaid.filter((x) => x.reasonCodes.includes("PAYOUT_NEEDS_OPERATOR")).length
+  r.waitingOperator = unpaid.filter((x) =>
+    x.reasonCodes.includes("PAYOUT_NEEDS_OPERATOR") || x.reasonCodes.includes("PAYOUT_WOULD_REVERT")
+  ).length
   r.gasBalance = p.gasBalance ?? (yield* p.payer.gasBalance)
   // what the vault owes by asset (confirmed, not yet mined) against its balance
   const owed = new Map<string, { assetKey: string; amount: bigint }>()
@@ -1075,7 +1077,9 @@ const figures = Effect.fn("ChainSettlement.figures")(function*(
   r.shortfalls.clear()
   for (const [asset, { amount, assetKey }] of owed) {
     const balance = yield* balanceOf(p, asset)
-    if (balance < amount) r.shortfalls.set(assetKey, amount - balance)
+    if (balance < amount) {
+      r.shortfalls.set(assetKey, amount - balance)
+    }
   }
   const network = { network: r.network.key }
   yield* Metric.update(Metric.withAttributes(Metrics.settlementUnpaid, network), r.unpaid)

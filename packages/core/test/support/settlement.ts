@@ -49,6 +49,8 @@ export const setup = (options?: {
   readonly networks?: Readonly<Record<string, Record<string, unknown>>>
   readonly parts?: Solver.SolverParts
   readonly engine?: Partial<Solver.SolverOptions>
+  /** Networks (by chain id) whose settlement the connector refuses at start, with its message. */
+  readonly refuse?: Readonly<Record<string, string>>
 }): Setup => {
   const model = (chainId: number) =>
     ChainModel.make({
@@ -70,7 +72,12 @@ export const setup = (options?: {
   const byNative: Record<string, ChainModel.ChainModel> = { "8453": base, "56": bsc, "999": hyperevm }
   const settling = Connector.make({
     ...evm,
-    settlement: { network: (target) => Effect.succeed(byNative[target.native]?.chain ?? null) }
+    settlement: {
+      network: (target) =>
+        options?.refuse?.[target.native] !== undefined
+          ? Effect.fail(new Connector.ConnectorError({ code: "REFUSED", message: options.refuse[target.native]! }))
+          : Effect.succeed(byNative[target.native]?.chain ?? null)
+    }
   })
   const catalog = options?.networks === undefined ? undefined : withNetworkSettings(options.networks)
   const engine = makeEngine({
