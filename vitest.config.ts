@@ -51,6 +51,7 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "conformance/test/RealServer.test.ts",
   "conformance/test/Recorded.test.ts",
   "conformance/test/SecondPath.test.ts",
+  "packages/core/test/RemoteSignerExample.test.ts",
   // bundles built with vite, Solidity compiled, every package's exports loaded
   "packages/client/test/Browser.test.ts",
   "packages/client/test/BundleSize.test.ts",

@@ -5,10 +5,11 @@
  * supplied by callers.
  *
  * Layers: {@link layerPrivateKey} (a key from configuration, kept `Redacted`),
+ * {@link layerKeystore} (a key in an encrypted keystore file, see `Keystore`),
  * {@link layerDevelopment} (a key generated on first start and kept in the data
  * directory with owner-only permissions) and {@link layerConfig} (the first when
- * `SVC_SIGNER_KEY` is set, else the second). A remote signer (KMS, HSM) is a layer
- * of its own implementing the same three fields.
+ * `SVC_SIGNER_KEY` is set, else the development key). A remote signer (KMS, HSM)
+ * is a layer of its own implementing the same three fields (docs/embedding.md).
  *
  * @since 0.1.0
  */
@@ -17,6 +18,7 @@ import { type Hex, toHex } from "@svc/protocol/Bytes"
 import { BYTES32 } from "@svc/protocol/Patterns"
 import * as Signature from "@svc/protocol/Signature"
 import { Config, Context, Data, Effect, FileSystem, Layer, Option, Path, Redacted } from "effect"
+import * as Keystore from "./Keystore.ts"
 
 /**
  * The signer cannot sign now (remote signer down, key unreadable). The server
@@ -80,6 +82,36 @@ export const layerPrivateKey = (privateKey: Redacted.Redacted<string>): Layer.La
             e instanceof Signature.SigningInputInvalid ? e.message : "not a usable private key"
           } (value not shown)`
         })
+    })
+  )
+
+/**
+ * A signer over the key of an encrypted keystore file (Web3 Secret Storage v3,
+ * `svc keys new`), unlocked once with the password held in `passwordFile` (its
+ * final line break ignored).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerKeystore = (options: {
+  readonly keystore: string
+  readonly passwordFile: string
+}): Layer.Layer<Signer, SignerUnavailable, FileSystem.FileSystem> =>
+  Layer.effect(
+    Signer,
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const unavailable = (message: string) =>
+        new SignerUnavailable({ message: `keystore ${options.keystore}: ${message}` })
+      const text = yield* fs.readFileString(options.keystore).pipe(Effect.mapError(() => unavailable("cannot read")))
+      const password = yield* fs.readFileString(options.passwordFile).pipe(
+        Effect.mapError(() => unavailable(`cannot read the password file ${options.passwordFile}`))
+      )
+      const key = yield* Effect.fromResult(Keystore.parse(text)).pipe(
+        Effect.flatMap((keystore) => Keystore.decrypt(keystore, Keystore.passwordOfFile(password))),
+        Effect.mapError((e) => unavailable(e.message))
+      )
+      return fromPrivateKey(key)
     })
   )
 

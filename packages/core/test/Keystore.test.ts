@@ -7,8 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Signature from "@svc/protocol/Signature"
-import { Effect, Redacted, Result } from "effect"
+import { Effect, FileSystem, Layer, Redacted, Result } from "effect"
 import * as Keystore from "../src/Keystore.ts"
+import * as Signer from "../src/Signer.ts"
 
 const SPEC_KEY = "0x7a28b5ba57c53603b0b07b56bba752f7784bf506fa95edc395f5cf6c7514fe9d"
 
@@ -185,4 +186,34 @@ describe("Keystore.decrypt: refusals", () => {
     assert.strictEqual(Redacted.value(Keystore.passwordOfFile(" two words \n\n")), " two words \n")
     assert.strictEqual(Redacted.value(Keystore.passwordOfFile("secret")), "secret")
   })
+})
+
+describe("Signer.layerKeystore", () => {
+  it.effect("signs with the keystore's key; a wrong password is SignerUnavailable naming the file", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = {
+        "/keys/authority.json": JSON.stringify(ETHERS_FILE),
+        "/keys/password": "correct horse battery staple\n",
+        "/keys/wrong": "wrong\n"
+      }
+      const fs = FileSystem.layerNoop({
+        readFileString: (path) =>
+          path in files ? Effect.succeed(files[path]!) : Effect.die(new Error(`unexpected read of ${path}`))
+      })
+      const signer = (passwordFile: string) =>
+        Effect.service(Signer.Signer).pipe(
+          Effect.provide(
+            Signer.layerKeystore({ keystore: "/keys/authority.json", passwordFile }).pipe(Layer.provide(fs))
+          )
+        )
+      const unlocked = yield* signer("/keys/password")
+      assert.strictEqual(unlocked.address, Signature.addressOf(ETHERS_KEY))
+      assert.isFalse(unlocked.development)
+      const refused = yield* Effect.flip(signer("/keys/wrong"))
+      assert.strictEqual(refused._tag, "SignerUnavailable")
+      assert.strictEqual(
+        refused.message,
+        "keystore /keys/authority.json: wrong password (the keystore's MAC does not match)"
+      )
+    }))
 })
