@@ -1,5 +1,5 @@
 /**
- * `svc serve`: a port in use is one line saying what to do; `svc serve --help`
+ * `svc serve`: a port in use, an unknown plug-in name are one line saying what to do; `svc serve --help`
  * lists every setting the configuration reads, with its default.
  */
 import { NodeServices } from "@effect/platform-node"
@@ -47,6 +47,24 @@ describe("svc serve", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it(
+    "an unknown plug-in name: one line naming the setting and the built-ins, exit 2",
+    { timeout: 60_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "svc-cli-plugin-"))
+      try {
+        const r = await svc(["serve"], { env: { PORT: "0", SVC_DATA_DIR: dir, SVC_PRICING: "dynamic" } })
+        assert.strictEqual(r.code, 2, r.stderr)
+        assert.strictEqual(
+          r.stderr,
+          `svc: SVC_PRICING: unknown pricing "dynamic": give static or oracle, or a pricing plug-in's package name or path (with a / or starting with . or @)\n`
+        )
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+  )
 
   it.effect(
     "--help lists every key the configuration reads, one line each: NAME (default) meaning",

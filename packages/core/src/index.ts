@@ -49,6 +49,8 @@ export * as PermitIdentities from "./PermitIdentities.ts"
 /** @since 0.1.0 */
 export * as Permits from "./Permits.ts"
 /** @since 0.1.0 */
+export * as Plugin from "./Plugin.ts"
+/** @since 0.1.0 */
 export * as Pricing from "./Pricing.ts"
 /** @since 0.1.0 */
 export * as Publisher from "./Publisher.ts"

@@ -145,14 +145,19 @@ export const resolveFrom = (
 const oneLine = (e: unknown) => String((e as Error)?.message ?? e).split("\n")[0]!.trim()
 
 /**
- * Imports a configured entry and returns its plug-in (the default export).
+ * Imports a configured entry (a package name or a path) and returns its default
+ * export; failures are one line starting with the setting that named it.
  *
  * @category running
  * @since 0.1.0
  */
-export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connector.Plugin, ConnectorLoadError> =>
+export const importDefault = (
+  entry: string,
+  cwd: string,
+  key: string = "SVC_CONNECTORS"
+): Effect.Effect<unknown, ConnectorLoadError> =>
   Effect.gen(function*() {
-    const fail = (why: string) => new ConnectorLoadError({ message: `SVC_CONNECTORS: ${entry}: ${why}` })
+    const fail = (why: string) => new ConnectorLoadError({ message: `${key}: ${entry}: ${why}` })
     const found = resolveFrom(entry, cwd)
     if (found !== undefined && "problem" in found) return yield* fail(found.problem)
     const module = yield* Effect.tryPromise({
@@ -167,12 +172,25 @@ export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connecto
           ? fail(`not installed (no node_modules/${entry} above ${cwd}); install it next to your configuration`)
           : fail(`cannot be imported: ${oneLine(e)}`)
     })
-    if (!Connector.isPlugin(module.default)) {
-      return yield* fail(
-        "its default export is not a connector plug-in (export default Connector.plugin(name, register))"
-      )
-    }
     return module.default
+  })
+
+/**
+ * Imports a configured entry and returns its plug-in (the default export).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const importPlugin = (entry: string, cwd: string): Effect.Effect<Connector.Plugin, ConnectorLoadError> =>
+  Effect.gen(function*() {
+    const value = yield* importDefault(entry, cwd)
+    if (!Connector.isPlugin(value)) {
+      return yield* new ConnectorLoadError({
+        message:
+          `SVC_CONNECTORS: ${entry}: its default export is not a connector plug-in (export default Connector.plugin(name, register))`
+      })
+    }
+    return value
   })
 
 /**

@@ -5,9 +5,8 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer, NodeServices } from "@effect/platform-node"
-import { Catalog, CatalogCheck, type Connector, Keystore, Signer, Store } from "@svc/core"
-import { StoreConfig } from "@svc/store"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Catalog, CatalogCheck, type Connector, Signer, Store } from "@svc/core"
 import {
   Config,
   ConfigProvider,
@@ -32,6 +31,8 @@ import * as Connections from "./Connections.ts"
 import * as ConnectorLoader from "./ConnectorLoader.ts"
 import * as Documents from "./documents/index.ts"
 import * as FastPath from "./FastPath.ts"
+import { isSpecifier } from "./PluginChoice.ts"
+import * as Plugins from "./Plugins.ts"
 import * as RedisRateLimit from "./RedisRateLimit.ts"
 import * as ServerConfig from "./ServerConfig.ts"
 import * as Tracing from "./Tracing.ts"
@@ -178,25 +179,26 @@ export const layer = (
   options?: { readonly cwd?: string | undefined }
 ) =>
   Layer.unwrap(
-    Effect.map(connectors(config, catalog, options), (registrations) =>
-      layerWith(config, catalog, registrations, onchain))
+    Effect.gen(function*() {
+      const registrations = yield* connectors(config, catalog, options)
+      // the store, pricing and signer plug-ins (SVC_STORE, SVC_PRICING, SVC_SIGNER_PLUGIN; built-ins by default)
+      const parts = yield* Plugins.load(config, {
+        cwd: options?.cwd ?? process.cwd(),
+        context: pluginContext(catalog)
+      }).pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
+      return layerWith(config, catalog, registrations, parts, onchain)
+    })
   )
 
 const layerWith = (
   config: ServerConfig.ServerConfig,
   catalog: unknown,
   registrations: ReadonlyArray<Connector.Registration>,
+  plugins: Plugins.Chosen,
   onchain: Documents.OnchainConfig | undefined
 ) => {
-  const store = StoreConfig.layerFromUrl({
-    databaseUrl: Option.getOrUndefined(config.databaseUrl),
-    dataDir: config.dataDir,
-    timeoutMillis: config.storeTimeoutMs
-  })
-  const signer = Option.match(config.signerKey, {
-    onNone: () => Signer.layerDevelopment(config.dataDir).pipe(Layer.provide(NodeServices.layer)),
-    onSome: (key) => Signer.layerPrivateKey(key)
-  })
+  const store = plugins.store.layer
+  const signer = plugins.signer.layer
   // the fast path (feed and event stream) runs in front of the Effect application on this server;
   // connection caps, header and request timeouts (Connections)
   const server = Connections.makeServer({
@@ -223,12 +225,7 @@ const layerWith = (
     catalog,
     onchain,
     // on PostgreSQL the replicas elect the one that publishes and settles; on SQLite this process does
-    parts: {
-      coordination: StoreConfig.coordinationFromUrl({
-        databaseUrl: Option.getOrUndefined(config.databaseUrl),
-        dataDir: config.dataDir
-      })
-    },
+    parts: { coordination: plugins.store.coordination, pricing: plugins.pricing.layer },
     engine: {
       connectors: registrations,
       profile: config.profile,
@@ -244,10 +241,7 @@ const layerWith = (
       },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
       market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },
-      settlement: { retentionSeconds: (config.permitRetentionDays ?? 90) * 86_400 },
-      oracle: config.pricing === "oracle"
-        ? { maxDeviationBps: config.oracleMaxDeviationBps, quoteToleranceBps: config.quoteToleranceBps }
-        : undefined
+      settlement: { retentionSeconds: (config.permitRetentionDays ?? 90) * 86_400 }
     },
     events: {
       maxSubscribers: config.sseMaxSubscribers,
@@ -347,7 +341,9 @@ const checkKeys = (config: ServerConfig.ServerConfig, profile: string) =>
         }
       }
     }
-    if (Option.isNone(config.signerKey) && Option.isNone(keystore)) {
+    // a signer plug-in holds the authority's key itself
+    const pluginSigner = config.signerPlugin !== undefined && isSpecifier(config.signerPlugin)
+    if (Option.isNone(config.signerKey) && Option.isNone(keystore) && !pluginSigner) {
       if (profile === "production") {
         return yield* new StartupError({
           message:
@@ -363,29 +359,8 @@ const checkKeys = (config: ServerConfig.ServerConfig, profile: string) =>
     }
   })
 
-/** Unlocks SVC_SIGNER_KEYSTORE with the password of SVC_KEYSTORE_PASSWORD_FILE: the configuration with its key. */
-const unlockSigner = (config: ServerConfig.ServerConfig) =>
+const serve = (config: ServerConfig.ServerConfig) =>
   Effect.gen(function*() {
-    const keystorePath = Option.getOrUndefined(config.signerKeystore ?? Option.none())
-    const passwordPath = Option.getOrUndefined(config.keystorePasswordFile ?? Option.none())
-    if (keystorePath === undefined || passwordPath === undefined) return config
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(keystorePath).pipe(
-      Effect.mapError(() => new StartupError({ message: `SVC_SIGNER_KEYSTORE: cannot read ${keystorePath}` }))
-    )
-    const passwordText = yield* fs.readFileString(passwordPath).pipe(
-      Effect.mapError(() => new StartupError({ message: `SVC_KEYSTORE_PASSWORD_FILE: cannot read ${passwordPath}` }))
-    )
-    const key = yield* Effect.fromResult(Keystore.parse(text)).pipe(
-      Effect.flatMap((keystore) => Keystore.decrypt(keystore, Keystore.passwordOfFile(passwordText))),
-      Effect.mapError((e) => new StartupError({ message: `SVC_SIGNER_KEYSTORE: ${keystorePath}: ${e.message}` }))
-    )
-    return { ...config, signerKey: Option.some(key) }
-  })
-
-const serve = (loaded: ServerConfig.ServerConfig) =>
-  Effect.gen(function*() {
-    let config = loaded
     const catalogPath = Option.getOrElse(config.catalogPath, () => DEMO_CATALOG_PATH)
     const catalog = yield* readDocument(catalogPath, "SVC_CATALOG")
     // every problem of the document at once, each with its JSON path (as svc catalog check prints them)
@@ -410,21 +385,23 @@ const serve = (loaded: ServerConfig.ServerConfig) =>
       ? String((catalog as { readonly profile: unknown }).profile)
       : undefined
     const profile = config.profile ?? documentProfile ?? "production"
+    // the keystore (SVC_SIGNER_KEYSTORE) is unlocked by the built-in keystore signer as the server starts
     yield* checkKeys(config, profile)
-    config = yield* unlockSigner(config)
     // spans go to an OpenTelemetry collector when the standard OTEL_* variables name one
     const tracing = Option.match(
       yield* Tracing.settings.pipe(Effect.mapError((e) => new StartupError({ message: e.message }))),
       { onNone: () => Layer.empty, onSome: Tracing.layerOtlp }
     )
+    const storeName = Plugins.chosenNames(config).SVC_STORE
+    const builtinStore = storeName === "sqlite" || storeName === "postgres"
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(layer(config, catalog, onchain).pipe(Layer.provide(tracing))).pipe(
         Effect.mapError((e) =>
           new StartupError({
             // a store that cannot open names the setting that chose it, with the driver's reason
-            message: e instanceof Store.StoreError && e.operation === "open"
-              ? `${Option.isSome(config.databaseUrl) ? "DATABASE_URL" : "SVC_DATA_DIR"}: cannot open the ${
-                Option.isSome(config.databaseUrl) ? "PostgreSQL" : "SQLite"
+            message: e instanceof Store.StoreError && e.operation === "open" && builtinStore
+              ? `${storeName === "postgres" ? "DATABASE_URL" : "SVC_DATA_DIR"}: cannot open the ${
+                storeName === "postgres" ? "PostgreSQL" : "SQLite"
               } store: ${oneLine(e).replace(/^store open failed: /, "")}`
               // a listener that cannot start names the setting and what to do
               : listenProblem(e, config) ?? oneLine(e)
@@ -457,7 +434,8 @@ const serve = (loaded: ServerConfig.ServerConfig) =>
         publicUrl: control.publicUrl,
         authority: signer.address,
         developmentKey: signer.development,
-        store: Option.isSome(config.databaseUrl) ? "postgres" : "sqlite",
+        store: storeName,
+        pricing: Plugins.chosenNames(config).SVC_PRICING,
         maxConnections: config.maxConnections ?? Connections.defaultMaxConnections(openFiles),
         rateLimits: config.redisUrl === undefined ? "memory" : "redis"
       }))

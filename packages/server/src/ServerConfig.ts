@@ -12,6 +12,7 @@ import { Config, ConfigProvider, Data, Effect, FileSystem, Option, Redacted, Res
 import type { IpNetwork } from "effect/net"
 import { DEFAULT_HEADER, parseHeaderName, parseTrustedProxies } from "./ClientAddress.ts"
 import { DEFAULT_CONNECTORS, validateNames } from "./ConnectorLoader.ts"
+import * as PluginChoice from "./PluginChoice.ts"
 
 /**
  * A configuration that cannot start the server, with a message naming the key.
@@ -107,6 +108,18 @@ export const SETTINGS = {
     default: "0",
     meaning: "1: the production profile accepts raw keys (SVC_SIGNER_KEY, SVC_PAYOUT_KEY) instead of keystores"
   },
+  SVC_SIGNER_PLUGIN: {
+    group: "Keys and storage",
+    unset: "keystore with SVC_SIGNER_KEYSTORE, else key",
+    meaning:
+      "the authority's signer: key (SVC_SIGNER_KEY, else the development key), keystore (SVC_SIGNER_KEYSTORE), or a signer plug-in: a package name or path (docs/architecture.md)"
+  },
+  SVC_STORE: {
+    group: "Keys and storage",
+    unset: "postgres with DATABASE_URL, else sqlite",
+    meaning:
+      "the store: sqlite (in the data dir), postgres (DATABASE_URL), or a store plug-in: a package name or path (docs/architecture.md)"
+  },
   DATABASE_URL: {
     group: "Keys and storage",
     unset: "SQLite in the data dir",
@@ -152,7 +165,8 @@ export const SETTINGS = {
   SVC_PRICING: {
     group: "Pricing",
     default: "static",
-    meaning: "static (the catalog's prices) or oracle (the catalog's USD price feeds; docs/pricing.md)"
+    meaning:
+      "static (the catalog's prices), oracle (the catalog's USD price feeds; docs/pricing.md), or a pricing plug-in: a package name or path (docs/architecture.md)"
   },
   SVC_ORACLE_MAX_AGE_SECONDS: {
     group: "Pricing",
@@ -392,8 +406,21 @@ export interface ServerConfig {
   readonly aggregatorOrigins?: ReadonlyArray<string> | undefined
   /** Cap of a quote's validity, seconds (default none). */
   readonly quoteTtlSeconds?: number | undefined
-  /** Pricing model (SVC_PRICING; default static). */
-  readonly pricing?: "static" | "oracle" | undefined
+  /**
+   * Pricing (SVC_PRICING; default static): `static`, `oracle`, or a pricing
+   * plug-in's package name or path.
+   */
+  readonly pricing?: string | undefined
+  /**
+   * The store (SVC_STORE): `sqlite`, `postgres`, or a store plug-in's package
+   * name or path; unset: postgres with DATABASE_URL, else sqlite.
+   */
+  readonly store?: string | undefined
+  /**
+   * The authority's signer (SVC_SIGNER_PLUGIN): `key`, `keystore`, or a signer
+   * plug-in's package name or path; unset: keystore with SVC_SIGNER_KEYSTORE, else key.
+   */
+  readonly signerPlugin?: string | undefined
   /** Staleness limit of price feed rounds, seconds (default 3600). */
   readonly oracleMaxAgeSeconds?: number | undefined
   /** Deviation guard of oracle pricing, basis points; null: off (default 1000). */
@@ -502,7 +529,9 @@ const serverConfig = Config.all({
   aggregatorRateWindowSeconds: int("SVC_AGGREGATOR_RATE_WINDOW_SECONDS"),
   aggregatorOrigins: Config.String("SVC_AGGREGATOR_ORIGINS").pipe(Config.withDefault(""), Config.map(list)),
   quoteTtlSeconds: optionalInt("SVC_QUOTE_TTL_SECONDS"),
-  pricing: Config.Literals(["static", "oracle"], "SVC_PRICING").pipe(Config.withDefault(defaultOf("SVC_PRICING"))),
+  pricing: string("SVC_PRICING").pipe(Config.map((v) => v.trim())),
+  store: optionalString("SVC_STORE").pipe(Config.map((v) => Option.getOrUndefined(v)?.trim())),
+  signerPlugin: optionalString("SVC_SIGNER_PLUGIN").pipe(Config.map((v) => Option.getOrUndefined(v)?.trim())),
   oracleMaxAgeSeconds: int("SVC_ORACLE_MAX_AGE_SECONDS"),
   oracleMaxDeviationBps: bpsOrOff("SVC_ORACLE_MAX_DEVIATION_BPS"),
   quoteToleranceBps: int("SVC_QUOTE_TOLERANCE_BPS"),
@@ -537,6 +566,40 @@ const serverConfig = Config.all({
 })
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
+
+/** The plug-in settings: a built-in name or a package name or path, consistent with the keys beside them. */
+const checkPlugins = (config: Omit<ServerConfig, "trustedProxies">) =>
+  Effect.gen(function*() {
+    for (
+      const [key, value] of [
+        ["SVC_STORE", config.store],
+        ["SVC_PRICING", config.pricing],
+        ["SVC_SIGNER_PLUGIN", config.signerPlugin]
+      ] as const
+    ) {
+      if (value === undefined) continue
+      const problem = PluginChoice.problem(key, value)
+      if (problem !== undefined) return yield* new ConfigInvalid({ message: problem })
+    }
+    const databaseUrl = Option.isSome(config.databaseUrl)
+    yield* check(
+      config.store !== "postgres" || databaseUrl,
+      "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
+    )
+    yield* check(
+      config.store !== "sqlite" || !databaseUrl,
+      "SVC_STORE: sqlite, but DATABASE_URL is set (it selects PostgreSQL): unset one of them"
+    )
+    const keystore = Option.isSome(config.signerKeystore ?? Option.none())
+    yield* check(
+      config.signerPlugin !== "keystore" || keystore,
+      "SVC_SIGNER_KEYSTORE: required with SVC_SIGNER_PLUGIN=keystore (the authority's keystore file, svc keys new)"
+    )
+    yield* check(
+      config.signerPlugin !== "key" || !keystore,
+      "SVC_SIGNER_PLUGIN: key, but SVC_SIGNER_KEYSTORE is set: use keystore, or unset SVC_SIGNER_KEYSTORE"
+    )
+  })
 
 const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trustedProxies: string }) =>
   Effect.gen(function*() {
@@ -665,6 +728,7 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       config.marketPollMs === undefined || (config.marketPollMs >= 100 && config.marketPollMs <= 3_600_000),
       "SVC_MARKET_POLL_MS: 100 to 3600000"
     )
+    yield* checkPlugins(config)
     if (config.connectors !== undefined) {
       const problem = validateNames(config.connectors)
       yield* check(problem === undefined, `SVC_CONNECTORS: ${problem}`)
@@ -675,7 +739,8 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
         `SVC_AGGREGATOR_ORIGINS: ${origin} is not an http(s) origin`
       )
     }
-    if (Option.isSome(config.databaseUrl)) {
+    // a store plug-in may read DATABASE_URL in a scheme of its own
+    if (Option.isSome(config.databaseUrl) && !PluginChoice.isSpecifier(config.store ?? "")) {
       const url = Redacted.value(config.databaseUrl.value)
       yield* check(
         /^postgres(?:ql)?:\/\//.test(url),

@@ -1,0 +1,55 @@
+/**
+ * The plug-in settings of the server (`SVC_STORE`, `SVC_PRICING`,
+ * `SVC_SIGNER_PLUGIN`): each takes a built-in name or a package name or path
+ * (anything with a `/` or starting with `.` or `@`).
+ *
+ * @since 0.1.0
+ */
+import type { Plugin } from "@svc/core"
+
+/**
+ * A setting that chooses a plug-in.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PluginKey = "SVC_STORE" | "SVC_PRICING" | "SVC_SIGNER_PLUGIN"
+
+/**
+ * The kind of plug-in each setting chooses, and its built-in names.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PLUGIN_KEYS: {
+  readonly [K in PluginKey]: { readonly kind: Plugin.LayerKind; readonly builtins: ReadonlyArray<string> }
+} = {
+  SVC_STORE: { kind: "store", builtins: ["sqlite", "postgres"] },
+  SVC_PRICING: { kind: "pricing", builtins: ["static", "oracle"] },
+  SVC_SIGNER_PLUGIN: { kind: "signer", builtins: ["key", "keystore"] }
+}
+
+/**
+ * Whether a value names a package or a path rather than a built-in: it holds a
+ * `/` or starts with `.` or `@`.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const isSpecifier = (value: string): boolean =>
+  value.includes("/") || value.startsWith(".") || value.startsWith("@")
+
+/**
+ * What is wrong with a value of a plug-in setting, as one line naming the key,
+ * or undefined when it is a built-in name or a package name or path.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const problem = (key: PluginKey, value: string): string | undefined => {
+  const { builtins, kind } = PLUGIN_KEYS[key]
+  if (builtins.includes(value) || isSpecifier(value)) return undefined
+  return `${key}: unknown ${kind} ${JSON.stringify(value)}: give ${
+    builtins.join(" or ")
+  }, or a ${kind} plug-in's package name or path (with a / or starting with . or @)`
+}

@@ -1,0 +1,211 @@
+/**
+ * Plug-ins chosen by configuration (`SVC_STORE`, `SVC_PRICING`,
+ * `SVC_SIGNER_PLUGIN`): a local-path pricing plug-in named in the `SVC_CONFIG`
+ * file prices the feed with its own setting; unknown names, modules that are not
+ * plug-ins of the kind, bad plug-in settings and failing plug-ins stop the start
+ * with one line naming the setting; the built-ins stay the defaults.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Plugin, Pricing } from "@svc/core"
+import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as App from "../src/App.ts"
+import * as Plugins from "../src/Plugins.ts"
+import * as Server from "../src/Server.ts"
+import * as ServerConfig from "../src/ServerConfig.ts"
+import { AUTHORITY_KEY, demoCatalog, testConfig } from "./support/server.ts"
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
+
+/** Pricing at the catalog's rate times SCALE_PERCENT / 100, as a third party would write it (plain JavaScript). */
+const SCALED_PRICING = `
+import { Plugin, Pricing } from "@svc/core"
+import { Config, Effect, Layer } from "effect"
+
+export default Plugin.make({
+  kind: "pricing",
+  name: "scaled-pricing",
+  settings: Config.Int("SCALE_PERCENT").pipe(Config.withDefault(100)),
+  layer: (percent) => {
+    const rate = (route) => ({ n: route.priceNumeratorRaw * BigInt(percent), d: route.priceDenominatorRaw * 100n })
+    return Layer.succeed(Pricing.Pricing, {
+      indicative: (route) => {
+        const { n, d } = rate(route)
+        return Effect.succeed(Pricing.termsAt(route, "SCALED", "scaled-" + percent, n, d))
+      },
+      quote: (route, amountInRaw) => Effect.die("not used here"),
+      capacity: (route, availableOutRaw) => {
+        const { n, d } = rate(route)
+        return Effect.succeed(Pricing.linearCapacity(availableOutRaw, n, d, route.serviceFeeBps, Pricing.MAX_AMOUNT))
+      }
+    })
+  }
+})
+`
+
+/** A working directory with modules beside the configuration (the workspace's core and effect installed). */
+const workDir = (files: Record<string, string>) => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "svc-plugins-")))
+  for (const [name, target] of [["@svc/core", "packages/core"], ["effect", "node_modules/effect"]] as const) {
+    mkdirSync(dirname(join(dir, "node_modules", name)), { recursive: true })
+    symlinkSync(realpathSync(join(ROOT, target)), join(dir, "node_modules", name))
+  }
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), content)
+  }
+  return dir
+}
+
+/** The configuration `svc serve` reads from an environment (and the SVC_CONFIG file it names). */
+const configOf = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const source = yield* ServerConfig.provider.pipe(
+      Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
+    )
+    const config = yield* ServerConfig.fromProvider(source)
+    return { source, config }
+  }).pipe(Effect.provide(NodeServices.layer))
+
+/** The one-line failure of an effect. */
+const failure = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.map(Effect.exit(effect), (exit) => {
+    assert.isTrue(Exit.isFailure(exit), "expected a failure")
+    const error = Cause.squash((exit as Exit.Failure<A, E>).cause) as { readonly message: string }
+    assert.notInclude(error.message, "\n")
+    return error.message
+  })
+
+describe("plug-ins chosen by configuration", () => {
+  it.live(
+    "a local-path pricing plug-in named in the SVC_CONFIG file prices the feed, with its own setting",
+    () =>
+      Effect.gen(function*() {
+        const dir = workDir({
+          "pricing/scaled.mjs": SCALED_PRICING,
+          "svc.json": JSON.stringify({ SVC_PRICING: "./pricing/scaled.mjs", SCALE_PERCENT: "150" })
+        })
+        const { config, source } = yield* configOf({
+          SVC_CONFIG: join(dir, "svc.json"),
+          PORT: "0",
+          SVC_DATA_DIR: join(dir, "data"),
+          SVC_SIGNER_KEY: AUTHORITY_KEY,
+          SVC_LOG_LEVEL: "none"
+        })
+        assert.strictEqual(config.pricing, "./pricing/scaled.mjs")
+        const context = yield* Layer.build(Server.layer(config, demoCatalog, undefined, { cwd: dir })).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, source)
+        )
+        const url = Context.get(context, App.AppControl).publicUrl
+        const body = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`).then((r) => r.json()))
+        // the catalog prices usdc.base -> usdt.bsc at 10^12 / 1 and usdc.base -> usdt0.hyperevm at 1 / 1
+        const terms = (lane: string, rank: number) => {
+          const route = body.feed.routes.find((r: any) => r.publicationLane === lane && r.publicationRank === rank)
+          return [route.indicativePriceNumeratorRaw, route.indicativePriceDenominatorRaw]
+        }
+        assert.deepStrictEqual(terms("L1", 0), ["150000000000000", "100"])
+        assert.deepStrictEqual(terms("L1", 2), ["150", "100"])
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.effect("an unknown name is one line naming the key and the built-ins", () =>
+    Effect.gen(function*() {
+      const message = yield* failure(configOf({ SVC_PRICING: "dynamic" }))
+      assert.strictEqual(
+        message,
+        `SVC_PRICING: unknown pricing "dynamic": give static or oracle, or a pricing plug-in's package name or path (with a / or starting with . or @)`
+      )
+      assert.match(
+        yield* failure(configOf({ SVC_STORE: "mysql" })),
+        /^SVC_STORE: unknown store "mysql": give sqlite or postgres/
+      )
+      assert.match(
+        yield* failure(configOf({ SVC_SIGNER_PLUGIN: "kms" })),
+        /^SVC_SIGNER_PLUGIN: unknown signer "kms": give key or keystore/
+      )
+      assert.strictEqual(
+        yield* failure(configOf({ SVC_STORE: "postgres" })),
+        "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
+      )
+    }))
+
+  it.effect("a module that is not a plug-in of the kind, a bad setting, a failing part: one line naming the key", () =>
+    Effect.gen(function*() {
+      const dir = workDir({
+        "pricing.mjs": SCALED_PRICING,
+        "empty.mjs": "export const nothing = 1\n",
+        "failing-store.mjs": `
+import { Plugin, Store } from "@svc/core"
+import { Config, Effect, Layer } from "effect"
+export default Plugin.make({
+  kind: "store",
+  name: "failing-store",
+  settings: Config.succeed(undefined),
+  layer: () => Layer.effect(Store.Store, Effect.fail(new Plugin.PluginError({ message: "ACME_DB: cannot connect" })))
+})
+`
+      })
+      const load = (overrides: Partial<ServerConfig.ServerConfig>, env: Record<string, string> = {}) =>
+        Plugins.load(testConfig(overrides), { cwd: dir, context: Server.pluginContext(demoCatalog) }).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
+        )
+      assert.strictEqual(
+        yield* failure(load({ store: "./pricing.mjs" })),
+        `SVC_STORE: ./pricing.mjs: its default export is a pricing plug-in (scaled-pricing), not a store plug-in (export default Plugin.make({ kind: "store", name, settings, layer }))`
+      )
+      assert.match(
+        yield* failure(load({ pricing: "./empty.mjs" })),
+        /^SVC_PRICING: \.\/empty\.mjs: its default export is missing \(the module has no default export\), not a pricing plug-in/
+      )
+      assert.match(
+        yield* failure(load({ pricing: "./absent.mjs" })),
+        /^SVC_PRICING: \.\/absent\.mjs: .* does not exist$/
+      )
+      assert.match(
+        yield* failure(load({ pricing: "@acme/svc-pricing" })),
+        /^SVC_PRICING: @acme\/svc-pricing: not installed/
+      )
+      // the plug-in's own setting is named
+      const bad = yield* failure(load({ pricing: "./pricing.mjs" }, { SCALE_PERCENT: "many" }))
+      assert.match(bad, /^SVC_PRICING: \.\/pricing\.mjs: .*SCALE_PERCENT/)
+      // a part that fails as it is built: one line with the key and the plug-in's message
+      const parts = yield* load({ store: "./failing-store.mjs" })
+      const built = yield* failure(Layer.build(parts.store.layer).pipe(Effect.scoped))
+      assert.strictEqual(built, "SVC_STORE: ./failing-store.mjs: ACME_DB: cannot connect")
+    }))
+
+  it.effect("the built-ins are the defaults: SQLite, static pricing, the key; DATABASE_URL selects PostgreSQL", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(Plugins.chosenNames(testConfig()), {
+        SVC_STORE: "sqlite",
+        SVC_PRICING: "static",
+        SVC_SIGNER_PLUGIN: "key"
+      })
+      assert.deepStrictEqual(
+        Plugins.chosenNames(testConfig({
+          databaseUrl: Option.some(Redacted.make("postgres://u:p@localhost/db")),
+          signerKeystore: Option.some("authority.json"),
+          pricing: "oracle"
+        })),
+        { SVC_STORE: "postgres", SVC_PRICING: "oracle", SVC_SIGNER_PLUGIN: "keystore" }
+      )
+      const { config } = yield* configOf({})
+      assert.strictEqual(config.pricing, "static")
+      assert.isUndefined(config.store)
+      assert.isUndefined(config.signerPlugin)
+      // the built-ins are plug-ins of their kind
+      const builtins = Plugins.builtins(testConfig())
+      for (const [kind, plugins] of Object.entries(builtins)) {
+        for (const plugin of Object.values(plugins)) {
+          assert.isTrue(Plugin.isPlugin(plugin, kind as Plugin.LayerKind), `${kind} ${plugin.name}`)
+        }
+      }
+      assert.isDefined(builtins.store.postgres.coordination)
+      assert.isFalse(Plugin.isPlugin(Pricing.makeStatic(), "pricing"))
+    }))
+})
