@@ -13,6 +13,16 @@
  *   A block that starts a server itself runs before the document's fresh server.
  * - `<!-- runnable: needs npm run devnet in another terminal -->`: the block
  *   runs while `npm run devnet` runs (started once for the document).
+ * - `<!-- runnable: plain chains -->`: the block runs against two plain local
+ *   chains the runner starts itself (anvil, not the devnet: chain ids 31001 on
+ *   port 8545 and 31002 on port 8546, a block every 2 s), in a new folder
+ *   outside the repository where `npx svc` is this repository's command line,
+ *   without the document's fresh server (port 8787 must be free for the
+ *   document's own). The blocks run in order; variables carry over.
+ *   `<!-- runnable: plain chains; long-running -->`: a block that serves (`npx
+ *   svc serve`) is started there, must print its ready line and still be
+ *   running two seconds later, and keeps running for the blocks after it; it is
+ *   stopped like Ctrl-C when the document ends and must exit cleanly.
  *
  *   node scripts/runnable-docs.ts                 # every document
  *   node scripts/runnable-docs.ts docs/client.md  # some
@@ -22,13 +32,14 @@
  * and the end of its output are printed).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createConnection } from "node:net"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { type AnvilNode, startAnvil } from "../packages/contracts/src/testing/Anvil.ts"
 
-export type Kind = "run" | "long-running" | "devnet"
+export type Kind = "run" | "long-running" | "devnet" | "chains" | "chains-long-running"
 
 export interface Block {
   readonly file: string
@@ -52,7 +63,11 @@ export const parse = (file: string, text: string): ReadonlyArray<Block> => {
     const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l))
     if (end === -1) throw new Error(`${file}:${i + 1}: a runnable block is not closed`)
     const note = marker[1] ?? ""
-    const kind: Kind = note.startsWith("long-running")
+    const kind: Kind = note === "plain chains"
+      ? "chains"
+      : note === "plain chains; long-running"
+      ? "chains-long-running"
+      : note.startsWith("long-running")
       ? "long-running"
       : note.startsWith("needs npm run devnet")
       ? "devnet"
@@ -87,8 +102,8 @@ interface Running {
 /** The shell a user pastes into: bash where there is one. */
 const SHELL = ["/bin/bash", "/usr/bin/bash"].find((p) => existsSync(p)) ?? "sh"
 
-const start = (command: string, env: NodeJS.ProcessEnv): Running => {
-  const child = spawn(SHELL, ["-c", command], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+const start = (command: string, env: NodeJS.ProcessEnv, cwd: string = root): Running => {
+  const child = spawn(SHELL, ["-c", command], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
@@ -131,6 +146,9 @@ const portFree = (port: number) =>
     })
     socket.once("error", () => resolve(true))
   })
+
+/** The plain chains of `<!-- runnable: plain chains -->` blocks (documented in docs/going-live.md). */
+const PLAIN_CHAINS = [{ chainId: 31001, port: 8545 }, { chainId: 31002, port: 8546 }] as const
 
 const tail = (text: string, lines = 25) => text.trimEnd().split("\n").slice(-lines).map((l) => `    ${l}`).join("\n")
 
@@ -192,15 +210,19 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
   /** The plain blocks of a document, in order, in one shell (like one terminal): variables carry over. */
   const runSequence = async (
     sequence: ReadonlyArray<Block>,
-    shellEnv: NodeJS.ProcessEnv = env
+    shellEnv: NodeJS.ProcessEnv = env,
+    shell: { readonly cwd?: string; readonly before?: string; readonly after?: string; readonly also?: () => string } =
+      {}
   ): Promise<ReadonlyArray<Outcome>> => {
     const started = Date.now()
     const script = [
+      shell.before ?? "",
       "set -e",
       ...sequence.map((b) => `printf '\\n@@runnable-block ${b.line}\\n'\n${b.code}`),
+      shell.after ?? "",
       "printf '\\n@@runnable-done\\n'"
     ].join("\n")
-    const running = start(script, shellEnv)
+    const running = start(script, shellEnv, shell.cwd)
     const timer = setTimeout(() => void stop(running, 2000), 600_000)
     const code = await running.exited
     clearTimeout(timer)
@@ -214,13 +236,121 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
       if (last === undefined || block.line < last) return { block, ok: last !== undefined, millis }
       if (block.line === last) {
         const from = output.lastIndexOf(`@@runnable-block ${last}`)
-        return { block, ok: false, millis, detail: `exit ${code}\n${tail(output.slice(from))}` }
+        const also = shell.also?.() ?? ""
+        return {
+          block,
+          ok: false,
+          millis,
+          detail: `exit ${code}\n${tail(output.slice(from))}${also === "" ? "" : `\n  and meanwhile:\n${tail(also)}`}`
+        }
       }
       return { block, ok: false, millis: 0, detail: "not run: an earlier block of the document failed" }
     })
   }
 
+  /** The blocks on plain chains: two anvils, a folder outside the repository, `npx svc` this repository's. */
+  const runOnPlainChains = async (sequence: ReadonlyArray<Block>): Promise<ReadonlyArray<Outcome>> => {
+    const busy = []
+    for (const port of [...PLAIN_CHAINS.map((c) => c.port), 8787]) if (!(await portFree(port))) busy.push(port)
+    if (busy.length > 0) {
+      return sequence.map((block) => ({
+        block,
+        ok: false,
+        millis: 0,
+        detail: `port ${busy.join(" and ")} in use: the documented ports must be free`
+      }))
+    }
+    const folder = join(work, "plain-chains")
+    mkdirSync(join(folder, "node_modules/.bin"), { recursive: true })
+    const node = existsSync(join(root, "node_modules/.bin/node"))
+      ? join(root, "node_modules/.bin/node")
+      : process.execPath
+    writeFileSync(
+      join(folder, "node_modules/.bin/svc"),
+      `#!/bin/sh\nexec "${node}" "${join(root, "packages/cli/src/bin.ts")}" "$@"\n`,
+      { mode: 0o755 }
+    )
+    const chainsEnv: NodeJS.ProcessEnv = { ...env }
+    delete chainsEnv.SVC_DATA_DIR
+    // every variable of a block carries over to the next, through a file (a serving block runs apart)
+    const state = join(folder, ".runnable-state.sh")
+    const before = `set -a\n[ ! -f ${state} ] || . ${state}`
+    const after = `export -p | grep -v -E '^declare -x (PWD|OLDPWD|SHLVL|_)=' > ${state}`
+    const nodes: Array<AnvilNode> = []
+    const serving: Array<Running> = []
+    const servingOutput = () => serving.map((r) => r.output()).join("\n")
+    const result: Array<Outcome> = []
+    try {
+      nodes.push(...await Promise.all(PLAIN_CHAINS.map((c) => startAnvil({ ...c, blockTime: 2 }))))
+      let index = 0
+      while (index < sequence.length) {
+        const block = sequence[index]!
+        if (block.kind === "chains-long-running") {
+          index++
+          const started = Date.now()
+          const running = start(`${before}\n${block.code}`, chainsEnv, folder)
+          serving.push(running)
+          try {
+            await until(
+              "it did not print its ready line",
+              () => /svc authority 0x|listening on/.test(running.output()),
+              running,
+              180_000
+            )
+            await new Promise((r) => setTimeout(r, 2000))
+            if (running.child.exitCode !== null) throw new Error(`it exited ${running.child.exitCode}`)
+            result.push({ block, ok: true, millis: Date.now() - started })
+          } catch (e) {
+            result.push({
+              block,
+              ok: false,
+              millis: Date.now() - started,
+              detail: `${(e as Error).message}\n${tail(running.output())}`
+            })
+            for (const rest of sequence.slice(index)) {
+              result.push({ block: rest, ok: false, millis: 0, detail: "not run: an earlier block failed" })
+            }
+            return result
+          }
+          continue
+        }
+        const end = sequence.findIndex((b, j) => j > index && b.kind === "chains-long-running")
+        const plain = sequence.slice(index, end === -1 ? sequence.length : end)
+        index += plain.length
+        const outcomes = await runSequence(plain, chainsEnv, { cwd: folder, before, after, also: servingOutput })
+        result.push(...outcomes)
+        if (outcomes.some((o) => !o.ok)) {
+          for (const rest of sequence.slice(index)) {
+            result.push({ block: rest, ok: false, millis: 0, detail: "not run: an earlier block failed" })
+          }
+          return result
+        }
+      }
+      // the servers stop like Ctrl-C, cleanly
+      for (const running of serving.splice(0)) {
+        const code = await stop(running)
+        if (code !== 0 && code !== 130 && code !== null) {
+          const block = sequence.find((b) => b.kind === "chains-long-running")!
+          result.push({
+            block,
+            ok: false,
+            millis: 0,
+            detail: `stopped with Ctrl-C it exited ${code}\n${tail(running.output())}`
+          })
+        }
+      }
+      return result
+    } catch (e) {
+      return sequence.map((block) => ({ block, ok: false, millis: 0, detail: `plain chains: ${(e as Error).message}` }))
+    } finally {
+      for (const running of serving) await stop(running, 5000)
+      await Promise.all(nodes.map((n) => n.stop()))
+    }
+  }
+
   try {
+    const chainBlocks = blocks.filter((b) => b.kind === "chains" || b.kind === "chains-long-running")
+    if (chainBlocks.length > 0) outcomes.push(...await runOnPlainChains(chainBlocks))
     const servers = blocks.filter((b) => b.kind === "long-running" && startsServer(b.code))
     for (const block of servers) outcomes.push(await runBlock(block))
     const devnetBlocks = blocks.filter((b) => b.kind === "devnet")

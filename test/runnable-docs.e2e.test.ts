@@ -14,7 +14,7 @@ import { documents, parse, runDocument } from "../scripts/runnable-docs.ts"
 const root = fileURLToPath(new URL("../", import.meta.url))
 
 describe("runnable-docs: the markers", () => {
-  it("takes sh blocks right after a marker, of the three kinds, and refuses unknown markers and open blocks", () => {
+  it("takes sh blocks right after a marker, of the five kinds, and refuses unknown markers and open blocks", () => {
     const text = [
       "intro",
       "<!-- runnable -->",
@@ -33,6 +33,14 @@ describe("runnable-docs: the markers", () => {
       "node x.ts",
       "echo two",
       "```",
+      "<!-- runnable: plain chains -->",
+      "```sh",
+      "npx svc keys new --out keys/a.json",
+      "```",
+      "<!-- runnable: plain chains; long-running -->",
+      "```sh",
+      "npx svc serve",
+      "```",
       "<!-- runnable -->",
       "```text",
       "not a shell block",
@@ -42,7 +50,9 @@ describe("runnable-docs: the markers", () => {
     assert.deepStrictEqual(blocks.map((b) => [b.kind, b.line, b.code]), [
       ["run", 3, "echo one"],
       ["long-running", 10, "npm start"],
-      ["devnet", 14, "node x.ts\necho two"]
+      ["devnet", 14, "node x.ts\necho two"],
+      ["chains", 19, "npx svc keys new --out keys/a.json"],
+      ["chains-long-running", 23, "npx svc serve"]
     ])
     assert.throws(() => parse("y.md", "<!-- runnable: sometimes -->\n```sh\nx\n```"), /unknown runnable marker/)
     assert.throws(() => parse("z.md", "<!-- runnable -->\n```sh\nx"), /not closed/)
