@@ -250,7 +250,7 @@ export const runDocument = async (_file: string, blocks: ReadonlyArray<Block>): 
 
   /** The blocks on plain chains: two anvils, a folder outside the repository, `npx svc` this repository's. */
   const runOnPlainChains = async (sequence: ReadonlyArray<Block>): Promise<ReadonlyArray<Outcome>> => {
-    const busy = []
+    const busy: Array<number> = []
     for (const port of [...PLAIN_CHAINS.map((c) => c.port), 8787]) if (!(await portFree(port))) busy.push(port)
     if (busy.length > 0) {
       return sequence.map((block) => ({
