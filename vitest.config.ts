@@ -41,6 +41,8 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "test/node-version.test.ts",
   "test/processes.test.ts",
   "test/shell-blocks.test.ts",
+  // the whole-solver simulation: a band of seeds, a fresh npm run simulate process, planted bugs in copies
+  "test/simulation.test.ts",
   // servers in the test's process
   "packages/client/test/Aggregator.test.ts",
   "packages/client/test/Client.test.ts",
