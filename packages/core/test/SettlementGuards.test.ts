@@ -9,6 +9,10 @@
  *   when the vault could not pay it a second time;
  * - a PAID payout whose transaction a reorganisation removed is not reopened
  *   when the vault paid the fillId by another transaction;
+ * - where a watcher's cursor has no final block (a cursor stored before final
+ *   blocks were recorded), expiry after the grace waits for a block stamped
+ *   past validUntil: the block's time, not the wall-clock time the cursor was
+ *   stored at;
  * - a replica that stops leading stops its settlement loops (no chain read,
  *   no permit moved), not only its sends; leading again, it starts them again.
  *
@@ -20,6 +24,7 @@ import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
 import { Coordination } from "../src/Coordination.ts"
+import { SettlementObserver } from "../src/Settlement.ts"
 import { type PermitRecord, Store } from "../src/Store.ts"
 import type * as ChainModel from "../src/testing/ChainModel.ts"
 import { atChainTime, type Envelope, fillOf, issuePermit, setup, stateOf, TOKENS } from "./support/settlement.ts"
@@ -233,6 +238,40 @@ describe("ChainSettlement guards: leadership", () => {
         yield* TestClock.adjust("5 seconds")
         assert.isAbove(reads, stopped, "leading again, the loops poll again")
         assert.notStrictEqual((yield* stateOf(envelope.permit.fillId)).state, "ISSUED")
+      })
+    )
+  })
+})
+
+describe("ChainSettlement guards: expiry", () => {
+  it.effect("a cursor without a final block: after the grace, expiry waits for a block stamped past validUntil, whenever the cursor was stored", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const observer = yield* SettlementObserver
+        const store = yield* Store
+        const envelope = yield* issuePermit()
+        const validUntil = Number(envelope.permit.validUntil)
+        const networkId = envelope.permit.sourceNetworkId
+        // the wall clock well past validUntil + the grace (600 s); the cursor stored just now
+        yield* TestClock.setTime((validUntil + 3600) * 1000)
+        const cursor = (blockTimestamp: number) => ({
+          networkId,
+          blockNumber: 100n,
+          blockHash: `0x${"ab".repeat(32)}`,
+          blockTimestamp,
+          updatedAt: (validUntil + 3600) * 1000
+        })
+        // the newest block read is stamped before validUntil: a fill may still come
+        yield* store.saveChainCursor(cursor(validUntil - 1))
+        assert.isUndefined((yield* store.chainCursor(networkId))?.finalBlockTimestamp)
+        assert.strictEqual(yield* observer.expireDue, 0)
+        assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "ISSUED")
+        // read past it: expired
+        yield* store.saveChainCursor(cursor(validUntil))
+        assert.strictEqual(yield* observer.expireDue, 1)
+        assert.strictEqual((yield* stateOf(envelope.permit.fillId)).state, "EXPIRED")
       })
     )
   })
