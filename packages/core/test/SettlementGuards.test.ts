@@ -7,6 +7,8 @@
  * - before a lost payout is signed again, the vault is asked whether the
  *   fillId was paid by another transaction: the payout follows that one, even
  *   when the vault could not pay it a second time;
+ * - the same for a payout adopted from the vault's event (no transaction of
+ *   its own stored) whose transaction left the chain;
  * - a PAID payout whose transaction a reorganisation removed is not reopened
  *   when the vault paid the fillId by another transaction;
  * - where a watcher's cursor has no final block (a cursor stored before final
@@ -27,7 +29,16 @@ import { Coordination } from "../src/Coordination.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { type PermitRecord, Store } from "../src/Store.ts"
 import type * as ChainModel from "../src/testing/ChainModel.ts"
-import { atChainTime, type Envelope, fillOf, issuePermit, setup, stateOf, TOKENS } from "./support/settlement.ts"
+import {
+  atChainTime,
+  type Envelope,
+  fillOf,
+  issuePermit,
+  OPERATOR,
+  setup,
+  stateOf,
+  TOKENS
+} from "./support/settlement.ts"
 
 const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
 
@@ -159,6 +170,34 @@ describe("ChainSettlement guards: a payout the vault made by another transaction
         assert.deepStrictEqual((yield* store.payoutIntents(fillId)).map((i) => i.txHash), [ours!.txHash])
         assert.strictEqual(s.bsc.sent().length, sentBefore)
         assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
+      })
+    )
+  })
+
+  it.effect("a payout adopted from the vault's event (none of its transactions stored) whose transaction is gone follows the one that paid it, with the vault emptied since", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        yield* store.setPayoutsPaused("bsc", true, "test")
+        const a = yield* filled(s)
+        const fillId = a.permit.fillId
+        yield* stepUntil([s.base], inState(fillId, "SOURCE_CONFIRMED"))
+        // adopted earlier from a payout event whose transaction then left the chain (a restored database)
+        yield* (yield* SettlementObserver).payoutSubmitted(fillId, `0x${"cd".repeat(32)}`)
+        assert.deepStrictEqual(yield* store.payoutIntents(fillId), [])
+        // the vault paid the fillId by another transaction and has nothing left
+        const other = yield* payElsewhere(s.bsc, a, s.bsc.nonceOf(OPERATOR))
+        s.bsc.mine()
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+        s.bsc.mine()
+        yield* store.setPayoutsPaused("bsc", false, null)
+        const sentBefore = s.bsc.sent().length
+        yield* stepUntil([s.bsc], inState(fillId, "PAID"))
+        assert.strictEqual((yield* stateOf(fillId)).payoutTxHash, other)
+        assert.deepStrictEqual(yield* store.payoutIntents(fillId), [])
+        assert.strictEqual(s.bsc.sent().length, sentBefore)
       })
     )
   })
