@@ -7,12 +7,13 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Plugin, Pricing } from "@svc/core"
+import { type Catalog, type Market, Plugin, Pricing } from "@svc/core"
+import * as PricingSuite from "@svc/core/testing/PricingSuite"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as App from "../src/App.ts"
 import * as Plugins from "../src/Plugins.ts"
 import * as Server from "../src/Server.ts"
@@ -21,31 +22,19 @@ import { AUTHORITY_KEY, demoCatalog, testConfig } from "./support/server.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 
-/** Pricing at the catalog's rate times SCALE_PERCENT / 100, as a third party would write it (plain JavaScript). */
-const SCALED_PRICING = `
-import { Plugin, Pricing } from "@svc/core"
-import { Config, Effect, Layer } from "effect"
+/** The pricing plug-in of docs/architecture.md: the catalog's rate times SCALE_PERCENT / 100, in plain JavaScript. */
+const SCALED_PRICING_FILE = fileURLToPath(new URL("./fixtures/scaled-pricing.mjs", import.meta.url))
+const SCALED_PRICING = readFileSync(SCALED_PRICING_FILE, "utf8")
+const scaledPricing = (await import(pathToFileURL(SCALED_PRICING_FILE).href)).default as Plugin.Plugin<
+  "pricing",
+  number
+>
 
-export default Plugin.make({
-  kind: "pricing",
-  name: "scaled-pricing",
-  settings: Config.Int("SCALE_PERCENT").pipe(Config.withDefault(100)),
-  layer: (percent) => {
-    const rate = (route) => ({ n: route.priceNumeratorRaw * BigInt(percent), d: route.priceDenominatorRaw * 100n })
-    return Layer.succeed(Pricing.Pricing, {
-      indicative: (route) => {
-        const { n, d } = rate(route)
-        return Effect.succeed(Pricing.termsAt(route, "SCALED", "scaled-" + percent, n, d))
-      },
-      quote: (route, amountInRaw) => Effect.die("not used here"),
-      capacity: (route, availableOutRaw) => {
-        const { n, d } = rate(route)
-        return Effect.succeed(Pricing.linearCapacity(availableOutRaw, n, d, route.serviceFeeBps, Pricing.MAX_AMOUNT))
-      }
-    })
-  }
-})
-`
+// the plug-in keeps the pricing contract (at its own setting: 150 %); it uses neither the store nor the signer
+PricingSuite.suite(
+  "the scaled-pricing plug-in",
+  scaledPricing.layer(150, { networks: [] }) as Layer.Layer<Pricing.Pricing, unknown, Catalog.Catalog | Market.Market>
+)
 
 /** A working directory with modules beside the configuration (the workspace's core and effect installed). */
 const workDir = (files: Record<string, string>) => {
@@ -112,6 +101,13 @@ describe("plug-ins chosen by configuration", () => {
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+
+  it("docs/architecture.md shows the plug-in this test loads, as it is", () => {
+    const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8")
+    const section = doc.slice(doc.indexOf("### Writing a pricing plug-in"))
+    const block = /```js\n([\s\S]*?)```/.exec(section)?.[1]
+    assert.strictEqual(block, SCALED_PRICING)
+  })
 
   it.effect("an unknown name is one line naming the key and the built-ins", () =>
     Effect.gen(function*() {
