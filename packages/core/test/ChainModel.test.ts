@@ -63,8 +63,10 @@ describe("ChainModel", () => {
       m.rpcLag = 1
       assert.strictEqual((yield* m.chain.reader.head).number, head - 1n)
       assert.isNull(yield* m.chain.reader.block(head))
-      // a node behind sees neither the fill's logs nor the payout's effects, and its transactions as pending
-      assert.strictEqual((yield* m.chain.reader.sourceFills(0n, head)).length, 0)
+      // a node behind refuses logs beyond its head (not fewer logs), sees not the payout's effects, and its
+      // transactions as pending
+      assert.strictEqual((yield* Effect.flip(m.chain.reader.sourceFills(0n, head))).code, "RPC_UNAVAILABLE")
+      assert.strictEqual((yield* m.chain.reader.sourceFills(0n, head - 1n)).length, 0)
       assert.strictEqual((yield* m.chain.reader.inclusion(fillTx))._tag, "Pending")
       assert.strictEqual(yield* m.chain.payer!.balance(TOKEN), 100n)
       assert.isFalse(yield* m.chain.payer!.paidOut(id(9)))
