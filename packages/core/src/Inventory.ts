@@ -40,15 +40,19 @@ export class Inventory extends Context.Service<Inventory, {
 }>()("@svc/core/Inventory") {}
 
 /**
- * The published snapshot of a balance.
+ * The published snapshot of a balance (a physical balance below zero is
+ * published as 0).
  *
  * @category operations
  * @since 0.1.0
  */
 export const snapshotOf = (balance: InventoryBalance, now: number): InventorySnapshot => {
+  // configured - paidOut is below zero for a moment when a process start writes the catalog's figure back over
+  // the vault balance observed (paidOut counts every payout since), until settlement observes the vault again
+  const physical = physicalOf(balance)
   const figures = {
     assetKey: balance.assetKey,
-    physicalRaw: physicalOf(balance).toString(),
+    physicalRaw: (physical < 0n ? 0n : physical).toString(),
     effectiveLiabilityRaw: balance.liabilityRaw.toString(),
     effectiveAccountingHoldRaw: balance.holdRaw.toString(),
     activeClearingCommitmentRaw: balance.clearingRaw.toString(),
