@@ -29,6 +29,7 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/cli/test/FastStart.test.ts",
   "packages/cli/test/Keys.test.ts",
   "packages/cli/test/NewConnector.test.ts",
+  "packages/cli/test/NewPlugin.test.ts",
   "packages/cli/test/NewSolver.test.ts",
   "packages/cli/test/PermitForms.test.ts",
   "packages/cli/test/Serve.test.ts",

@@ -18,6 +18,7 @@ import { refusalLine } from "./internal/contract.ts"
 import { BadInput, Invalid, readInputBytes, readJson, writeJson, writeText } from "./Io.ts"
 import { keys } from "./Keys.ts"
 import { newConnector } from "./NewConnector.ts"
+import { newPlugin } from "./NewPlugin.ts"
 import { newSolver } from "./NewSolver.ts"
 import * as Protocol from "./Protocol.ts"
 
@@ -242,6 +243,7 @@ export const svc = Command.make("svc").pipe(
     fund,
     admin,
     newConnector,
+    newPlugin,
     newSolver,
     conformance
   ])

@@ -136,8 +136,16 @@ export const render = (options: ScaffoldOptions): ReadonlyArray<GeneratedFile> =
 export const write = (dir: string, options: ScaffoldOptions) =>
   writeGenerated(dir, () => render(options), "choose another --dir or name")
 
-/** The svc workspace root above `from`, if any (a folder with pnpm-workspace.yaml and packages/core). */
-const workspaceRoot = (from: string) =>
+/**
+ * The svc workspace root above `from`, if any (a folder with
+ * pnpm-workspace.yaml and packages/core).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const workspaceRoot = (
+  from: string
+): Effect.Effect<Option.Option<string>, never, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path

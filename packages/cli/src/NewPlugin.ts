@@ -1,0 +1,201 @@
+/**
+ * `svc new-plugin <kind> <name>`: generates a plug-in package of a kind
+ * (docs/architecture.md, Plug-ins). `pricing` comes from the templates in
+ * `packages/cli/templates/pricing`: a markup on the catalog's price whose tests
+ * run the svc pricing suite, and whose default export `svc serve` loads by
+ * `SVC_PRICING`. `connector` is `svc new-connector`. Store and signer packages
+ * are not generated yet: the command says so in one line.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Path } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { readFileSync } from "node:fs"
+import { relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import {
+  caretRange,
+  type GeneratedFile,
+  summary,
+  templateFiles,
+  UNTIL_PUBLISHED,
+  writeGenerated
+} from "./internal/scaffold.ts"
+import { BadInput, writeJson, writeNote } from "./Io.ts"
+import { newConnector, pascalCase, workspaceRoot } from "./NewConnector.ts"
+
+/**
+ * The kinds `svc new-plugin` knows.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const KINDS = ["connector", "pricing", "store", "signer"] as const
+
+/**
+ * The template folder of pricing plug-ins.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const PRICING_TEMPLATE_DIR = fileURLToPath(new URL("../templates/pricing/", import.meta.url))
+
+/**
+ * What to generate.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PricingOptions {
+  /** Plug-in name: lowercase, a-z 0-9 and dashes (e.g. "acme"). */
+  readonly name: string
+  /** npm package name. Default `svc-pricing-<name>`. */
+  readonly packageName?: string | undefined
+  /** Version range of @svc/core: "workspace:^" inside the svc workspace, else the published range. */
+  readonly coreRange: string
+  /** Where the package's `exports` point: the `.ts` sources or the compiled `dist/` (default). */
+  readonly exportsFrom?: "source" | "dist" | undefined
+}
+
+const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
+
+const DIST_EXPORTS = {
+  ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+  "./*": { types: "./dist/*.d.ts", default: "./dist/*.js" },
+  "./internal/*": null
+}
+
+const exportsJson = (from: "source" | "dist"): string =>
+  JSON.stringify(
+    from === "dist"
+      ? { exports: DIST_EXPORTS }
+      : {
+        exports: { ".": "./src/index.ts", "./*": "./src/*.ts", "./internal/*": null },
+        publishConfig: { exports: DIST_EXPORTS }
+      },
+    null,
+    2
+  ).slice(2, -2)
+
+/**
+ * The setting a generated pricing reads: `<NAME>_MARKUP_BPS`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const markupSetting = (name: string): string => `${name.toUpperCase().replace(/-/g, "_")}_MARKUP_BPS`
+
+/**
+ * The files of a pricing plug-in package (pure but for reading the templates).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const renderPricing = (options: PricingOptions): ReadonlyArray<GeneratedFile> => {
+  if (options.name.length > 40 || !NAME.test(options.name)) {
+    throw new BadInput({
+      message: `plug-in name ${
+        JSON.stringify(options.name)
+      }: lowercase a-z 0-9 and single dashes, starting with a letter`
+    })
+  }
+  const values: Record<string, string> = {
+    __name__: options.name,
+    __Name__: pascalCase(options.name),
+    __MODEL__: options.name.toUpperCase().replace(/-/g, "_"),
+    __SETTING__: markupSetting(options.name),
+    __package__: options.packageName ?? `svc-pricing-${options.name}`,
+    __core_range__: options.coreRange,
+    __exports__: exportsJson(options.exportsFrom ?? "dist")
+  }
+  const fill = (text: string) =>
+    text.replace(/__(?:name|Name|MODEL|SETTING|package|core_range|exports)__/g, (key) => values[key]!)
+  return templateFiles(PRICING_TEMPLATE_DIR)
+    .map((file) => ({
+      path: fill(relative(PRICING_TEMPLATE_DIR, file).replace(/\.tmpl$/, "")).split("\\").join("/"),
+      content: fill(readFileSync(file, "utf8"))
+    }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1))
+}
+
+/**
+ * Writes a pricing plug-in package into `dir` (which must not exist yet) and
+ * returns the paths written.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const writePricing = (dir: string, options: PricingOptions) =>
+  writeGenerated(dir, () => renderPricing(options), "choose another --dir or name")
+
+/**
+ * The `new-plugin` command.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const newPlugin = Command.make("new-plugin", {
+  kind: Argument.Literals("kind", KINDS).pipe(Argument.withDescription(`the kind of plug-in: ${KINDS.join(", ")}`)),
+  name: Argument.String("name").pipe(Argument.withDescription("plug-in name: lowercase a-z 0-9 and dashes")),
+  dir: Flag.String("dir").pipe(
+    Flag.withDescription("target folder (default: packages/<kind>-NAME inside the svc workspace, else ./<kind>-NAME)"),
+    Flag.optional
+  ),
+  packageName: Flag.String("package").pipe(
+    Flag.withDescription("npm package name (default @svc/<kind>-NAME inside the svc workspace, else svc-<kind>-NAME)"),
+    Flag.optional
+  )
+}, ({ dir, kind, name, packageName }) =>
+  Effect.gen(function*() {
+    if (kind === "connector") {
+      const args = [
+        name,
+        ...Option.match(dir, { onNone: () => [], onSome: (d) => ["--dir", d] }),
+        ...Option.match(packageName, { onNone: () => [], onSome: (p) => ["--package", p] })
+      ]
+      return yield* Command.runWith(newConnector, { version: "" })(args)
+    }
+    if (kind !== "pricing") {
+      return yield* new BadInput({
+        message:
+          `new-plugin ${kind}: not generated yet; write a package whose default export is Plugin.make({ kind: "${kind}", name, settings, layer }) (docs/architecture.md, Plug-ins)`
+      })
+    }
+    const path = yield* Path.Path
+    const cwd = process.cwd()
+    const root = yield* workspaceRoot(cwd)
+    const target = Option.match(dir, {
+      onSome: (d) => path.resolve(cwd, d),
+      onNone: () =>
+        Option.isSome(root)
+          ? path.join(root.value, "packages", `pricing-${name}`)
+          : path.resolve(cwd, `pricing-${name}`)
+    })
+    const inWorkspace = Option.isSome(root) && path.relative(root.value, target).split(path.sep)[0] === "packages"
+    const packageOf = Option.getOrElse(packageName, () => inWorkspace ? `@svc/pricing-${name}` : `svc-pricing-${name}`)
+    const files = yield* writePricing(target, {
+      name,
+      packageName: packageOf,
+      coreRange: inWorkspace ? "workspace:^" : caretRange("@svc/core"),
+      exportsFrom: inWorkspace ? "source" : "dist"
+    })
+    // SVC_PRICING takes a scoped package name, or a path to an unscoped package's folder
+    const setting = packageOf.startsWith("@") ? packageOf : `./node_modules/${packageOf}`
+    const next = [
+      ...(inWorkspace ? [] : [`cd ${path.relative(cwd, target) || "."}`]),
+      inWorkspace ? "node_modules/.bin/pnpm install" : `npm install (${UNTIL_PUBLISHED})`,
+      `replace the markup of src/${pascalCase(name)}Pricing.ts with your model; keep the pricing suite green`,
+      inWorkspace
+        ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
+        : "npx vitest run",
+      `npm run build, install the package next to the server's configuration, then SVC_PRICING=${setting} ${
+        markupSetting(name)
+      }=25 svc serve`
+    ]
+    yield* writeJson({ created: target, files, next })
+    yield* writeNote(summary({ what: `the pricing plug-in ${packageOf}`, dir: target, files: files.length, next }))
+  })).pipe(
+    Command.withDescription(
+      "generate a plug-in package (pricing: runs the pricing suite, loaded by SVC_PRICING; connector: as new-connector)"
+    )
+  )
