@@ -10,7 +10,7 @@
 import { Effect, Option, Path } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
-import { relative } from "node:path"
+import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import {
   caretRange,
@@ -57,7 +57,7 @@ export const DEPENDENCIES = [
  * @category constants
  * @since 0.1.0
  */
-export const DEV_DEPENDENCIES = ["@effect/vitest", "@types/node", "vitest"] as const
+export const DEV_DEPENDENCIES = ["@effect/vitest", "@foundry-rs/anvil", "@svc/cli", "@types/node", "vitest"] as const
 
 /**
  * A package a generated project depends on.
@@ -155,7 +155,9 @@ export { type InstalledPackage, installedPackage } from "./internal/scaffold.ts"
  * packages, `effect` and `@effect/platform-node` the CLI depends on (the
  * connectors: those `@svc/server` depends on); vitest and @effect/vitest: the
  * ranges `@svc/core` declares for its testing modules; @types/node: the major
- * version of the running Node.
+ * version of the running Node; `@svc/cli` (`npm run devnet`, `svc conformance`): this
+ * command's own version; `@foundry-rs/anvil` (the devnet's chains): the range the
+ * CLI declares for it.
  *
  * @category running
  * @since 0.1.0
@@ -165,6 +167,10 @@ export const installedRanges = (from: string = PACKAGE_DIR): SolverScaffoldOptio
   const server = requireInstalled("@svc/server", from)
   const core = requireInstalled("@svc/core", from)
   const devRange = (name: string) => core.peerDependencies[name] ?? caret(name)
+  const cli = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as {
+    readonly version: string
+    readonly peerDependencies?: Readonly<Record<string, string>>
+  }
   return {
     "@effect/platform-node": caret("@effect/platform-node"),
     "@svc/connector-evm": caret("@svc/connector-evm", server.dir),
@@ -176,7 +182,9 @@ export const installedRanges = (from: string = PACKAGE_DIR): SolverScaffoldOptio
     effect: caret("effect"),
     "@effect/vitest": devRange("@effect/vitest"),
     "@types/node": `^${process.versions.node.split(".")[0]}.0.0`,
-    vitest: devRange("vitest")
+    vitest: devRange("vitest"),
+    "@svc/cli": `^${cli.version}`,
+    "@foundry-rs/anvil": cli.peerDependencies?.["@foundry-rs/anvil"] ?? caret("@foundry-rs/anvil")
   }
 }
 
@@ -207,6 +215,7 @@ export const newSolver = Command.make("new-solver", {
       `npm install (${UNTIL_PUBLISHED})`,
       "npm test",
       "npm start (listens on http://127.0.0.1:8787; PORT to change)",
+      "npm run devnet, then npm run start:devnet: this solver on two local chains, a fill paid (README.md, On chains)",
       "make src/pricing.ts and src/catalog.json yours (README.md: what each file is, where to go next)"
     ]
     yield* writeJson({ created: target, name: packageName, files, dependencies: ranges, next })

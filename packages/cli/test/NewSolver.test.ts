@@ -1,7 +1,8 @@
 /**
  * `svc new-solver`: the generated project, with its dependencies linked from
  * this workspace as an install would put them, type checks, passes its own
- * tests after the first edit its README asks for (its own `referencePrice`), and
+ * tests after the first edit its README asks for (its own `referencePrice`), refuses
+ * chains without their catalog in one line, and
  * `npm start` (node src/main.ts) answers every request while it starts (503
  * until ready, never held), serves the feed until SIGTERM, and answers a port in
  * use with one line (exit 2), as `svc serve` does.
@@ -42,6 +43,8 @@ const RANGES = {
   "@svc/store": "^0.1.0",
   effect: "^4.1.0",
   "@effect/vitest": "^4.0.5",
+  "@foundry-rs/anvil": "^1.7.1",
+  "@svc/cli": "^0.1.0",
   "@types/node": "^24.0.0",
   vitest: "^5.1.1"
 }
@@ -195,7 +198,12 @@ describe("svc new-solver", () => {
     const pkg = JSON.parse(files.find((f) => f.path === "package.json")!.content)
     assert.strictEqual(pkg.name, "my-solver")
     assert.strictEqual(pkg.type, "module")
-    assert.deepStrictEqual(pkg.scripts, { start: "node src/main.ts", test: "vitest run" })
+    assert.deepStrictEqual(pkg.scripts, {
+      start: "node src/main.ts",
+      test: "vitest run",
+      devnet: "svc devnet --chains-only --data-dir .svc-devnet --port 8787",
+      "start:devnet": "node --env-file=.svc-devnet/server.env src/main.ts"
+    })
     assert.deepStrictEqual(Object.keys(pkg.dependencies).sort(), [...DEPENDENCIES].sort())
     assert.deepStrictEqual(Object.keys(pkg.devDependencies).sort(), [...DEV_DEPENDENCIES].sort())
     for (const [name, range] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) {
@@ -226,6 +234,10 @@ describe("svc new-solver", () => {
     const core = JSON.parse(readFileSync(join(ROOT, "packages/core/package.json"), "utf8"))
     assert.strictEqual(ranges.vitest, core.peerDependencies?.vitest ?? `^${installedPackage("vitest", cli)!.version}`)
     assert.match(ranges["@types/node"], /^\^\d+\.0\.0$/)
+    // npm run devnet: this command's own package, and the anvil range it declares
+    const cliPackage = JSON.parse(readFileSync(join(cli, "package.json"), "utf8"))
+    assert.strictEqual(ranges["@svc/cli"], `^${cliPackage.version}`)
+    assert.strictEqual(ranges["@foundry-rs/anvil"], cliPackage.peerDependencies["@foundry-rs/anvil"])
     assert.isUndefined(installedPackage("no-such-package-svc", cli))
   })
 
@@ -288,12 +300,23 @@ describe("svc new-solver", () => {
 
         // at the same time: the type check, the readable refusals (exit 2, one line on stderr) and a busy port
         const busy = await freePort(true)
-        const [compiled, again, badName, busyPort] = await Promise.all([
+        const [compiled, again, badName, busyPort, noCatalog] = await Promise.all([
           run([join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(project, "tsconfig.json")], project),
           run([BIN, "new-solver", "my-solver"], base),
           run([BIN, "new-solver", "My Solver"], base),
-          run(["src/main.ts"], project, { PORT: String(busy.port), SVC_DATA_DIR: join(base, "busy-data") })
+          run(["src/main.ts"], project, { PORT: String(busy.port), SVC_DATA_DIR: join(base, "busy-data") }),
+          // chains without the catalog naming their routers and vaults: one line naming the setting
+          run(["src/main.ts"], project, {
+            PORT: "0",
+            SVC_DATA_DIR: join(base, "chains-data"),
+            SVC_RPC_URLS: JSON.stringify({ base: "http://127.0.0.1:1" })
+          })
         ]).finally(busy.close)
+        assert.strictEqual(noCatalog.status, 2, noCatalog.output)
+        assert.strictEqual(
+          noCatalog.stderr,
+          "SVC_CATALOG: required with SVC_RPC_URLS (the catalog naming each network's router and vault)\n"
+        )
         assert.strictEqual(busyPort.status, 2, busyPort.output)
         assert.strictEqual(
           busyPort.stderr,
