@@ -83,10 +83,14 @@ export const make = (options: PgStoreOptions) =>
       )
     }
     // a migration (an index on a large table) may take longer than a statement may
-    const transaction = SqlStore.makeTransaction(sql, "pg")
-    yield* migrate(sql, "pg", (effect) => transaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, effect)))
+    const transaction = SqlStore.makeTransaction(sql, SqlStore.pg)
+    yield* migrate(
+      sql,
+      SqlStore.pg,
+      (effect) => transaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, effect))
+    )
     return Store.of(
-      StoreTimeouts.bounded(SqlStore.make({ sql, dialect: "pg", kind: "postgres", spanPrefix: "PgStore" }), {
+      StoreTimeouts.bounded(SqlStore.make({ sql, dialect: SqlStore.pg, kind: "postgres", spanPrefix: "PgStore" }), {
         requestMillis: options.timeoutMillis,
         backgroundMillis: background
       })

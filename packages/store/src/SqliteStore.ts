@@ -87,8 +87,8 @@ export const make = (options: SqliteStoreOptions) =>
         for (const f of [`${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600)
       })
     }
-    yield* migrate(sql, "sqlite", SqlStore.makeTransaction(sql, "sqlite"))
-    return Store.of(SqlStore.make({ sql, dialect: "sqlite", kind: "sqlite", spanPrefix: "SqliteStore" }))
+    yield* migrate(sql, SqlStore.sqlite, SqlStore.makeTransaction(sql, SqlStore.sqlite))
+    return Store.of(SqlStore.make({ sql, dialect: SqlStore.sqlite, kind: "sqlite", spanPrefix: "SqliteStore" }))
   }).pipe(
     Effect.mapError((cause) => new StoreError({ operation: "open", cause })),
     Effect.withSpan("SqliteStore.open")

@@ -8,7 +8,8 @@
  * A database whose recorded version is newer than this code knows is refused.
  *
  * Rules for new migrations: append, never edit an applied one; write SQL that
- * both SQLite and PostgreSQL accept, or give a function of the dialect.
+ * both SQLite and PostgreSQL accept, or give a function of the dialect (its
+ * members, e.g. `jsonText`, rather than its name, so that other dialects follow).
  *
  * @internal
  */
@@ -169,13 +170,9 @@ export const migrations: ReadonlyArray<Migration> = [
       // each network's watcher and payout loop reads only its own permits
       `ALTER TABLE permits ADD COLUMN source_network_id TEXT`,
       `ALTER TABLE permits ADD COLUMN destination_network_id TEXT`,
-      dialect === "pg"
-        ? `UPDATE permits SET
-            source_network_id = lower((envelope::jsonb) -> 'permit' ->> 'sourceNetworkId'),
-            destination_network_id = lower((envelope::jsonb) -> 'permit' ->> 'destinationNetworkId')`
-        : `UPDATE permits SET
-            source_network_id = lower(json_extract(envelope, '$.permit.sourceNetworkId')),
-            destination_network_id = lower(json_extract(envelope, '$.permit.destinationNetworkId'))`,
+      `UPDATE permits SET
+            source_network_id = lower(${dialect.jsonText("envelope", ["permit", "sourceNetworkId"])}),
+            destination_network_id = lower(${dialect.jsonText("envelope", ["permit", "destinationNetworkId"])})`,
       `CREATE INDEX permits_source_network_state ON permits (source_network_id, state, created_at)`,
       `CREATE INDEX permits_destination_network_state ON permits (destination_network_id, state, created_at)`,
       // the newest block the watcher has read that is final by the network's rule
@@ -253,10 +250,8 @@ export const migrate = (
 ): Effect.Effect<ReadonlyArray<number>, unknown> =>
   transaction(
     Effect.gen(function*() {
-      if (dialect === "pg") {
-        // serializes concurrent starts against the same schema (released at commit)
-        yield* sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('svc_store_migrations:' || current_schema()))) AS l`
-      }
+      // serializes concurrent starts against the same schema (released at commit)
+      if (dialect.migrationLock !== undefined) yield* dialect.migrationLock(sql)
       yield* sql.unsafe(
         `CREATE TABLE IF NOT EXISTS svc_schema_migrations (
           version INTEGER PRIMARY KEY,

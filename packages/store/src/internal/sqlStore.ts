@@ -1,9 +1,10 @@
 /**
  * The SQL implementation of {@link StoreShape} shared by SQLite and PostgreSQL.
  *
- * Every statement is written so that both databases run it; the only dialect
- * differences are `FOR UPDATE` (PostgreSQL row locks; SQLite serializes
- * transactions instead) and how a transaction begins (see {@link Transaction}).
+ * Every statement is written so that both databases run it; the dialect
+ * differences are the members of {@link Dialect}: how a transaction begins,
+ * row locks (`FOR UPDATE`), whether a locked read sees what a writer it waited
+ * for committed, the migrations' lock, and JSON extraction in a migration.
  *
  * Amounts are stored as TEXT decimals and computed with bigint in JS inside the
  * transaction that read them.
@@ -36,8 +37,66 @@ import type {
 import { Clock, Effect } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 
-/** @internal */
-export type Dialect = "sqlite" | "pg"
+/**
+ * What differs between the SQL databases a store runs on (public as
+ * `SqlBase.Dialect`).
+ *
+ * @internal
+ */
+export interface Dialect {
+  /** The dialect's name ("sqlite", "pg", ...): what migrations that differ by dialect test. */
+  readonly name: string
+  /**
+   * The statement that begins a transaction, when not the driver's `BEGIN`:
+   * SQLite's `BEGIN IMMEDIATE` takes the write lock up front, so that a
+   * read-check-write cannot be overtaken by another process.
+   */
+  readonly beginTransaction?: string | undefined
+  /** Whether the reads that reserve inventory lock their rows (`SELECT ... FOR UPDATE`). */
+  readonly rowLocks: boolean
+  /**
+   * Whether a statement sees what a transaction it waited for committed (READ
+   * COMMITTED): the idempotency key is then read again once the inventory row
+   * is locked.
+   */
+  readonly readCommitted: boolean
+  /**
+   * Serializes the migrations of concurrent starts against one schema, run
+   * first in the migration transaction (PostgreSQL: a transaction-scoped
+   * advisory lock); none where the transaction itself is exclusive.
+   */
+  readonly migrationLock?: ((sql: SqlClient.SqlClient) => Effect.Effect<unknown, SqlError.SqlError>) | undefined
+  /** The SQL expression of a text member of a JSON text column (a migration backfills columns from the envelope). */
+  readonly jsonText: (column: string, path: ReadonlyArray<string>) => string
+}
+
+/**
+ * SQLite (node:sqlite).
+ *
+ * @internal
+ */
+export const sqlite: Dialect = {
+  name: "sqlite",
+  beginTransaction: "BEGIN IMMEDIATE",
+  rowLocks: false,
+  readCommitted: false,
+  jsonText: (column, path) => `json_extract(${column}, '$.${path.join(".")}')`
+}
+
+/**
+ * PostgreSQL.
+ *
+ * @internal
+ */
+export const pg: Dialect = {
+  name: "pg",
+  rowLocks: true,
+  readCommitted: true,
+  migrationLock: (sql) =>
+    sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('svc_store_migrations:' || current_schema()))) AS l`,
+  jsonText: (column, path) =>
+    `(${column}::jsonb) ${path.map((p, i) => `${i === path.length - 1 ? "->>" : "->"} '${p}'`).join(" ")}`
+}
 
 /**
  * Runs an effect in one transaction: `BEGIN IMMEDIATE` on SQLite (the write lock
@@ -50,8 +109,8 @@ export type Transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Ef
 
 /** @internal */
 export const makeTransaction = (sql: SqlClient.SqlClient, dialect: Dialect): Transaction => (effect) =>
-  dialect === "sqlite"
-    ? sql.withTransaction(effect).pipe(Effect.provideService(SqlClient.BeginTransaction, "BEGIN IMMEDIATE"))
+  dialect.beginTransaction !== undefined
+    ? sql.withTransaction(effect).pipe(Effect.provideService(SqlClient.BeginTransaction, dialect.beginTransaction))
     : sql.withTransaction(effect)
 
 /** @internal */
@@ -259,7 +318,7 @@ interface Buckets {
 export const make = (options: MakeOptions): StoreShape => {
   const { dialect, spanPrefix, sql } = options
   const transaction = makeTransaction(sql, dialect)
-  const forUpdate = sql.literal(dialect === "pg" ? " FOR UPDATE" : "")
+  const forUpdate = sql.literal(dialect.rowLocks ? " FOR UPDATE" : "")
 
   /** Maps every failure (and defect) of a store operation to StoreError. */
   const storeOp = (operation: string) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
@@ -549,7 +608,7 @@ export const make = (options: MakeOptions): StoreShape => {
         // PostgreSQL: the row lock serializes every reservation against this asset
         const balance = yield* lockInventory(record.assetKey)
         if (balance === undefined) return { _tag: "UnknownAsset" }
-        if (dialect === "pg") {
+        if (dialect.readCommitted) {
           // READ COMMITTED: this statement sees what a writer we waited for committed
           const raced = yield* selectByKey(record.scope, record.idempotencyKey)
           if (raced !== undefined) return { _tag: "Duplicate", existing: raced }
