@@ -82,8 +82,11 @@ export const startReplica = async (
   const port = await freePort()
   return new Promise((resolve, reject) => {
     const dataDir = mkdtempSync(join(tmpdir(), `svc-replica-${name}-`))
+    const base: Record<string, string | undefined> = env(databaseUrl, dataDir, port)
+    // a keystore given (the devnet's) takes the place of the raw key: svc serve refuses both
+    if (extraEnv["SVC_SIGNER_KEYSTORE"] !== undefined) delete base["SVC_SIGNER_KEY"]
     const child = spawn(nodeBin, [bin, "serve"], {
-      env: { ...env(databaseUrl, dataDir, port), ...extraEnv },
+      env: { ...base, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exit = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
