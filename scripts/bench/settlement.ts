@@ -5,14 +5,21 @@
  *
  *   npm run bench -- settlement [--quick]
  *
- * The devnet mines a block every second and routes wait for 2 confirmations, so
- * a fill needs at least ~2 s of blocks before its payout is sent, and the payout
- * ~1 s more to be mined: a few seconds from the fill's block to PAID is the floor.
+ * The devnet mines a block every second, routes wait for 2 confirmations and
+ * `finalized` trails the head by 2 blocks, so a fill is confirmed 2 blocks after
+ * its own, its payout is mined in the next destination block, and PAID 2 blocks
+ * later: about 5 blocks (5 s) from the fill's block to PAID is the floor.
+ *
+ * The burst: 300 fills mined in one source block, their payouts sent without
+ * waiting for each other's receipts (consecutive nonces), all PAID within a few
+ * destination blocks; with the default in-flight cap (16 per network) and with
+ * it raised (`settlement.maxInFlight` in the catalog, the server restarted).
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { burst as burstOnDevnet } from "../../examples/client/burst-on-devnet.ts"
 import { main as executeOnDevnet } from "../../examples/client/execute-on-devnet.ts"
 import * as Devnet from "../../packages/cli/src/Devnet.ts"
 
@@ -87,7 +94,14 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
   const devnet = await Devnet.start({
     dataDir,
     finalityBlocks: 2,
-    serverEnv: { SVC_LOG_LEVEL: "error" },
+    serverEnv: {
+      SVC_LOG_LEVEL: "error",
+      // the burst: 300 permits of one payer from one address
+      SVC_PERMIT_RATE_LIMIT: "100000",
+      SVC_HOLD_SHARE_CLIENT_BPS: "off",
+      SVC_HOLD_SHARE_PAYER_BPS: "off",
+      SVC_HOLD_SHARE_NEW_PAYERS_BPS: "off"
+    },
     log,
     serverRpcUrl: async ({ chainId, url }) => {
       const counter: Counter = { calls: 0, byMethod: new Map(), market: 0, feeds: new Set() }
@@ -146,10 +160,24 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
       latencies.push(paidAt - Number(BigInt(block.timestamp)) * 1000)
       log(`svc bench settlement: fill ${n + 1}/${fills} ${result.state} in ${latencies.at(-1)} ms`)
     }
+    // bursts: N fills in one source block, with the default in-flight cap, then with it raised
+    const n = options.quick ? 60 : 300
+    const burst = async (label: string) => {
+      log(`svc bench settlement: burst of ${n} fills, ${label}`)
+      return { label, ...(await burstOnDevnet(devnet.info, { fills: n })) }
+    }
+    const bursts = [await burst("default cap (16)")]
+    const catalogPath = join(dataDir, "catalog.json")
+    const catalog = JSON.parse(readFileSync(catalogPath, "utf8")) as { networks: Array<Record<string, unknown>> }
+    for (const network of catalog.networks) network["settlement"] = { maxInFlight: n + 100 }
+    writeFileSync(catalogPath, JSON.stringify(catalog, null, 2))
+    await devnet.restartServer()
+    bursts.push(await burst(`cap raised (${n + 100})`))
     const results = {
       blockTimeSeconds: 1,
       confirmations: 2,
       idle: idleResults,
+      bursts,
       fillBlockToPaidMs: {
         median: median(latencies),
         min: Math.min(...latencies),
@@ -169,7 +197,13 @@ export const runSettlement = async (options: { readonly quick: boolean }) => {
         `  chain ${r.chainId}: ${r.marketCalls} calls in ${idleSeconds} s = ${r.marketCallsPerSecond} per second`
       ),
       "",
-      `fill's block -> PAID seen by the client (block timestamps have 1 s resolution): median ${results.fillBlockToPaidMs.median} ms, min ${results.fillBlockToPaidMs.min} ms, max ${results.fillBlockToPaidMs.max} ms over ${fills} fills`
+      `fill's block -> PAID seen by the client (block timestamps have 1 s resolution): median ${results.fillBlockToPaidMs.median} ms, min ${results.fillBlockToPaidMs.min} ms, max ${results.fillBlockToPaidMs.max} ms over ${fills} fills`,
+      "  the floor: 2 source blocks to confirm, the next destination block, 2 more to be final: about 5 blocks (5 s)",
+      "",
+      "bursts: fills mined in one source block, then every permit PAID:",
+      ...bursts.map((b) =>
+        `  ${b.label}: ${b.fills} fills in source block ${b.fillBlock}; payouts mined in ${b.payoutBlocks} destination blocks (${b.firstPayoutBlock}..${b.lastPayoutBlock}); all PAID ${b.allPaidMs} ms after the fill's block (the first at ${b.firstPaidMs} ms)`
+      )
     ].join("\n")
     return { text, results }
   } finally {
