@@ -1,10 +1,11 @@
 /**
  * `svc new-plugin <kind> <name>`: generates a plug-in package of a kind
- * (docs/architecture.md, Plug-ins). `pricing` comes from the templates in
- * `packages/cli/templates/pricing`: a markup on the catalog's price whose tests
- * run the svc pricing suite, and whose default export `svc serve` loads by
- * `SVC_PRICING`. `connector` is `svc new-connector`. Store and signer packages
- * are not generated yet: the command says so in one line.
+ * (docs/architecture.md, Plug-ins), from the templates in
+ * `packages/cli/templates/<kind>`: `pricing`, a markup on the catalog's price
+ * whose tests run the svc pricing suite, loaded by `SVC_PRICING`; `store`, a
+ * store on SQLite (in memory by default) whose tests run the Store contract
+ * suite, loaded by `SVC_STORE`. `connector` is `svc new-connector`. Signer
+ * packages are not generated yet: the command says so in one line.
  *
  * @since 0.1.0
  */
@@ -33,12 +34,31 @@ import { newConnector, pascalCase, workspaceRoot } from "./NewConnector.ts"
 export const KINDS = ["connector", "pricing", "store", "signer"] as const
 
 /**
- * The template folder of pricing plug-ins.
+ * The kinds generated from templates of their own.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type TemplateKind = "pricing" | "store"
+
+/**
+ * The template folder of a kind.
  *
  * @category constants
  * @since 0.1.0
  */
-export const PRICING_TEMPLATE_DIR = fileURLToPath(new URL("../templates/pricing/", import.meta.url))
+export const templateDir = (kind: TemplateKind): string =>
+  fileURLToPath(new URL(`../templates/${kind}/`, import.meta.url))
+
+/**
+ * The setting a generated plug-in reads: `<NAME>_MARKUP_BPS` (pricing),
+ * `<NAME>_STORE_FILE` (store).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const settingOf = (kind: TemplateKind, name: string): string =>
+  `${name.toUpperCase().replace(/-/g, "_")}_${kind === "pricing" ? "MARKUP_BPS" : "STORE_FILE"}`
 
 /**
  * What to generate.
@@ -46,10 +66,10 @@ export const PRICING_TEMPLATE_DIR = fileURLToPath(new URL("../templates/pricing/
  * @category models
  * @since 0.1.0
  */
-export interface PricingOptions {
+export interface PluginOptions {
   /** Plug-in name: lowercase, a-z 0-9 and dashes (e.g. "acme"). */
   readonly name: string
-  /** npm package name. Default `svc-pricing-<name>`. */
+  /** npm package name. Default `svc-<kind>-<name>`. */
   readonly packageName?: string | undefined
   /** Version range of @svc/core: "workspace:^" inside the svc workspace, else the published range. */
   readonly coreRange: string
@@ -78,20 +98,12 @@ const exportsJson = (from: "source" | "dist"): string =>
   ).slice(2, -2)
 
 /**
- * The setting a generated pricing reads: `<NAME>_MARKUP_BPS`.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const markupSetting = (name: string): string => `${name.toUpperCase().replace(/-/g, "_")}_MARKUP_BPS`
-
-/**
- * The files of a pricing plug-in package (pure but for reading the templates).
+ * The files of a plug-in package of a kind (pure but for reading the templates).
  *
  * @category running
  * @since 0.1.0
  */
-export const renderPricing = (options: PricingOptions): ReadonlyArray<GeneratedFile> => {
+export const render = (kind: TemplateKind, options: PluginOptions): ReadonlyArray<GeneratedFile> => {
   if (options.name.length > 40 || !NAME.test(options.name)) {
     throw new BadInput({
       message: `plug-in name ${
@@ -103,30 +115,31 @@ export const renderPricing = (options: PricingOptions): ReadonlyArray<GeneratedF
     __name__: options.name,
     __Name__: pascalCase(options.name),
     __MODEL__: options.name.toUpperCase().replace(/-/g, "_"),
-    __SETTING__: markupSetting(options.name),
-    __package__: options.packageName ?? `svc-pricing-${options.name}`,
+    __SETTING__: settingOf(kind, options.name),
+    __package__: options.packageName ?? `svc-${kind}-${options.name}`,
     __core_range__: options.coreRange,
     __exports__: exportsJson(options.exportsFrom ?? "dist")
   }
   const fill = (text: string) =>
     text.replace(/__(?:name|Name|MODEL|SETTING|package|core_range|exports)__/g, (key) => values[key]!)
-  return templateFiles(PRICING_TEMPLATE_DIR)
+  const dir = templateDir(kind)
+  return templateFiles(dir)
     .map((file) => ({
-      path: fill(relative(PRICING_TEMPLATE_DIR, file).replace(/\.tmpl$/, "")).split("\\").join("/"),
+      path: fill(relative(dir, file).replace(/\.tmpl$/, "")).split("\\").join("/"),
       content: fill(readFileSync(file, "utf8"))
     }))
     .sort((a, b) => (a.path < b.path ? -1 : 1))
 }
 
 /**
- * Writes a pricing plug-in package into `dir` (which must not exist yet) and
+ * Writes a plug-in package of a kind into `dir` (which must not exist yet) and
  * returns the paths written.
  *
  * @category running
  * @since 0.1.0
  */
-export const writePricing = (dir: string, options: PricingOptions) =>
-  writeGenerated(dir, () => renderPricing(options), "choose another --dir or name")
+export const write = (kind: TemplateKind, dir: string, options: PluginOptions) =>
+  writeGenerated(dir, () => render(kind, options), "choose another --dir or name")
 
 /**
  * The `new-plugin` command.
@@ -155,7 +168,7 @@ export const newPlugin = Command.make("new-plugin", {
       ]
       return yield* Command.runWith(newConnector, { version: "" })(args)
     }
-    if (kind !== "pricing") {
+    if (kind === "signer") {
       return yield* new BadInput({
         message:
           `new-plugin ${kind}: not generated yet; write a package whose default export is Plugin.make({ kind: "${kind}", name, settings, layer }) (docs/architecture.md, Plug-ins)`
@@ -168,34 +181,38 @@ export const newPlugin = Command.make("new-plugin", {
       onSome: (d) => path.resolve(cwd, d),
       onNone: () =>
         Option.isSome(root)
-          ? path.join(root.value, "packages", `pricing-${name}`)
-          : path.resolve(cwd, `pricing-${name}`)
+          ? path.join(root.value, "packages", `${kind}-${name}`)
+          : path.resolve(cwd, `${kind}-${name}`)
     })
     const inWorkspace = Option.isSome(root) && path.relative(root.value, target).split(path.sep)[0] === "packages"
-    const packageOf = Option.getOrElse(packageName, () => inWorkspace ? `@svc/pricing-${name}` : `svc-pricing-${name}`)
-    const files = yield* writePricing(target, {
+    const packageOf = Option.getOrElse(packageName, () => inWorkspace ? `@svc/${kind}-${name}` : `svc-${kind}-${name}`)
+    const files = yield* write(kind, target, {
       name,
       packageName: packageOf,
       coreRange: inWorkspace ? "workspace:^" : caretRange("@svc/core"),
       exportsFrom: inWorkspace ? "source" : "dist"
     })
-    // SVC_PRICING takes a scoped package name, or a path to an unscoped package's folder
+    // SVC_PRICING / SVC_STORE take a scoped package name, or a path to an unscoped package's folder
     const setting = packageOf.startsWith("@") ? packageOf : `./node_modules/${packageOf}`
+    const key = kind === "pricing" ? "SVC_PRICING" : "SVC_STORE"
+    const example = kind === "pricing" ? `${settingOf(kind, name)}=25` : `${settingOf(kind, name)}=./${name}.sqlite`
     const next = [
       ...(inWorkspace ? [] : [`cd ${path.relative(cwd, target) || "."}`]),
       inWorkspace ? "node_modules/.bin/pnpm install" : `npm install (${UNTIL_PUBLISHED})`,
-      `replace the markup of src/${pascalCase(name)}Pricing.ts with your model; keep the pricing suite green`,
+      kind === "pricing"
+        ? `replace the markup of src/${pascalCase(name)}Pricing.ts with your model; keep the pricing suite green`
+        : `replace the SQLite of src/${
+          pascalCase(name)
+        }Store.ts with your database; keep the Store contract suite green`,
       inWorkspace
         ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
         : "npx vitest run",
-      `npm run build, install the package next to the server's configuration, then SVC_PRICING=${setting} ${
-        markupSetting(name)
-      }=25 svc serve`
+      `npm run build, install the package next to the server's configuration, then ${key}=${setting} ${example} svc serve`
     ]
     yield* writeJson({ created: target, files, next })
-    yield* writeNote(summary({ what: `the pricing plug-in ${packageOf}`, dir: target, files: files.length, next }))
+    yield* writeNote(summary({ what: `the ${kind} plug-in ${packageOf}`, dir: target, files: files.length, next }))
   })).pipe(
     Command.withDescription(
-      "generate a plug-in package (pricing: runs the pricing suite, loaded by SVC_PRICING; connector: as new-connector)"
+      "generate a plug-in package (pricing: runs the pricing suite, loaded by SVC_PRICING; store: runs the Store contract suite, loaded by SVC_STORE; connector: as new-connector)"
     )
   )

@@ -1,18 +1,29 @@
 /**
- * `svc new-plugin pricing`: the generated package, outside the repository,
- * compiles and passes the svc pricing suite; built and installed next to the
- * configuration, `svc serve` loads it by `SVC_PRICING` and publishes its terms;
- * a bad value of its setting stops the start with one line naming it. Kinds not
- * generated yet say so in one line.
+ * `svc new-plugin pricing` and `svc new-plugin store`: the generated packages,
+ * outside the repository, compile and pass the pricing suite and the Store
+ * contract suite; built and installed next to the configuration, `svc serve`
+ * loads them by `SVC_PRICING` and `SVC_STORE`, publishes the pricing's terms and
+ * keeps its data in the store plug-in's; a bad value of a plug-in's setting
+ * stops the start with one line naming it. A kind not generated yet says so in
+ * one line.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { scaled } from "../../../test/support/time.ts"
-import { markupSetting, renderPricing } from "../src/NewPlugin.ts"
+import { render, settingOf } from "../src/NewPlugin.ts"
 import { childEnv, svc } from "./support/svc.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
@@ -62,9 +73,9 @@ const serve = (cwd: string, env: Record<string, string>) =>
   })
 
 describe("svc new-plugin", () => {
-  it("renders the pricing package with the names filled in; refuses bad names", () => {
-    const files = renderPricing({ name: "acme-fx", coreRange: "^0.1.0" })
-    assert.deepStrictEqual(files.map((f) => f.path), [
+  it("renders the pricing and store packages with the names filled in; refuses bad names", () => {
+    const pricing = render("pricing", { name: "acme-fx", coreRange: "^0.1.0" })
+    assert.deepStrictEqual(pricing.map((f) => f.path), [
       "README.md",
       "package.json",
       "src/AcmeFxPricing.ts",
@@ -74,29 +85,42 @@ describe("svc new-plugin", () => {
       "tsconfig.json",
       "vitest.config.ts"
     ])
-    for (const f of files) {
+    const store = render("store", { name: "acme-fx", coreRange: "^0.1.0" })
+    assert.deepStrictEqual(store.map((f) => f.path), [
+      "README.md",
+      "package.json",
+      "src/AcmeFxStore.ts",
+      "src/index.ts",
+      "test/AcmeFxStore.test.ts",
+      "tsconfig.build.json",
+      "tsconfig.json",
+      "vitest.config.ts"
+    ])
+    for (const f of [...pricing, ...store]) {
       assert.notMatch(f.content, /__(?:name|Name|MODEL|SETTING|package|core_range|exports)__/, f.path)
     }
-    assert.strictEqual(JSON.parse(files.find((f) => f.path === "package.json")!.content).name, "svc-pricing-acme-fx")
-    assert.strictEqual(markupSetting("acme-fx"), "ACME_FX_MARKUP_BPS")
-    assert.include(files.find((f) => f.path === "src/index.ts")!.content, "Config.Int(\"ACME_FX_MARKUP_BPS\")")
+    assert.strictEqual(JSON.parse(pricing.find((f) => f.path === "package.json")!.content).name, "svc-pricing-acme-fx")
+    assert.strictEqual(JSON.parse(store.find((f) => f.path === "package.json")!.content).name, "svc-store-acme-fx")
+    assert.strictEqual(settingOf("pricing", "acme-fx"), "ACME_FX_MARKUP_BPS")
+    assert.strictEqual(settingOf("store", "acme-fx"), "ACME_FX_STORE_FILE")
+    assert.include(pricing.find((f) => f.path === "src/index.ts")!.content, "Config.Int(\"ACME_FX_MARKUP_BPS\")")
     for (const bad of ["", "Acme", "acme_fx", "-acme", "1acme"]) {
-      assert.throws(() => renderPricing({ name: bad, coreRange: "^0.1.0" }), /plug-in name/)
+      assert.throws(() => render("pricing", { name: bad, coreRange: "^0.1.0" }), /plug-in name/)
     }
   })
 
   it("a kind not generated yet: one line saying what to write instead, exit 2", async () => {
-    const r = await svc(["new-plugin", "store", "acme"])
+    const r = await svc(["new-plugin", "signer", "acme"])
     assert.strictEqual(r.code, 2, r.stderr)
     assert.match(
       r.stderr,
-      /^svc: new-plugin store: not generated yet; write a package whose default export is Plugin\.make\(\{ kind: "store"/
+      /^svc: new-plugin signer: not generated yet; write a package whose default export is Plugin\.make\(\{ kind: "signer"/
     )
     assert.strictEqual(r.stderr.split("\n").length, 2)
   }, 60_000)
 
   it(
-    "generates a pricing package outside the repository that passes the pricing suite; svc serve loads it by SVC_PRICING",
+    "generates pricing and store packages outside the repository that pass their suites; svc serve loads them by SVC_PRICING and SVC_STORE",
     async () => {
       const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-new-plugin-")))
       try {
@@ -106,34 +130,56 @@ describe("svc new-plugin", () => {
         }
         link("@svc/core", join(ROOT, "packages/core"))
         link("@svc/protocol", join(ROOT, "packages/protocol"))
-        for (const name of ["effect", "vitest", "fast-check", "@effect/vitest"]) {
+        link("@svc/store", join(ROOT, "packages/store"))
+        for (const name of ["effect", "vitest", "fast-check", "@effect/vitest", "@fast-check/vitest", "@types/node"]) {
           link(name, join(ROOT, "node_modules", name))
         }
-        const generated = await run([BIN, "new-plugin", "pricing", "acme"], base)
-        assert.strictEqual(generated.status, 0, generated.output)
-        const pkg = join(base, "pricing-acme")
-        assert.strictEqual(JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).name, "svc-pricing-acme")
+        for (const kind of ["pricing", "store"]) {
+          const generated = await run([BIN, "new-plugin", kind, "acme"], base)
+          assert.strictEqual(generated.status, 0, generated.output)
+        }
+        const pricing = join(base, "pricing-acme")
+        const store = join(base, "store-acme")
+        assert.strictEqual(JSON.parse(readFileSync(join(pricing, "package.json"), "utf8")).name, "svc-pricing-acme")
 
-        // it compiles, and its tests (the pricing suite) pass
+        // both compile (one compiler run, with the packages' own options), and their suites pass (one vitest run)
+        const tsconfig = JSON.parse(readFileSync(join(store, "tsconfig.json"), "utf8"))
+        writeFileSync(
+          join(base, "tsconfig.json"),
+          JSON.stringify({
+            ...tsconfig,
+            include: ["pricing-acme/src", "pricing-acme/test", "store-acme/src", "store-acme/test"]
+          })
+        )
         const compiled = await run(
-          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(pkg, "tsconfig.json")],
+          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(base, "tsconfig.json")],
           base
         )
         assert.strictEqual(compiled.status, 0, compiled.output)
-        const tested = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--root", pkg], base)
-        assert.strictEqual(tested.status, 0, tested.output)
-        assert.match(tested.output, /Tests\s+\S*\s*9 passed/)
-
-        // built and installed next to the configuration, SVC_PRICING names it by its folder
-        const built = await run(
-          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(pkg, "tsconfig.build.json")],
-          base
+        writeFileSync(
+          join(base, "vitest.config.ts"),
+          `export default { test: { include: ["*/test/**/*.test.ts"], testTimeout: 60000 } }\n`
         )
-        assert.strictEqual(built.status, 0, built.output)
-        link("svc-pricing-acme", pkg)
+        const tested = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--root", base], base)
+        assert.strictEqual(tested.status, 0, tested.output)
+        assert.match(tested.output, /Test Files\s+\S*\s*2 passed/)
+
+        // built and installed next to the configuration, SVC_PRICING and SVC_STORE name their folders
+        for (const pkg of [pricing, store]) {
+          const built = await run([
+            join(ROOT, "node_modules/typescript/bin/tsc"),
+            "-p",
+            join(pkg, "tsconfig.build.json")
+          ], base)
+          assert.strictEqual(built.status, 0, built.output)
+        }
+        link("svc-pricing-acme", pricing)
+        link("svc-store-acme", store)
         const served = await serve(base, {
           SVC_PRICING: "./node_modules/svc-pricing-acme",
           ACME_MARKUP_BPS: "100",
+          SVC_STORE: "./node_modules/svc-store-acme",
+          ACME_STORE_FILE: join(base, "acme.sqlite"),
           SVC_PROFILE: "demo"
         })
         assert.isDefined(served.url, served.output)
@@ -143,8 +189,11 @@ describe("svc new-plugin", () => {
           "9900",
           "10000"
         ])
+        // the store plug-in holds the data, not the data directory's SQLite
+        assert.isTrue(existsSync(join(base, "acme.sqlite")))
+        assert.isFalse(existsSync(join(base, "data", "svc.sqlite")))
 
-        // a bad setting of the plug-in: one line naming it
+        // a bad setting of a plug-in: one line naming it
         const refused = await serve(base, {
           SVC_PRICING: "./node_modules/svc-pricing-acme",
           ACME_MARKUP_BPS: "20000",
