@@ -16,7 +16,7 @@ import * as Signer from "../../Signer.ts"
 import * as Solver from "../../Solver.ts"
 import { Store, StoreError, type StoreShape } from "../../Store.ts"
 import * as SimulatedCoordination from "../../testing/SimulatedCoordination.ts"
-import { onIssued, onPublicationRecorded, onReasonCodes, onTransition, trouble } from "./truth.ts"
+import { onInventoryObserved, onIssued, onPublicationRecorded, onReasonCodes, onTransition, trouble } from "./truth.ts"
 import { fillMatches, type Replica, type SimChain, violate, type World } from "./world.ts"
 
 /** Store operations that write (where the store-error fault strikes). */
@@ -58,31 +58,40 @@ export const wrapStore = (
     ])
   ) as unknown as StoreShape
 
-/** The store every replica shares, reporting its changes to the ground truth. */
+/**
+ * The store every replica shares, reporting its changes to the ground truth. A write and its report are one
+ * uninterruptible step: the database commits whatever happens to the process that asked (a crash interrupts its
+ * fibers), and the ground truth must see every commit.
+ */
 export const observedStore = (world: World, store: StoreShape): StoreShape => {
   const wrapped = wrapStore(store, (_, effect) => effect)
   return {
     ...wrapped,
     issuePermit: (record, shares) =>
-      Effect.tap(store.issuePermit(record, shares), (result) =>
+      Effect.uninterruptible(Effect.tap(store.issuePermit(record, shares), (result) =>
         Effect.sync(() => {
           if (result._tag === "Issued") onIssued(world, result.record)
-        })),
+        }))),
     transition: (request) =>
-      Effect.tap(store.transition(request), (result) =>
+      Effect.uninterruptible(Effect.tap(store.transition(request), (result) =>
         Effect.sync(() => {
           if (result._tag === "Applied") onTransition(world, result.record, result.from)
-        })),
+        }))),
     setReasonCodes: (fillId, codes) =>
-      Effect.tap(store.setReasonCodes(fillId, codes), (record) =>
+      Effect.uninterruptible(Effect.tap(store.setReasonCodes(fillId, codes), (record) =>
         Effect.sync(() => {
           if (record !== undefined) onReasonCodes(world, record)
-        })),
+        }))),
     recordPublication: (publication) =>
-      Effect.tap(
+      Effect.uninterruptible(Effect.tap(
         store.recordPublication(publication),
         () => Effect.sync(() => onPublicationRecorded(world, publication.dataVersion, publication.feedHash))
-      )
+      )),
+    observeInventory: (assets) =>
+      Effect.uninterruptible(Effect.tap(
+        store.observeInventory(assets),
+        () => Effect.sync(() => onInventoryObserved(world, assets.map((a) => a.assetKey)))
+      ))
   }
 }
 
