@@ -50,6 +50,7 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/client/test/Contract.test.ts",
   "packages/client/test/DecoderLimits.test.ts",
   "packages/client/test/Stream.test.ts",
+  "conformance/test/BrokenServers.test.ts",
   "conformance/test/Catalog.test.ts",
   "conformance/test/RealServer.test.ts",
   "conformance/test/Recorded.test.ts",

@@ -10,7 +10,11 @@
  * - {@link Inconclusive}: the check could not decide (the behaviour needs time
  *   that did not pass within `--timeout`, or the deployment rate-limited it);
  * - {@link Skip}: the check does not apply (the aggregator is not deployed, a
- *   read-only run, a prerequisite failed).
+ *   read-only run, a prerequisite failed);
+ * - {@link Warned}: the deployment follows the spec but departs from svc's
+ *   documented profile where the spec leaves the behaviour open (duplicate
+ *   JSON keys, content types, rate limits, Retry-After): a warning, which
+ *   fails a run only under `--strict`.
  *
  * @since 0.1.0
  */
@@ -50,6 +54,9 @@ export const GROUPS = [
   "golden",
   "chain",
   "negative",
+  "coverage",
+  "stateful",
+  "clients",
   "aggregator",
   "timing",
   "responses"
@@ -83,6 +90,12 @@ export const GROUP_TITLES: Readonly<Record<Group, string>> = {
   chain:
     "on chain, with --rpc: contract code, the facade against the on-chain discovery document, the router verifying a permit; --execute: one real fill",
   negative: "generated malformed inputs per operation: documented 4xx with the error body, never 5xx",
+  coverage:
+    "deterministic boundary and negative cases from the declared schemas, each with the class the spec gives it (accepted, 400, 404, 409, 410, 413); svc's profile where the spec leaves it open, as warnings",
+  stateful:
+    "model-based sequences (fast-check) over the permit life and the event stream, shrunk to the shortest failing sequence",
+  clients:
+    "cross-client: one payer cannot create, replay or alter another's permit, nor take it with a reused idempotency key; status lists as the privacy setting says",
   aggregator: "aggregator operations (/v1), when deployed",
   timing: "behaviour that needs time: a new publication, quote expiry",
   responses: "run-wide: every response recorded during the run (schemas, integers, statuses)"
@@ -94,7 +107,15 @@ export const GROUP_TITLES: Readonly<Record<Group, string>> = {
  * @category models
  * @since 0.1.0
  */
-export type Status = "passed" | "failed" | "inconclusive" | "skipped"
+export type Status = "passed" | "failed" | "warning" | "inconclusive" | "skipped"
+
+/**
+ * Every verdict, in the order reports list them.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const STATUSES: ReadonlyArray<Status> = ["passed", "failed", "warning", "inconclusive", "skipped"]
 
 /**
  * One departure from the spec.
@@ -117,9 +138,28 @@ export interface Failure {
  * @category errors
  * @since 0.1.0
  */
-export class CheckFailed extends Data.TaggedError("CheckFailed")<{ readonly failures: ReadonlyArray<Failure> }> {
+export class CheckFailed extends Data.TaggedError("CheckFailed")<{
+  readonly failures: ReadonlyArray<Failure>
+  /** Departures from svc's profile found beside the failures (reported with them). */
+  readonly warnings?: ReadonlyArray<Failure> | undefined
+}> {
   override get message(): string {
     return this.failures.map((f) => f.title).join("; ")
+  }
+}
+
+/**
+ * The deployment follows the spec, but departs from svc's documented profile
+ * where the spec leaves the behaviour open: each warning says what the profile
+ * expects and what came back. A warning never fails a run, except under
+ * `--strict`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Warned extends Data.TaggedError("Warned")<{ readonly warnings: ReadonlyArray<Failure> }> {
+  override get message(): string {
+    return this.warnings.map((f) => f.title).join("; ")
   }
 }
 
@@ -167,7 +207,7 @@ export interface CheckDefinition<R> {
   readonly createsPermit?: boolean | undefined
   /** What the check needs from the invocation (default: nothing but --url). */
   readonly needs?: ReadonlyArray<Need> | undefined
-  readonly run: Effect.Effect<void, CheckFailed | Inconclusive | Skip, R>
+  readonly run: Effect.Effect<void, CheckFailed | Warned | Inconclusive | Skip, R>
 }
 
 /**
@@ -236,23 +276,73 @@ export const fail = (failure: Failure): Effect.Effect<never, CheckFailed> =>
   Effect.fail(new CheckFailed({ failures: [failure] }))
 
 /**
- * Collects failures and fails at the end when there are any (for checks that
- * verify many items and should report every departure, not only the first).
+ * Ends the check with one warning (a departure from svc's profile where the
+ * spec leaves the behaviour open).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const warn = (warning: Failure): Effect.Effect<never, Warned> => Effect.fail(new Warned({ warnings: [warning] }))
+
+/**
+ * Collects failures (and warnings) and fails at the end when there are any
+ * (for checks that verify many items and should report every departure, not
+ * only the first). Failures win: a check with failures and warnings fails,
+ * carrying both; one with warnings only is a warning.
  *
  * @category errors
  * @since 0.1.0
  */
 export const collector = () => {
   const failures: Array<Failure> = []
+  const warnings: Array<Failure> = []
   return {
     add: (failure: Failure) => void failures.push(failure),
+    /** A departure from svc's profile where the spec leaves the behaviour open. */
+    warn: (warning: Failure) => void warnings.push(warning),
     get size() {
       return failures.length
     },
-    /** Succeeds when nothing was added, else fails with everything added (at most 20 reported). */
-    done: Effect.suspend(() =>
-      failures.length === 0 ? Effect.void : Effect.fail(new CheckFailed({ failures: failures.slice(0, 20) }))
+    get warnings() {
+      return warnings.length
+    },
+    /** Succeeds when nothing was added, else fails with everything added (at most 20 of each reported). */
+    done: Effect.suspend((): Effect.Effect<void, CheckFailed | Warned> =>
+      failures.length > 0
+        ? Effect.fail(
+          new CheckFailed({
+            failures: failures.slice(0, 20),
+            ...(warnings.length === 0 ? {} : { warnings: warnings.slice(0, 20) })
+          })
+        )
+        : warnings.length > 0
+        ? Effect.fail(new Warned({ warnings: warnings.slice(0, 20) }))
+        : Effect.void
     )
+  }
+}
+
+/**
+ * Any value as a text for a report (`expected`, `actual`, a title): a string as
+ * it is, anything else as its JSON, and what has no JSON (undefined, a
+ * function, a bigint) as its `String` form. Reports never carry a non-string
+ * where a text belongs, whatever the server sent.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const text = (value: unknown): string => {
+  if (typeof value === "string") return value
+  try {
+    const json = JSON.stringify(value)
+    if (typeof json === "string") return json
+  } catch {
+    // a cycle or a bigint: the String form below
+  }
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
   }
 }
 
@@ -263,8 +353,8 @@ export const collector = () => {
  * @since 0.1.0
  */
 export const show = (value: unknown, max = 300): string => {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
-  return text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text
+  const shown = text(value)
+  return shown.length > max ? `${shown.slice(0, max)}… (${shown.length} chars)` : shown
 }
 
 /**

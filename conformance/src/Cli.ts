@@ -243,6 +243,89 @@ const sharedFlags = {
   )
 }
 
+/** Flags that shape a run (the main command; replay takes them over the report's). */
+const runFlags = {
+  strict: Flag.Boolean("strict").pipe(
+    Flag.withDescription("warnings (departures from svc's profile where the spec leaves it open) fail the run"),
+    Flag.withDefault(false)
+  ),
+  coverage: Flag.Literals("coverage", ["off", "quick", "full"]).pipe(
+    Flag.withDescription(
+      `the coverage phase: off, quick (one case per boundary class) or full (every boundary) (default ${RunOptions.DEFAULTS.coverage})`
+    ),
+    Flag.optional
+  ),
+  statusLists: Flag.Literals("status-lists", ["all", "address", "none"]).pipe(
+    Flag.withDescription(
+      `the deployment's privacy setting of /v1/status lists the cross-client checks assume (svc: SVC_STATUS_LISTS; default ${RunOptions.DEFAULTS.statusLists})`
+    ),
+    Flag.optional
+  ),
+  wallets: Flag.Int("wallets").pipe(
+    Flag.withDescription(
+      `generated wallets the run spreads its permits over, at least 2 (default ${RunOptions.DEFAULTS.wallets})`
+    ),
+    Flag.optional
+  ),
+  wait: Flag.Finite("wait").pipe(
+    Flag.withDescription(
+      "how long the time-dependent checks may wait for a publication or a quote's expiry, seconds from the start of the run (default: --timeout)"
+    ),
+    Flag.optional
+  ),
+  statefulRuns: Flag.Int("stateful-runs").pipe(
+    Flag.withDescription(
+      `generated sequences per model of the stateful group (default ${RunOptions.DEFAULTS.statefulRuns})`
+    ),
+    Flag.optional
+  )
+}
+
+interface RunFlags {
+  readonly strict: boolean
+  readonly coverage: Option.Option<RunOptions.CoverageMode>
+  readonly statusLists: Option.Option<RunOptions.StatusLists>
+  readonly wallets: Option.Option<number>
+  readonly wait: Option.Option<number>
+  readonly statefulRuns: Option.Option<number>
+}
+
+const validateRun = (flags: RunFlags): string | undefined => {
+  if (Option.isSome(flags.wallets) && !(flags.wallets.value >= 2 && flags.wallets.value <= 64)) {
+    return "--wallets must be between 2 and 64 (the cross-client checks need two payers)"
+  }
+  if (Option.isSome(flags.wait) && !(flags.wait.value > 0)) return "--wait must be a positive number of seconds"
+  if (Option.isSome(flags.statefulRuns) && !(flags.statefulRuns.value >= 1 && flags.statefulRuns.value <= 1000)) {
+    return "--stateful-runs must be between 1 and 1000"
+  }
+  return undefined
+}
+
+/** The options of the run flags that were given (the others keep their defaults, or the report's in replay). */
+const runOptions = (flags: RunFlags) => ({
+  ...(flags.strict ? { strict: true } : {}),
+  ...(Option.isSome(flags.coverage) ? { coverage: flags.coverage.value } : {}),
+  ...(Option.isSome(flags.statusLists) ? { statusLists: flags.statusLists.value } : {}),
+  ...(Option.isSome(flags.wallets) ? { wallets: flags.wallets.value } : {}),
+  ...(Option.isSome(flags.wait) ? { waitSeconds: flags.wait.value } : {}),
+  ...(Option.isSome(flags.statefulRuns) ? { statefulRuns: flags.statefulRuns.value } : {})
+})
+
+/** The fast-check replays recorded in a report's stateful results (details `replay.seed`, `replay.path`, `replay.replayPath`). */
+const statefulReplays = (
+  results: ReadonlyArray<{ readonly name: string; readonly details?: Readonly<Record<string, string>> | undefined }>
+): Record<string, RunOptions.StatefulReplay> => {
+  const out: Record<string, RunOptions.StatefulReplay> = {}
+  for (const r of results) {
+    const d = r.details
+    if (d === undefined || d["replay.seed"] === undefined || d["replay.path"] === undefined) continue
+    const seed = Number(d["replay.seed"])
+    if (!Number.isSafeInteger(seed)) continue
+    out[r.name] = { seed, path: d["replay.path"], replayPath: d["replay.replayPath"] ?? "" }
+  }
+  return out
+}
+
 /**
  * The text of `svc conformance list`.
  *
@@ -278,10 +361,12 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       Flag.withDescription("base URL to replay against (default: the report's)"),
       Flag.optional
     ),
-    ...sharedFlags
+    ...sharedFlags,
+    ...runFlags
   }, (input) =>
     Effect.gen(function*() {
-      const problem = validateShared(input) ?? Option.match(input.url, { onNone: () => undefined, onSome: validateUrl })
+      const problem = validateShared(input) ?? validateRun(input) ??
+        Option.match(input.url, { onNone: () => undefined, onSome: validateUrl })
       if (problem !== undefined) return yield* bad(problem)
       const fs = yield* FileSystem.FileSystem
       const text = yield* fs.readFileString(input.file).pipe(Effect.catch(() => bad(`cannot read ${input.file}`)))
@@ -293,7 +378,9 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       }
       const decoded = Schema.decodeUnknownResult(ReportInput)(json)
       if (Result.isFailure(decoded)) {
-        return yield* bad(`${input.file} is not a conformance report (SVC_CONFORMANCE_REPORT_V1)`)
+        return yield* bad(
+          `${input.file} is not a conformance report (SVC_CONFORMANCE_REPORT_V1 or SVC_CONFORMANCE_REPORT_V2)`
+        )
       }
       const previous = decoded.success
       const failed = previous.results.filter((r) => r.status === "failed").map((r) => r.name)
@@ -323,7 +410,15 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
           : { rate: previous.options.rate }),
         ...(previous.options.signer === undefined ? {} : { signer: previous.options.signer }),
         ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {}),
-        ...chainOptions(input)
+        ...chainOptions(input),
+        // the report's run settings, then the flags given now
+        ...(previous.options.strict === true ? { strict: true } : {}),
+        ...(previous.options.coverage === undefined ? {} : { coverage: previous.options.coverage }),
+        ...(previous.options.statusLists === undefined ? {} : { statusLists: previous.options.statusLists }),
+        ...(previous.options.statefulRuns === undefined ? {} : { statefulRuns: previous.options.statefulRuns }),
+        ...(previous.options.waitSeconds === undefined ? {} : { waitSeconds: previous.options.waitSeconds }),
+        ...runOptions(input),
+        statefulReplay: statefulReplays(previous.results.filter((r) => failed.includes(r.name)))
       })
       out.write(`replaying ${failed.length} failed check(s) of ${input.file} (seed ${options.seed})\n\n`)
       const report = yield* execute(options, { output: out }).pipe(
@@ -374,7 +469,8 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       Flag.withDescription("skip every check that can create a permit (production)"),
       Flag.withDefault(false)
     ),
-    ...sharedFlags
+    ...sharedFlags,
+    ...runFlags
   }, (input) =>
     Effect.gen(function*() {
       if (Option.isNone(input.url)) {
@@ -387,6 +483,7 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       const unknown = Runner.unknownSelectors(Registry.all, [...only, ...skip])
       const problem = validateUrl(input.url.value) ??
         validateShared(input) ??
+        validateRun(input) ??
         (unknown.length > 0 ? `unknown group or check: ${unknown.join(", ")} (see svc conformance list)` : undefined) ??
         (Option.isSome(input.signer) && !ADDRESS.test(input.signer.value)
           ? "--signer must be an address (0x followed by 40 hex digits)"
@@ -409,7 +506,8 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
         ...(Option.isSome(input.rate) ? { rate: input.rate.value } : {}),
         ...(Option.isSome(input.signer) ? { signer: input.signer.value } : {}),
         ...(Option.isSome(input.walletKey) ? { walletKey: input.walletKey.value as `0x${string}` } : {}),
-        ...chainOptions(input)
+        ...chainOptions(input),
+        ...runOptions(input)
       })
       const report = yield* execute(options, { output: output() }).pipe(
         Effect.catchTags({ SelfCheckRefused: (e) => bad(e.message), Unreachable: (e) => bad(e.message) })

@@ -34,7 +34,8 @@ export const shellQuote = (s: string): string =>
 const PAD_RUN = 256
 
 /**
- * The command. Headers set by curl itself (host, content-length) are left out;
+ * The command. Headers set by curl itself (host, content-length) are left out,
+ * and a body sent without a content type keeps none (`-H 'Content-Type:'`);
  * a body ending in a long run of spaces (the 32 KiB limit checks) is generated
  * with `printf` and piped, so the line stays short and the byte count exact.
  *
@@ -50,6 +51,10 @@ export const command = (request: CurlRequest): string => {
     const lower = name.toLowerCase()
     if (lower === "host" || lower === "content-length") continue
     parts.push("-H", shellQuote(`${name}: ${value}`))
+  }
+  // a body sent without a content type: curl would add its form type, `Content-Type:` removes it
+  if (request.body !== undefined && !Object.keys(request.headers).some((h) => h.toLowerCase() === "content-type")) {
+    parts.push("-H", shellQuote("Content-Type:"))
   }
   const url = shellQuote(request.url)
   if (request.body === undefined) return [...parts, url].join(" ")

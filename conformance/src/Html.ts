@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto"
 import { type Group, GROUP_TITLES } from "./Check.ts"
-import type { CheckResult, Counts, FailureRecord, Report } from "./Report.ts"
+import { type CheckResult, type Counts, type FailureRecord, normalize, type Report } from "./Report.ts"
 
 // ---------------------------------------------------------------------------
 // Escaping
@@ -405,7 +405,7 @@ export const duration = (ms: number): string => {
   return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`
 }
 
-const STATUS_ORDER = ["failed", "inconclusive", "passed", "skipped"] as const
+const STATUS_ORDER = ["failed", "warning", "inconclusive", "passed", "skipped"] as const
 
 const badge = (status: string) => `<span class="badge ${escape(status)}">${escape(status)}</span>`
 
@@ -479,7 +479,7 @@ const extrasHtml = (r: CheckResult): string => {
 }
 
 const checkHtml = (r: CheckResult): string =>
-  `<article class="check ${escape(r.status)}" id="check-${slug(r.name)}">
+  `<article class="check ${escape(r.status)}" id="${r.status === "warning" ? "warning" : "check"}-${slug(r.name)}">
 <h3>${badge(r.status)} <code>${escape(r.name)}</code> <span class="check-title">${escape(r.title)}</span></h3>
 <p class="rule"><span class="label">rule</span> ${escape(r.reference)}</p>
 <p class="meta"><a href="#group-${slug(r.group)}">${escape(r.group)}</a> · ${duration(r.durationMs)}</p>
@@ -488,18 +488,32 @@ ${
     r.failures.length === 0
       ? ""
       : `<ol class="failures">${r.failures.map((f, i) => failureHtml(f, i)).join("\n")}</ol>`
+  }${
+    r.warnings.length === 0
+      ? ""
+      : `<p class="label">${
+        r.status === "warning" ? "departures from svc's profile" : "and departures from svc's profile (warnings)"
+      }</p><ol class="failures warnings">${r.warnings.map((f, i) => failureHtml(f, i)).join("\n")}</ol>`
   }
 </article>`
 
 const countsCells = (c: Counts) =>
   `<td class="num${c.passed > 0 ? " passed" : ""}">${c.passed}</td><td class="num${
     c.failed > 0 ? " failed" : ""
-  }">${c.failed}</td><td class="num${c.inconclusive > 0 ? " inconclusive" : ""}">${c.inconclusive}</td><td class="num${
-    c.skipped > 0 ? " skipped" : ""
-  }">${c.skipped}</td>`
+  }">${c.failed}</td><td class="num${c.warning > 0 ? " warning" : ""}">${c.warning}</td><td class="num${
+    c.inconclusive > 0 ? " inconclusive" : ""
+  }">${c.inconclusive}</td><td class="num${c.skipped > 0 ? " skipped" : ""}">${c.skipped}</td>`
 
 const groupStatus = (c: Counts) =>
-  c.failed > 0 ? "failed" : c.inconclusive > 0 ? "inconclusive" : c.passed === 0 ? "skipped" : "passed"
+  c.failed > 0
+    ? "failed"
+    : c.warning > 0
+    ? "warning"
+    : c.inconclusive > 0
+    ? "inconclusive"
+    : c.passed === 0
+    ? "skipped"
+    : "passed"
 
 const optionsHtml = (report: Report): string => {
   const o = report.options
@@ -516,6 +530,10 @@ const optionsHtml = (report: Report): string => {
   items.push(["wallet", o.wallet])
   if (o.rpcChainIds !== undefined && o.rpcChainIds.length > 0) items.push(["chains", o.rpcChainIds.join(", ")])
   if (o.execute === true) items.push(["execute", "yes"])
+  if (o.strict === true) items.push(["strict", "yes"])
+  if (o.coverage !== undefined) items.push(["coverage", o.coverage])
+  if (o.statusLists !== undefined) items.push(["status lists", o.statusLists])
+  if (o.wallets !== undefined && o.wallets.length > 0) items.push(["wallets", String(o.wallets.length)])
   return items.map(([k, v]) =>
     `<span class="opt"><span class="label">${escape(k)}</span> <code>${escape(v)}</code></span>`
   )
@@ -585,7 +603,7 @@ export const CONTENT_SECURITY_POLICY =
 
 const STYLE = `
 :root { color-scheme: light; --fg: #1d2330; --muted: #5f6b7a; --line: #d9dee5; --bg: #ffffff; --panel: #f6f8fa;
-  --pass: #1a7f37; --fail: #cf222e; --inc: #9a6700; --skip: #6e7781; --del: #ffd7d5; --ins: #ccffd8; }
+  --pass: #1a7f37; --fail: #cf222e; --warn: #bc4c00; --inc: #9a6700; --skip: #6e7781; --del: #ffd7d5; --ins: #ccffd8; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 main { max-width: 1200px; margin: 0 auto; padding: 24px; }
@@ -608,6 +626,7 @@ header.run dt { color: var(--muted); } header.run dd { margin: 0; }
   border-radius: 10px; text-transform: uppercase; color: #fff; vertical-align: 1px; }
 .badge.passed { background: var(--pass); } .badge.failed { background: var(--fail); }
 .badge.inconclusive { background: var(--inc); } .badge.skipped { background: var(--skip); }
+.badge.warning { background: var(--warn); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; color: var(--muted); font-weight: 600; }
@@ -615,11 +634,13 @@ th[data-sort] { cursor: pointer; user-select: none; } th[aria-sort=descending]::
 th[aria-sort=ascending]::after { content: " ▲"; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.num.failed { color: var(--fail); font-weight: 700; } td.num.inconclusive { color: var(--inc); font-weight: 700; }
+td.num.warning { color: var(--warn); font-weight: 700; }
 tr.total td { font-weight: 700; border-top: 2px solid var(--line); }
 tr.group-row.failed td:first-child { border-left: 3px solid var(--fail); }
 .bar-cell { width: 34%; } .bar { display: inline-block; height: 8px; border-radius: 4px; background: #8c959f; vertical-align: 1px; margin-right: 6px; }
 tr.failed .bar { background: var(--fail); }
 .check { border: 1px solid var(--line); border-left: 4px solid var(--fail); border-radius: 6px; padding: 12px 14px; margin: 0 0 16px; }
+.check.warning { border-left-color: var(--warn); }
 .check-title { font-weight: 400; }
 .rule { margin: 2px 0; } .meta { margin: 2px 0 8px; font-size: 12px; }
 ol.failures { padding-left: 20px; } li.failure { margin-bottom: 14px; }
@@ -661,7 +682,8 @@ td.why { color: var(--muted); font-size: 12px; }
  * @category running
  * @since 0.1.0
  */
-export const render = (report: Report): string => {
+export const render = (input: Report): string => {
+  const report = normalize(input)
   const results = report.results
   const groups = [
     ...new Set<Group>([...(Object.keys(report.groups) as Array<Group>), ...results.map((r) => r.group)])
@@ -674,6 +696,7 @@ export const render = (report: Report): string => {
     return {
       passed: rs.filter((r) => r.status === "passed").length,
       failed: rs.filter((r) => r.status === "failed").length,
+      warning: rs.filter((r) => r.status === "warning").length,
       inconclusive: rs.filter((r) => r.status === "inconclusive").length,
       skipped: rs.filter((r) => r.status === "skipped").length
     }
@@ -697,12 +720,14 @@ ${
         duration(report.selfCheck.durationMs)
       }</dd>`
   }
-<dt>result</dt><dd class="totals">${report.summary.total} checks: ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.inconclusive} inconclusive, ${report.summary.skipped} skipped</dd>
+<dt>result</dt><dd class="totals">${report.summary.total} checks: ${report.summary.passed} passed, ${report.summary.failed} failed, ${report.summary.warning} warning${
+    report.summary.warning === 1 ? "" : "s"
+  }, ${report.summary.inconclusive} inconclusive, ${report.summary.skipped} skipped</dd>
 </dl>
 </header>`
 
   const summary = `<section id="summary"><h2>Summary by group</h2>
-<table class="summary"><thead><tr><th>group</th><th class="num">passed</th><th class="num">failed</th><th class="num">inconclusive</th><th class="num">skipped</th><th class="num">time</th></tr></thead>
+<table class="summary"><thead><tr><th>group</th><th class="num">passed</th><th class="num">failed</th><th class="num">warning</th><th class="num">inconclusive</th><th class="num">skipped</th><th class="num">time</th></tr></thead>
 <tbody>${
     groups.map((g) => {
       const c = countsOfGroup(g)
@@ -721,6 +746,13 @@ ${
     : `<section id="failures"><h2>Failures (${failed.length})</h2>
 ${failed.map(checkHtml).join("\n")}</section>`
 
+  const warned = results.filter((r) => r.status === "warning")
+  const warnings = warned.length === 0
+    ? ""
+    : `<section id="warnings"><h2>Warnings (${warned.length})</h2>
+<p class="muted">Departures from svc's documented profile where the spec leaves the behaviour open: they do not fail the run (--strict fails them).</p>
+${warned.map(checkHtml).join("\n")}</section>`
+
   const undecided = results.filter((r) => r.status === "inconclusive")
   const inconclusive = undecided.length === 0
     ? ""
@@ -735,10 +767,11 @@ ${failed.map(checkHtml).join("\n")}</section>`
 
   const row = (withGroup: boolean) => (r: CheckResult) => {
     const width = Math.max(0.5, (100 * r.durationMs) / slowest).toFixed(1)
-    const name = r.status === "failed"
-      ? `<a href="#check-${slug(r.name)}"><code>${escape(r.name)}</code></a>`
+    const name = r.status === "failed" || r.status === "warning"
+      ? `<a href="#${r.status === "warning" ? "warning" : "check"}-${slug(r.name)}"><code>${escape(r.name)}</code></a>`
       : `<code>${escape(r.name)}</code>`
-    const why = r.reason ?? (r.status === "failed" ? r.failures[0]?.title ?? "" : "")
+    const why = r.reason ??
+      (r.status === "failed" ? r.failures[0]?.title ?? "" : r.status === "warning" ? r.warnings[0]?.title ?? "" : "")
     const group = withGroup ? `<td><a href="#group-${slug(r.group)}">${escape(r.group)}</a></td>` : ""
     return `<tr class="${escape(r.status)}" data-check="${
       escape(r.name)
@@ -788,10 +821,13 @@ ${failed.map(checkHtml).join("\n")}</section>`
 <main>
 ${header}
 <nav class="muted"><a href="#summary">summary</a> · <a href="#failures">failures</a>${
+    warned.length === 0 ? "" : ` · <a href="#warnings">warnings</a>`
+  }${
     undecided.length === 0 ? "" : ` · <a href="#inconclusive">inconclusive</a>`
   } · <a href="#groups">groups</a> · <a href="#timing">timing</a></nav>
 ${summary}
 ${failures}
+${warnings}
 ${inconclusive}
 <div id="groups">
 ${groupSections}

@@ -8,6 +8,8 @@
 import type { Check } from "./Check.ts"
 import * as Aggregator from "./checks/aggregator.ts"
 import * as Chain from "./checks/chain.ts"
+import * as Clients from "./checks/clients.ts"
+import * as Coverage from "./checks/coverage.ts"
 import * as Discovery from "./checks/discovery.ts"
 import * as Etag from "./checks/etag.ts"
 import * as Feed from "./checks/feed.ts"
@@ -19,6 +21,7 @@ import * as Permits from "./checks/permits.ts"
 import * as Responses from "./checks/responses.ts"
 import * as Route from "./checks/route.ts"
 import * as Sse from "./checks/sse.ts"
+import * as Stateful from "./checks/stateful.ts"
 import * as Timing from "./checks/timing.ts"
 
 /**
@@ -54,6 +57,9 @@ export const all: ReadonlyArray<Check> = make([
   ...Golden.checks,
   ...Chain.checks,
   ...Negative.checks,
+  ...Coverage.checks,
+  ...Stateful.checks,
+  ...Clients.checks,
   ...Aggregator.checks,
   ...Timing.checks,
   ...Responses.checks

@@ -10,7 +10,7 @@
 import { Effect, FileSystem, Path } from "effect"
 import { type Group, GROUP_TITLES } from "./Check.ts"
 import * as Html from "./Html.ts"
-import type { CheckResult, Counts, Report, RunEvent } from "./Report.ts"
+import { type CheckResult, type Counts, type FailureRecord, normalize, type Report, type RunEvent } from "./Report.ts"
 import type { Reporter } from "./Runner.ts"
 import type { ReportTargets } from "./RunOptions.ts"
 
@@ -37,7 +37,9 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + " ".repeat(n - s.
 const padStart = (s: string, n: number) => (s.length >= n ? s : " ".repeat(n - s.length) + s)
 
 const countsText = (c: Counts) =>
-  `${c.passed} passed, ${c.failed} failed, ${c.inconclusive} inconclusive, ${c.skipped} skipped`
+  `${c.passed} passed, ${c.failed} failed, ${c.warning ?? 0} warning${
+    (c.warning ?? 0) === 1 ? "" : "s"
+  }, ${c.inconclusive} inconclusive, ${c.skipped} skipped`
 
 /**
  * The summary table of a report.
@@ -45,16 +47,17 @@ const countsText = (c: Counts) =>
  * @category running
  * @since 0.1.0
  */
-export const summaryTable = (report: Report): string => {
+export const summaryTable = (input: Report): string => {
+  const report = normalize(input)
   const rows: Array<[string, Counts]> = (Object.entries(report.groups) as Array<[Group, Counts]>).map((
     [g, c]
   ) => [g, c])
   rows.push(["total", report.summary])
-  const header = `${pad("group", 12)}${padStart("passed", 8)}${padStart("failed", 8)}${padStart("inconclusive", 14)}${
-    padStart("skipped", 9)
-  }`
+  const header = `${pad("group", 12)}${padStart("passed", 8)}${padStart("failed", 8)}${padStart("warning", 9)}${
+    padStart("inconclusive", 14)
+  }${padStart("skipped", 9)}`
   const line = (name: string, c: Counts) =>
-    `${pad(name, 12)}${padStart(String(c.passed), 8)}${padStart(String(c.failed), 8)}${
+    `${pad(name, 12)}${padStart(String(c.passed), 8)}${padStart(String(c.failed), 8)}${padStart(String(c.warning), 9)}${
       padStart(String(c.inconclusive), 14)
     }${padStart(String(c.skipped), 9)}`
   const sep = "-".repeat(header.length)
@@ -68,6 +71,15 @@ export const summaryTable = (report: Report): string => {
 }
 
 const indent = (text: string, by: string) => text.split("\n").map((l) => by + l).join("\n")
+
+const departures = (list: ReadonlyArray<FailureRecord>, out: Array<string>) => {
+  for (const f of list) {
+    out.push(`  - ${f.title}`)
+    out.push(indent(`expected: ${f.expected}`, "      "))
+    out.push(indent(`actual:   ${f.actual}`, "      "))
+    if (f.curl !== undefined) out.push(indent(`reproduce: ${f.curl}`, "      "))
+  }
+}
 
 /**
  * The failure section of a report: for each failed check, every failure with
@@ -83,12 +95,32 @@ export const failureText = (results: ReadonlyArray<CheckResult>, color = false):
   for (const r of results.filter((x) => x.status === "failed")) {
     out.push(`${red("FAILED")} ${r.name} (${r.group}): ${r.title}`)
     out.push(dim(`  rule: ${r.reference}`))
-    for (const f of r.failures) {
-      out.push(`  - ${f.title}`)
-      out.push(indent(`expected: ${f.expected}`, "      "))
-      out.push(indent(`actual:   ${f.actual}`, "      "))
-      if (f.curl !== undefined) out.push(indent(`reproduce: ${f.curl}`, "      "))
+    departures(r.failures ?? [], out)
+    if ((r.warnings ?? []).length > 0) {
+      out.push(dim("  and departures from svc's profile (warnings):"))
+      departures(r.warnings, out)
     }
+    out.push("")
+  }
+  return out.join("\n")
+}
+
+/**
+ * The warning section of a report: for each check with the warning verdict,
+ * every departure from svc's documented profile (where the spec leaves the
+ * behaviour open) with expected, actual and the curl reproduction.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const warningText = (results: ReadonlyArray<CheckResult>, color = false): string => {
+  const yellow = paint(color)("33")
+  const dim = paint(color)("2")
+  const out: Array<string> = []
+  for (const r of results.filter((x) => x.status === "warning")) {
+    out.push(`${yellow("WARNING")} ${r.name} (${r.group}): ${r.title}`)
+    out.push(dim(`  rule: ${r.reference}`))
+    departures(r.warnings ?? [], out)
     out.push("")
   }
   return out.join("\n")
@@ -171,6 +203,8 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
           const k = event.counts
           const mark = k.failed > 0
             ? red("✗")
+            : (k.warning ?? 0) > 0
+            ? yellow("!")
             : k.inconclusive > 0
             ? yellow("?")
             : k.passed === 0
@@ -184,10 +218,12 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
           return
         }
         case "run-finished": {
-          const r = event.report
+          const r = normalize(event.report)
           options.write(`\n${summaryTable(r)}\n\n`)
           const failures = failureText(r.results, options.color)
           if (failures.length > 0) options.write(`${failures}\n`)
+          const warnings = warningText(r.results, options.color)
+          if (warnings.length > 0) options.write(`${warnings}\n`)
           const other = r.results.filter((x) =>
             x.status === "inconclusive" || (x.status === "skipped" && x.reason !== undefined)
           )
@@ -215,6 +251,15 @@ export const consoleReporter = (options: ConsoleOptions): Reporter => {
               (r.durationMs / 1000).toFixed(1)
             } s\n`
           )
+          if (r.summary.warning > 0) {
+            options.write(
+              dim(
+                `  a warning is not a failure: ${r.summary.warning} check${
+                  r.summary.warning === 1 ? "" : "s"
+                } found departures from svc's documented profile where the spec leaves the behaviour open; --strict fails them\n`
+              )
+            )
+          }
           if (r.summary.inconclusive > 0) {
             options.write(
               dim(
@@ -249,7 +294,8 @@ const xml = (s: string) =>
  * @category running
  * @since 0.1.0
  */
-export const junit = (report: Report): string => {
+export const junit = (input: Report): string => {
+  const report = normalize(input)
   const seconds = (ms: number) => (ms / 1000).toFixed(3)
   const groups = [...new Set(report.results.map((r) => r.group))]
   const suites = groups.map((g) => {
@@ -258,11 +304,20 @@ export const junit = (report: Report): string => {
     const skipped = results.filter((r) => r.status === "skipped" || r.status === "inconclusive").length
     const time = results.reduce((t, r) => t + r.durationMs, 0)
     const cases = results.map((r) => {
-      const open = `    <testcase classname="svc.conformance.${g}" name="${xml(r.name)}" time="${
+      const open = `    <testcase classname="svc.conformance.${xml(g)}" name="${xml(r.name)}" time="${
         seconds(r.durationMs)
       }"`
-      const out = r.details === undefined ? "" : `\n      <system-out>${xml(detailsText(r))}</system-out>`
-      if (r.status === "passed") return out === "" ? `${open}/>` : `${open}>${out}\n    </testcase>`
+      const out = (r.details === undefined ? "" : `\n      <system-out>${xml(detailsText(r))}</system-out>`) +
+        (r.warnings.length === 0
+          ? ""
+          : `\n      <system-err>${xml(warningText([{ ...r, status: "warning" }]))}</system-err>`)
+      if (r.status === "passed" || r.status === "warning") {
+        // JUnit has no warning: a warning is a passing test case whose departures are in <system-err>
+        const verdict = r.status === "warning"
+          ? `\n      <properties><property name="verdict" value="warning"/></properties>`
+          : ""
+        return out === "" && verdict === "" ? `${open}/>` : `${open}>${verdict}${out}\n    </testcase>`
+      }
       if (r.status === "failed") {
         const text = failureText([r])
         return `${open}>\n      <failure message="${xml(r.failures[0]?.title ?? r.title)}" type="CheckFailed">${
@@ -271,9 +326,11 @@ export const junit = (report: Report): string => {
       }
       return `${open}>\n      <skipped message="${xml(`${r.status}: ${r.reason ?? ""}`)}"/>${out}\n    </testcase>`
     })
-    return `  <testsuite name="${g}" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${
+    return `  <testsuite name="${
+      xml(g)
+    }" tests="${results.length}" failures="${failed}" errors="0" skipped="${skipped}" time="${
       seconds(time)
-    }">\n    <properties><property name="description" value="${xml(GROUP_TITLES[g])}"/></properties>\n${
+    }">\n    <properties><property name="description" value="${xml(GROUP_TITLES[g] ?? "")}"/></properties>\n${
       cases.join("\n")
     }\n  </testsuite>`
   })
@@ -283,6 +340,80 @@ export const junit = (report: Report): string => {
   }" tests="${s.total}" failures="${s.failed}" errors="0" skipped="${s.skipped + s.inconclusive}" time="${
     seconds(report.durationMs)
   }" timestamp="${report.startedAt}">\n${suites.join("\n")}\n</testsuites>\n`
+}
+
+/**
+ * The JSON report (`SVC_CONFORMANCE_REPORT_V2`), as written by `--report json=PATH`.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const json = (report: Report): string => `${JSON.stringify(normalize(report), null, 2)}\n`
+
+/**
+ * One NDJSON line of a run event, as written by `--report ndjson=PATH`.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const ndjsonLine = (event: RunEvent): string =>
+  `${JSON.stringify(event.type === "run-finished" ? { ...event, report: normalize(event.report) } : event)}\n`
+
+/**
+ * Every format of a report: the console text (not a terminal, no colour), the
+ * JUnit XML, the JSON report, the NDJSON events of the run and the HTML page.
+ * Each renders every verdict of every check, whatever the server sent.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const renderAll = (report: Report): {
+  readonly console: string
+  readonly junit: string
+  readonly json: string
+  readonly ndjson: string
+  readonly html: string
+} => {
+  let consoleText = ""
+  const reporter = consoleReporter({ write: (t) => void (consoleText += t), tty: false, color: false })
+  const events = eventsOf(report)
+  for (const event of events) Effect.runSync(reporter.onEvent(event))
+  return {
+    console: consoleText,
+    junit: junit(report),
+    json: json(report),
+    ndjson: events.map(ndjsonLine).join(""),
+    html: Html.render(report)
+  }
+}
+
+/** The events a run of this report emitted, rebuilt from the report. */
+const eventsOf = (input: Report): ReadonlyArray<RunEvent> => {
+  const report = normalize(input)
+  const groups = [...new Set(report.results.map((r) => r.group))]
+  const out: Array<RunEvent> = [{
+    type: "run-started",
+    baseUrl: report.baseUrl,
+    checks: report.results.length,
+    groups: groups.map((group) => ({ group, checks: report.results.filter((r) => r.group === group).length })),
+    options: report.options,
+    ...(report.selfCheck === undefined ? {} : { selfCheck: report.selfCheck })
+  }]
+  for (const group of groups) {
+    const results = report.results.filter((r) => r.group === group)
+    out.push({ type: "group-started", group, checks: results.length })
+    for (const result of results) {
+      out.push({ type: "check-started", group, name: result.name }, { type: "check-finished", result })
+    }
+    out.push({
+      type: "group-finished",
+      group,
+      counts: report.groups[group]!,
+      durationMs: results.reduce((t, r) => t + r.durationMs, 0)
+    })
+  }
+  out.push({ type: "run-finished", report })
+  return out
 }
 
 /**
@@ -326,7 +457,10 @@ export const fileReporters = (targets: ReportTargets) =>
       yield* fs.writeFileString(file, "").pipe(Effect.catch(log("NDJSON")))
       reporters.push({
         onEvent: (event) =>
-          fs.writeFileString(file, `${JSON.stringify(event)}\n`, { flag: "a" }).pipe(Effect.catch(log("NDJSON")))
+          Effect.try(() => ndjsonLine(event)).pipe(
+            Effect.flatMap((line) => fs.writeFileString(file, line, { flag: "a" })),
+            Effect.catch(log("NDJSON"))
+          )
       })
     }
     const atEnd = (file: string | undefined, what: string, render: (r: Report) => string) => {
@@ -336,13 +470,15 @@ export const fileReporters = (targets: ReportTargets) =>
           event.type !== "run-finished"
             ? Effect.void
             : prepare(file).pipe(
-              Effect.andThen(fs.writeFileString(file, render(event.report))),
+              // rendering is inside the effect: a report that cannot be rendered is logged, the others are written
+              Effect.andThen(Effect.try(() => render(event.report))),
+              Effect.flatMap((text) => fs.writeFileString(file, text)),
               Effect.catch(log(what))
             )
       })
     }
     atEnd(targets.junit, "JUnit", junit)
-    atEnd(targets.json, "JSON", (r) => `${JSON.stringify(r, null, 2)}\n`)
+    atEnd(targets.json, "JSON", json)
     atEnd(targets.html, "HTML", Html.render)
     return reporters
   })

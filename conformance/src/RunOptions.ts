@@ -71,6 +71,54 @@ export interface RunOptions {
   readonly execute: boolean
   /** How long `--execute` waits for its transactions and for the permit to be PAID, seconds. */
   readonly executeTimeoutSeconds: number
+  /** `--strict`: a warning (a departure from svc's profile where the spec leaves it open) fails the run. */
+  readonly strict: boolean
+  /** `--coverage`: the coverage phase's cases (off, quick: one per boundary class, full: every boundary). */
+  readonly coverage: CoverageMode
+  /** `--status-lists`: the deployment's privacy setting of `/v1/status` lists the run assumes. */
+  readonly statusLists: StatusLists
+  /**
+   * The generated wallets the run spreads its permits over (`--wallets`); the
+   * first is `walletKey`. The cross-client checks need two.
+   */
+  readonly walletKeys: ReadonlyArray<`0x${string}`>
+  /** `--wait`: how long the time-dependent checks may wait from the start of the run, seconds (default: the timeout). */
+  readonly waitSeconds?: number | undefined
+  /** `--stateful-runs`: sequences generated per model of the stateful group. */
+  readonly statefulRuns: number
+  /** The fast-check replay of a stateful check (`svc conformance replay` of a report that carries one). */
+  readonly statefulReplay?: Readonly<Record<string, StatefulReplay>> | undefined
+}
+
+/**
+ * The coverage phase's depth.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type CoverageMode = "off" | "quick" | "full"
+
+/**
+ * A deployment's privacy setting of `/v1/status` lists: `all` (anyone lists a
+ * quoteId's or an address's fills), `address` (an address's fills only),
+ * `none` (single fills only).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type StatusLists = "all" | "address" | "none"
+
+/**
+ * What replays a stateful check's failing sequence: fast-check's seed, path
+ * and the commands' replay path.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StatefulReplay {
+  readonly seed: number
+  readonly path: string
+  readonly replayPath: string
 }
 
 /**
@@ -110,7 +158,11 @@ export const DEFAULTS = {
   maxExamples: 20,
   timeoutSeconds: 10,
   quietMillis: 1500,
-  executeTimeoutSeconds: 120
+  executeTimeoutSeconds: 120,
+  coverage: "quick",
+  statusLists: "all",
+  wallets: 3,
+  statefulRuns: 10
 } as const
 
 /**
@@ -168,21 +220,33 @@ export const parseRpc = (
  * @since 0.1.0
  */
 export const make = (
-  input: Partial<RunOptions> & { readonly baseUrl: string }
-): RunOptions => ({
-  only: [],
-  skip: [],
-  seed: globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! & 0x7fffffff,
-  maxExamples: DEFAULTS.maxExamples,
-  timeoutSeconds: DEFAULTS.timeoutSeconds,
-  readOnly: false,
-  quietMillis: DEFAULTS.quietMillis,
-  reports: {},
-  rpc: [],
-  execute: false,
-  executeTimeoutSeconds: DEFAULTS.executeTimeoutSeconds,
-  walletKeyGenerated: input.walletKey === undefined,
-  walletKey: input.walletKey ?? randomKey(),
-  ...input,
-  baseUrl: input.baseUrl.replace(/\/+$/, "")
-})
+  input: Partial<RunOptions> & { readonly baseUrl: string; readonly wallets?: number | undefined }
+): RunOptions => {
+  const { wallets, ...rest } = input
+  const walletKey = input.walletKey ?? input.walletKeys?.[0] ?? randomKey()
+  const count = Math.max(2, wallets ?? input.walletKeys?.length ?? DEFAULTS.wallets)
+  const walletKeys = [walletKey, ...(input.walletKeys ?? []).slice(1)]
+  while (walletKeys.length < count) walletKeys.push(randomKey())
+  return {
+    only: [],
+    skip: [],
+    seed: globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! & 0x7fffffff,
+    maxExamples: DEFAULTS.maxExamples,
+    timeoutSeconds: DEFAULTS.timeoutSeconds,
+    readOnly: false,
+    quietMillis: DEFAULTS.quietMillis,
+    reports: {},
+    rpc: [],
+    execute: false,
+    executeTimeoutSeconds: DEFAULTS.executeTimeoutSeconds,
+    strict: false,
+    coverage: DEFAULTS.coverage,
+    statusLists: DEFAULTS.statusLists,
+    statefulRuns: DEFAULTS.statefulRuns,
+    walletKeyGenerated: input.walletKey === undefined,
+    ...rest,
+    walletKey,
+    walletKeys: walletKeys.slice(0, count),
+    baseUrl: input.baseUrl.replace(/\/+$/, "")
+  }
+}

@@ -8,9 +8,10 @@
  *
  * @since 0.1.0
  */
+import { Signature } from "@svc/protocol"
 import { Cause, Clock, Effect, Exit, Layer, Option } from "effect"
 import * as Chain from "./Chain.ts"
-import { type Check, Details, type Group, GROUPS, type Need, type Status } from "./Check.ts"
+import { type Check, Details, type Failure, type Group, GROUPS, type Need, type Status, text } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
 import * as Observer from "./Observer.ts"
 import {
@@ -18,6 +19,7 @@ import {
   countsOf,
   type FailureRecord,
   type Report,
+  REPORT_SCHEMA,
   type ReportedOptions,
   type RunEvent,
   type SelfCheckSummary
@@ -84,7 +86,9 @@ const NEEDS: Readonly<Record<Need, string>> = {
  */
 export const plan = (
   checks: ReadonlyArray<Check>,
-  options: Pick<RunOptions, "only" | "skip" | "readOnly"> & Partial<Pick<RunOptions, "rpc" | "execute">>
+  options:
+    & Pick<RunOptions, "only" | "skip" | "readOnly">
+    & Partial<Pick<RunOptions, "rpc" | "execute" | "coverage">>
 ): ReadonlyArray<PlanEntry> => {
   const hit = (c: Check, list: ReadonlyArray<string>) => list.includes(c.group) || list.includes(c.name)
   const selected = checks.filter((c) => (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip))
@@ -94,6 +98,7 @@ export const plan = (
   }
   return GROUPS.flatMap((g) => selected.filter((c) => c.group === g)).map((check) => {
     if (options.readOnly && check.createsPermit) return { check, skip: "--read-only: this check can create a permit" }
+    if (check.group === "coverage" && options.coverage === "off") return { check, skip: "--coverage off" }
     const missing = check.needs.find((n) => !met[n])
     return missing === undefined ? { check } : { check, skip: NEEDS[missing] }
   })
@@ -101,12 +106,18 @@ export const plan = (
 
 const truncate = (s: string, max: number) => (s.length > max ? `${s.slice(0, max)}… (${s.length} chars)` : s)
 
-const failureRecord = (
-  f: { title: string; expected: string; actual: string; exchange?: Exchange.Exchange | undefined }
-): FailureRecord => ({
-  title: f.title,
-  expected: f.expected,
-  actual: f.actual,
+/**
+ * A failure (or warning) as reported. Every text is a string whatever the
+ * check put there (a value taken from a server's answer may be anything, even
+ * undefined), so that every reporter can render it.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const failureRecord = (f: Failure): FailureRecord => ({
+  title: text(f.title),
+  expected: text(f.expected),
+  actual: text(f.actual),
   ...(f.exchange === undefined ? {} : {
     request: {
       ...f.exchange.request,
@@ -128,6 +139,12 @@ const failureRecord = (
   })
 })
 
+/** A warning turned into a failure by --strict: the title says so. */
+const strictFailure = (w: FailureRecord): FailureRecord => ({
+  ...w,
+  title: `${w.title} (a warning, failed by --strict)`
+})
+
 /** Longest time one check may take before it is cut and reported inconclusive (--execute adds its own wait). */
 const checkBudgetMs = (check: Check, options: RunOptions) =>
   Math.max(120_000, options.timeoutSeconds * 6000 + options.maxExamples * 2000) +
@@ -144,6 +161,7 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
         durationMs: 0,
         reason: entry.skip,
         failures: [],
+        warnings: [],
         notes: []
       } satisfies CheckResult
     }
@@ -162,12 +180,13 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
     const notes = (yield* transport.exchanges).slice(before).flatMap((e) => e.notes).filter((n) => n !== "no response")
     const result = (
       status: Status,
-      extra: { reason?: string; failures?: ReadonlyArray<FailureRecord> }
+      extra: { reason?: string; failures?: ReadonlyArray<FailureRecord>; warnings?: ReadonlyArray<FailureRecord> }
     ): CheckResult => ({
       ...base,
       status,
       durationMs,
       failures: extra.failures ?? [],
+      warnings: extra.warnings ?? [],
       notes: [...new Set(notes)].filter((n) => !n.startsWith("rate limited (429)")),
       ...(extra.reason === undefined ? {} : { reason: extra.reason }),
       ...(Object.keys(details).length === 0 ? {} : { details: { ...details } })
@@ -183,8 +202,19 @@ const runOne = (entry: PlanEntry, options: RunOptions) =>
     if (Option.isSome(error)) {
       const e = error.value
       switch (e._tag) {
-        case "CheckFailed":
-          return result("failed", { failures: e.failures.map(failureRecord) })
+        case "CheckFailed": {
+          const warnings = (e.warnings ?? []).map(failureRecord)
+          return options.strict
+            ? result("failed", { failures: [...e.failures.map(failureRecord), ...warnings.map(strictFailure)] })
+            : result("failed", { failures: e.failures.map(failureRecord), warnings })
+        }
+        case "Warned": {
+          const warnings = e.warnings.map(failureRecord)
+          // --strict: a departure from svc's profile fails like a departure from the spec
+          return options.strict
+            ? result("failed", { failures: warnings.map(strictFailure) })
+            : result("warning", { warnings })
+        }
         case "Inconclusive":
           return result("inconclusive", { reason: e.reason })
         case "Skip":
@@ -214,7 +244,13 @@ export const reportedOptions = (options: RunOptions, wallet: string): ReportedOp
   readOnly: options.readOnly,
   wallet,
   ...(options.rpc.length === 0 ? {} : { rpcChainIds: options.rpc.map((e) => e.chainId) }),
-  ...(options.execute ? { execute: true } : {})
+  ...(options.execute ? { execute: true } : {}),
+  strict: options.strict,
+  coverage: options.coverage,
+  statusLists: options.statusLists,
+  statefulRuns: options.statefulRuns,
+  wallets: options.walletKeys.map((k) => Signature.addressOf(k)),
+  ...(options.waitSeconds === undefined ? {} : { waitSeconds: options.waitSeconds })
 })
 
 /**
@@ -274,7 +310,7 @@ export const run = (
     const finished = yield* Clock.currentTimeMillis
     const summary = countsOf(results)
     const report: Report = {
-      schema: "SVC_CONFORMANCE_REPORT_V1",
+      schema: REPORT_SCHEMA,
       tool: { name: "svc-conformance", version: VERSION },
       baseUrl: options.baseUrl,
       startedAt: new Date(startedAt).toISOString(),
@@ -309,7 +345,7 @@ export const layer: Layer.Layer<Shared.Shared | Observer.Observer | Chain.Chains
 export const runScoped = (
   checks: ReadonlyArray<Check>,
   reporters: ReadonlyArray<Reporter>,
-  extras?: { readonly selfCheck?: SelfCheckSummary | undefined }
+  extras?: Parameters<typeof run>[2]
 ) => run(checks, reporters, extras).pipe(Effect.provide(layer))
 
 /**

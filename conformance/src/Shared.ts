@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { PermitMessage, type Route, Signature } from "@svc/protocol"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Clock, Context, Effect, Exit, Layer } from "effect"
 import { CheckFailed, fail, type Failure, Inconclusive, Skip } from "./Check.ts"
 import * as Exchange from "./Exchange.ts"
 import { Options } from "./RunOptions.ts"
@@ -63,6 +63,21 @@ export interface IssuedPermit {
 }
 
 /**
+ * A generated test wallet: its key (never written to a report) and its
+ * checksummed address.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Wallet {
+  readonly key: `0x${string}`
+  readonly address: string
+}
+
+/** A quote with less validity left than this is not used for a new request (it may expire on the way). */
+const FRESH_ROUTE_SECONDS = 15
+
+/**
  * The shared values of a run.
  *
  * @category services
@@ -77,14 +92,25 @@ export class Shared extends Context.Service<Shared, {
   readonly feed: Effect.Effect<FeedSnapshot, Skip>
   /** Reads the feed again now (not cached). */
   readonly freshFeed: Effect.Effect<FeedSnapshot, Skip>
-  /** An open route with EVM source and destination (permit checks request minimumFillInRaw of it). */
+  /**
+   * An open route with EVM source and destination (permit checks request
+   * minimumFillInRaw of it), whose quote is valid for a while yet: when the
+   * route found first is about to expire (quotes roll), the feed is read again
+   * and its open route taken.
+   */
   readonly openRoute: Effect.Effect<Route, Skip>
+  /** The open route as first found in this run (its quote may have expired since). */
+  readonly firstOpenRoute: Effect.Effect<Route, Skip>
   /** The answer to a permit creation of this run, whatever its status (skips under --read-only). */
   readonly issuedPermit: Effect.Effect<IssuedPermit, Skip>
   /** Whether /v1/health answers anything but 404. */
   readonly aggregatorPresent: Effect.Effect<boolean, Skip>
-  /** The test wallet: key and checksummed address. */
-  readonly wallet: { readonly key: `0x${string}`; readonly address: string }
+  /** The test wallet: key and checksummed address (the first of `wallets`). */
+  readonly wallet: Wallet
+  /** Every generated wallet of the run (`--wallets`), the test wallet first. */
+  readonly wallets: ReadonlyArray<Wallet>
+  /** The next wallet in turn: checks that create many permits spread them over the wallets. */
+  readonly nextWallet: () => Wallet
   /** A fresh idempotency key. */
   readonly newKey: () => string
   /** GET of a path, sent once per run (later calls return the same exchange). */
@@ -304,7 +330,13 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
     const options = yield* Options
     const provide = <A, E>(effect: Effect.Effect<A, E, Transport>) =>
       Effect.provideService(effect, Transport, transport)
-    const wallet = { key: options.walletKey, address: Signature.addressOf(options.walletKey) }
+    const wallets = (options.walletKeys.length > 0 ? options.walletKeys : [options.walletKey]).map((key) => ({
+      key,
+      address: Signature.addressOf(key)
+    }))
+    const wallet = wallets[0]!
+    let turn = 0
+    const nextWallet = () => wallets[turn++ % wallets.length]!
     const runTag = Array.from(
       globalThis.crypto.getRandomValues(new Uint8Array(4)),
       (b) => b.toString(16).padStart(2, "0")
@@ -356,7 +388,7 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
     )
     const feed = yield* Effect.cached(readFeed)
 
-    const openRoute = yield* Effect.cached(Effect.flatMap(feed, (snapshot) => {
+    const openOf = (snapshot: FeedSnapshot) => {
       const route = snapshot.routes.find((r) =>
         r.open === true && r.sourceRouter !== null && r.sourceChainId !== null && r.destinationChainId !== null &&
         typeof r.quoteId === "string" && typeof r.minimumFillInRaw === "string"
@@ -364,7 +396,19 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
       return route === undefined
         ? Effect.fail(new Skip({ reason: "the feed has no open route between EVM networks" }))
         : Effect.succeed(route)
-    }))
+    }
+    const firstOpenRoute = yield* Effect.cached(Effect.flatMap(feed, openOf))
+    let current: Route | undefined
+    const openRoute = Effect.gen(function*() {
+      const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      const fresh = (r: Route | undefined) => r !== undefined && Number(r.validUntil) - now > FRESH_ROUTE_SECONDS
+      if (current === undefined) current = yield* firstOpenRoute
+      if (fresh(current)) return current
+      // the quote rolls soon (or did): the route of the current publication
+      const again = yield* readFeed.pipe(Effect.flatMap(openOf), Effect.orElseSucceed(() => current!))
+      current = again
+      return again
+    })
 
     const issuedPermit = yield* Effect.cached(
       options.readOnly
@@ -392,9 +436,12 @@ export const layer: Layer.Layer<Shared, never, Transport | Options> = Layer.effe
       feed,
       freshFeed: readFeed,
       openRoute,
+      firstOpenRoute,
       issuedPermit,
       aggregatorPresent,
       wallet,
+      wallets,
+      nextWallet,
       newKey,
       get
     })

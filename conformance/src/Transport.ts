@@ -107,6 +107,12 @@ export interface FetchOptions {
   readonly rate?: number | undefined
   /** The longest total wait for 429 answers of one request before it is inconclusive. */
   readonly maxRateLimitWaitMs?: number | undefined
+  /**
+   * The longest total wait, over the whole run, for 503 answers that carry
+   * Retry-After (default 60 s): past it a 503 is returned at once, so that a
+   * deployment that is down does not make every request wait.
+   */
+  readonly maxUnavailableWaitMs?: number | undefined
   /** The fetch implementation (default: the global one). */
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Sent on every request. */
@@ -148,6 +154,7 @@ export const make = (options: FetchOptions) =>
     const userAgent = options.userAgent ?? "svc-conformance/0.1.0"
     const interval = options.rate !== undefined && options.rate > 0 ? 1000 / options.rate : 0
     const maxWait = options.maxRateLimitWaitMs ?? Math.max(options.timeoutMs, 10_000)
+    let unavailableBudget = options.maxUnavailableWaitMs ?? 60_000
     const slot = yield* Semaphore.make(1)
     let nextSlot = 0
     let counter = 0
@@ -190,10 +197,12 @@ export const make = (options: FetchOptions) =>
       Effect.tryPromise({
         try: (s) => {
           const both = AbortSignal.any([s, signal])
+          // a string body would get fetch's text/plain type: a body sent without one goes as bytes
+          const typed = Object.keys(r.headers).some((h) => h.toLowerCase() === "content-type")
           return doFetch(r.url, {
             method: r.method,
             headers: r.headers,
-            ...(r.body === undefined ? {} : { body: r.body }),
+            ...(r.body === undefined ? {} : { body: typed ? r.body : new TextEncoder().encode(r.body) }),
             signal: both,
             redirect: "manual"
           })
@@ -221,7 +230,11 @@ export const make = (options: FetchOptions) =>
         }))
       )
 
-    /** Sends with pacing, waiting out 429 answers; returns the final response head. */
+    /**
+     * Sends with pacing, waiting out 429 answers (Retry-After, else 1 s) and 503
+     * answers that carry Retry-After (the spec lets a client retry the identical
+     * request, with the same idempotency key); returns the final response head.
+     */
     const sendHead = (r: RecordedRequest, signal: AbortSignal, notes: Array<string>) =>
       Effect.gen(function*() {
         let waited = 0
@@ -229,6 +242,30 @@ export const make = (options: FetchOptions) =>
           yield* pace
           const startedAt = yield* Clock.currentTimeMillis
           const response = yield* fetchHead(r, signal)
+          if (response.status === 503) {
+            const retryAfter = response.headers.get("retry-after") ?? undefined
+            const now = yield* Clock.currentTimeMillis
+            const after = retryAfterSeconds(retryAfter, now)
+            // without Retry-After a 503 is an answer (the check judges it); with it, waited out within the budget
+            if (after === undefined || attempt >= 2 || after * 1000 > unavailableBudget || after > 30) {
+              return { response, startedAt }
+            }
+            const headers = lowerHeaders(response.headers)
+            const body = yield* readBody(r, response).pipe(Effect.orElseSucceed(() => ""))
+            record({
+              id: ++counter,
+              operation: operationOf(r),
+              request: r,
+              response: { status: 503, headers, body },
+              startedAt,
+              durationMs: (yield* Clock.currentTimeMillis) - startedAt,
+              notes: ["unavailable (503) with Retry-After; waited out and retried"]
+            })
+            notes.push(`503 from ${r.method} ${new URL(r.url).pathname}: waited Retry-After ${after} s`)
+            unavailableBudget -= Math.max(after, 1) * 1000
+            yield* Effect.sleep(Math.max(after, 1) * 1000)
+            continue
+          }
           if (response.status !== 429) return { response, startedAt }
           const headers = lowerHeaders(response.headers)
           const body = yield* readBody(r, response).pipe(Effect.orElseSucceed(() => ""))

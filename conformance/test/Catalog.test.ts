@@ -1,10 +1,13 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Registry from "../src/Registry.ts"
+import type { Report } from "../src/Report.ts"
+import { cli } from "./support/cli.ts"
 import { Deployment, explain, failed, layer as deployment, run } from "./support/harness.ts"
+import { assertRendered } from "./support/render.ts"
 import { variants } from "./support/variants.ts"
 
 /** Which checks caught each variant (filled as the tests run; written out at the end). */
@@ -14,10 +17,12 @@ const caught: Array<
 
 const SMOKE = ["discovery_solver_manifest", "feed_schema_strict"]
 
+const warned = (report: Report) => report.results.filter((r) => r.status === "warning").map((r) => r.name)
+
 describe("the broken-variant catalog", () => {
   describe("is well formed", () => {
     for (const v of variants) {
-      for (const name of v.caughtBy) {
+      for (const name of [...v.caughtBy, ...(v.warnedBy ?? [])]) {
         it(`${v.name} names the existing check ${name}`, () => assert.isDefined(Registry.find(name)))
       }
     }
@@ -26,41 +31,113 @@ describe("the broken-variant catalog", () => {
 
 layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken variants of our real server", (it) => {
   for (const variant of variants) {
-    it.effect(`${variant.name}: caught by ${variant.caughtBy.join(", ")}`, () =>
+    const named = [...variant.caughtBy, ...(variant.warnedBy ?? [])]
+    it.effect(
+      `${variant.name}: ${variant.caughtBy.length > 0 ? "caught" : "warned"} by ${named.join(", ")}`,
+      () =>
+        Effect.gen(function*() {
+          const d = yield* Deployment
+          const groups = variant.groups ?? [...new Set(named.map((n) => Registry.find(n)!.group))]
+          const smoke = SMOKE.find((s) => !groups.includes(Registry.find(s)!.group))!
+          d.proxy.setVariant(variant)
+          try {
+            if (variant.arm !== undefined) yield* Effect.promise(() => variant.arm!(d.proxy.context()))
+            // a variant's checks are expected to fail: a short "sent immediately" budget only makes them fail sooner
+            const report = yield* run({ only: [...groups, smoke], immediateMillis: 1000, ...variant.options })
+            const failing = failed(report)
+            caught.push({
+              variant: variant.name,
+              breaks: variant.breaks,
+              writtenFor: named,
+              caughtBy: [...failing, ...warned(report).map((w) => `${w} (warning)`)]
+            })
+            for (const name of variant.caughtBy) {
+              assert.include(failing, name, `${variant.name} was not caught by ${name}:\n${explain(report)}`)
+            }
+            for (const name of variant.warnedBy ?? []) {
+              assert.include(
+                warned(report),
+                name,
+                `${variant.name} was not reported as a warning by ${name}:\n${explain(report)}`
+              )
+            }
+            if (variant.only === true) {
+              // caught only by the checks of its rule: nothing else in its groups fails or warns
+              assert.deepStrictEqual(
+                [...failing].sort(),
+                [...variant.caughtBy].sort(),
+                `${variant.name}:\n${explain(report)}`
+              )
+              assert.deepStrictEqual(
+                [...warned(report)].sort(),
+                [...(variant.warnedBy ?? [])].sort(),
+                `${variant.name}:\n${explain(report)}`
+              )
+            }
+            const smokeResult = report.results.find((r) => r.name === smoke)!
+            assert.strictEqual(
+              smokeResult.status,
+              "passed",
+              `the smoke check failed, the variant broke more than one behaviour:\n${explain(report)}`
+            )
+            // every report format renders every verdict of this run
+            assertRendered(report, variant.name)
+          } finally {
+            d.proxy.setVariant(undefined)
+          }
+        }),
+      { timeout: 60_000 }
+    )
+  }
+
+  it.effect("--strict fails what is a warning otherwise (a departure from svc's profile)", () =>
+    Effect.gen(function*() {
+      const d = yield* Deployment
+      d.proxy.setVariant(variants.find((v) => v.name === "profile-text-plain-accepted"))
+      try {
+        const report = yield* run({ only: ["coverage_content_type"], strict: true })
+        const result = report.results.find((r) => r.name === "coverage_content_type")!
+        assert.strictEqual(result.status, "failed", explain(report))
+        assert.match(result.failures[0]!.title, /a warning, failed by --strict/)
+        assert.isTrue(report.options.strict)
+      } finally {
+        d.proxy.setVariant(undefined)
+      }
+    }))
+
+  it.effect(
+    "a stateful failure is replayed by svc conformance replay: the same shortest sequence, at the first run",
+    () =>
       Effect.gen(function*() {
         const d = yield* Deployment
-        const groups = variant.groups ?? [...new Set(variant.caughtBy.map((n) => Registry.find(n)!.group))]
-        const smoke = SMOKE.find((s) => !groups.includes(Registry.find(s)!.group))!
+        const variant = variants.find((v) => v.name === "replay-forgets-older-keys")!
+        const file = join(tmpdir(), `svc-conformance-stateful-${process.pid}.json`)
         d.proxy.setVariant(variant)
         try {
-          if (variant.arm !== undefined) yield* Effect.promise(() => variant.arm!(d.proxy.context()))
-          // a variant's checks are expected to fail: a short "sent immediately" budget only makes them fail sooner
-          const report = yield* run({ only: [...groups, smoke], immediateMillis: 1000 })
-          const failing = failed(report)
-          caught.push({
-            variant: variant.name,
-            breaks: variant.breaks,
-            writtenFor: variant.caughtBy,
-            caughtBy: failing
-          })
-          for (const name of variant.caughtBy) {
-            assert.include(failing, name, `${variant.name} was not caught by ${name}:\n${explain(report)}`)
-          }
-          const smokeResult = report.results.find((r) => r.name === smoke)!
-          assert.strictEqual(
-            smokeResult.status,
-            "passed",
-            `the smoke check failed, the variant broke more than one behaviour:\n${explain(report)}`
+          const report = yield* run({ only: ["stateful_permit_life"], reports: { json: file }, ...variant.options })
+          const first = report.results.find((r) => r.name === "stateful_permit_life")!
+          assert.strictEqual(first.status, "failed", explain(report))
+          const sequence = first.details?.sequence
+          assert.isDefined(sequence)
+          assert.isDefined(first.details?.["replay.replayPath"])
+          // the recorded seed, path and replay path run that sequence again, and only it
+          const replay = yield* cli(["replay", file, "--timeout", "3"]).pipe(
+            Effect.provideService(Clock.Clock, d.clock)
           )
+          assert.include(JSON.stringify(replay.exit), "Failed", replay.text)
+          assert.include(replay.text, "still failing: stateful_permit_life")
+          assert.include(replay.text, `sequence: ${sequence}`)
+          assert.include(replay.text, "sequences: 1 run(s)")
         } finally {
           d.proxy.setVariant(undefined)
         }
-      }), { timeout: 60_000 })
-  }
+      }),
+    { timeout: 60_000 }
+  )
 
   it.effect("every check of the registry is written against at least one variant", () =>
     Effect.sync(() => {
-      const covered = new Set(variants.flatMap((v) => v.caughtBy))
+      const covered = new Set(variants.flatMap((v) => [...v.caughtBy, ...(v.warnedBy ?? [])]))
       // the chain group reads chains, not HTTP: its broken variants are chains and routers (Chain.e2e.test.ts)
       const missing = Registry.all.filter((c) => c.group !== "chain" && !covered.has(c.name)).map((c) => c.name)
       assert.deepStrictEqual(missing, [])

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { GROUPS } from "../src/Check.ts"
 import * as Registry from "../src/Registry.ts"
@@ -38,7 +39,10 @@ describe("the command line", () => {
             ["--url", "http://127.0.0.1:1", "--execute", "--wallet-key", `0x${"11".repeat(32)}`],
             "--execute needs --rpc"
           ],
-          [["--url", "http://127.0.0.1:1", "--execute-timeout", "0"], "--execute-timeout must be"]
+          [["--url", "http://127.0.0.1:1", "--execute-timeout", "0"], "--execute-timeout must be"],
+          [["--url", "http://127.0.0.1:1", "--wallets", "1"], "--wallets must be between 2 and 64"],
+          [["--url", "http://127.0.0.1:1", "--wait", "0"], "--wait must be a positive number"],
+          [["--url", "http://127.0.0.1:1", "--stateful-runs", "0"], "--stateful-runs must be between 1 and 1000"]
         ] as const
       ) {
         const { exit } = yield* cli(args)
@@ -78,10 +82,11 @@ describe("the command line", () => {
       assert.strictEqual(text, "", "no run was printed: no check passed or failed on no response")
     }))
 
-  it.effect("replay of a report without failures has nothing to do", () =>
+  it.effect("replay of a report without failures has nothing to do (a V1 report, without warnings, is read too)", () =>
     Effect.gen(function*() {
       const file = `${process.env.TMPDIR ?? "/tmp"}/svc-conformance-empty-${process.pid}.json`
-      const report: Report = {
+      // the first report format: no warning verdict, no warnings in the results
+      const report = {
         schema: "SVC_CONFORMANCE_REPORT_V1",
         tool: { name: "svc-conformance", version: Runner.VERSION },
         baseUrl: "http://127.0.0.1:9",
@@ -116,6 +121,21 @@ describe("the command line", () => {
       const junk = yield* cli(["replay", "/nonexistent/report.json"])
       assert.include(errorOf(junk.exit), "cannot read")
     }))
+})
+
+describe("the package's executable", () => {
+  it("npx @svc/conformance runs svc-conformance: the package's only bin, in the repository and as published", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+    // npm exec runs a package's only bin whatever its name (with several, the one named like the package)
+    assert.deepStrictEqual(Object.keys(pkg.bin), ["svc-conformance"])
+    assert.deepStrictEqual(pkg.publishConfig.bin, { "svc-conformance": "./dist/bin.js" })
+    const source = readFileSync(new URL("../src/bin.ts", import.meta.url), "utf8")
+    assert.isTrue(source.startsWith("#!/usr/bin/env node\n"), "the bin starts with its interpreter line")
+    // the build emits dist/bin.js from src/bin.ts, and the published files include dist
+    const build = JSON.parse(readFileSync(new URL("../tsconfig.build.json", import.meta.url), "utf8"))
+    assert.deepStrictEqual([build.compilerOptions.rootDir, build.compilerOptions.outDir], ["src", "dist"])
+    assert.include(pkg.files, "dist")
+  })
 })
 
 describe("registry and reports", () => {
@@ -190,14 +210,14 @@ describe("registry and reports", () => {
     })
     assert.isTrue("error" in Reporters.parseTargets("junit"))
     const report: Report = {
-      schema: "SVC_CONFORMANCE_REPORT_V1",
+      schema: "SVC_CONFORMANCE_REPORT_V2",
       tool: { name: "svc-conformance", version: "0" },
       baseUrl: "http://x",
       startedAt: "2026-11-22T00:00:00.000Z",
       durationMs: 10,
       options: { only: [], skip: [], seed: 1, maxExamples: 1, timeoutSeconds: 1, readOnly: false, wallet: "0x" },
-      summary: { passed: 1, failed: 1, inconclusive: 1, skipped: 0, total: 3 },
-      groups: { feed: { passed: 1, failed: 1, inconclusive: 1, skipped: 0 } },
+      summary: { passed: 1, failed: 1, warning: 1, inconclusive: 1, skipped: 0, total: 4 },
+      groups: { feed: { passed: 1, failed: 1, warning: 1, inconclusive: 1, skipped: 0 } },
       results: [
         {
           name: "a",
@@ -207,6 +227,7 @@ describe("registry and reports", () => {
           status: "passed",
           durationMs: 1,
           failures: [],
+          warnings: [],
           notes: []
         },
         {
@@ -217,6 +238,7 @@ describe("registry and reports", () => {
           status: "failed",
           durationMs: 1,
           failures: [{ title: "x < y & \"z\"", expected: "1", actual: "2", curl: "curl -sS 'http://x'" }],
+          warnings: [],
           notes: []
         },
         {
@@ -228,12 +250,28 @@ describe("registry and reports", () => {
           durationMs: 1,
           reason: "no publication",
           failures: [],
+          warnings: [],
+          notes: []
+        },
+        {
+          name: "d",
+          group: "feed",
+          title: "t",
+          reference: "r",
+          status: "warning",
+          durationMs: 1,
+          failures: [],
+          warnings: [{ title: "text/plain & <accepted>", expected: "400", actual: "200" }],
           notes: []
         }
       ]
     }
     const xml = Reporters.junit(report)
-    assert.include(xml, "<testsuite name=\"feed\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\"")
+    assert.include(xml, "<testsuite name=\"feed\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\"")
+    // a warning passes in JUnit (which has no warning), with its departures in system-err
+    assert.include(xml, `<property name="verdict" value="warning"/>`)
+    assert.include(xml, "WARNING d (feed): t")
+    assert.include(xml, "text/plain &amp; &lt;accepted&gt;")
     assert.include(xml, "message=\"x &lt; y &amp; &quot;z&quot;\"")
     assert.include(xml, "<skipped message=\"inconclusive: no publication\"/>")
     assert.include(Reporters.summaryTable(report), "total")

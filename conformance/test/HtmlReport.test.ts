@@ -112,7 +112,8 @@ describe("the HTML report's pieces", () => {
         failures: [
           { title: "calldata", expected: `${data}00`, actual: `${data}01` },
           { title: "status", expected: "200", actual: "201" }
-        ]
+        ],
+        warnings: []
       }]
     })
     const diffs = [...html.matchAll(/<div class="diff">([\s\S]*?)<\/table>/g)].map((m) => m[1]!)
@@ -134,7 +135,8 @@ describe("the HTML report's pieces", () => {
           title: "text",
           expected: lines.join("\n"),
           actual: [...lines.slice(0, 9), "line number X"].join("\n")
-        }]
+        }],
+        warnings: []
       }]
     })
     assert.include(html, "… 7 unchanged lines …")

@@ -569,7 +569,7 @@ const interfaceIds = Check.make<Env>({
             ex,
             `${where} are not [ERC-165, module interface id]`,
             JSON.stringify([erc165, module]),
-            JSON.stringify(ids)
+            Check.show(ids)
           )
         )
       }

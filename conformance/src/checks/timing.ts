@@ -19,10 +19,14 @@ import { asObject, failure, permitRequestFor, send, Shared } from "../Shared.ts"
 import { type Env, firstDifference, nowSeconds, sameJson } from "./common.ts"
 import { feedEventProblems } from "./sse.ts"
 
+/** How long time-dependent checks may wait from the start of the run: --wait, else --timeout. */
+const waitSeconds = (options: { readonly waitSeconds?: number | undefined; readonly timeoutSeconds: number }) =>
+  options.waitSeconds ?? options.timeoutSeconds
+
 /**
  * Makes or waits for a publication newer than `than`. With the deployment's
  * publish trigger it happens at once; otherwise the publication observer is
- * watched until `--timeout` after the run started (then inconclusive).
+ * watched until `--wait` after the run started (then inconclusive).
  * Returns the observer's event for it, when the stream pushed one in time.
  */
 const newPublication = (than: string) =>
@@ -32,7 +36,8 @@ const newPublication = (than: string) =>
     const triggers = yield* Triggers
     yield* observer.start
     const now = yield* Clock.currentTimeMillis
-    let deadline = (observer.startedAt() ?? now) + options.timeoutSeconds * 1000
+    const wait = waitSeconds(options)
+    let deadline = (observer.startedAt() ?? now) + wait * 1000
     if (Option.isSome(triggers.publish)) {
       yield* triggers.publish.value
       deadline = Math.max(deadline, now + options.timeoutSeconds * 1000)
@@ -47,14 +52,14 @@ const newPublication = (than: string) =>
     // how to decide it: the current feed must be replaced before its validUntil
     const left = Number(http.payload.validUntil) - Math.floor((yield* Clock.currentTimeMillis) / 1000)
     const decide = Number.isFinite(left) && left > 0
-      ? `; the current feed is valid for ${left} s more, so --timeout ${
-        options.timeoutSeconds + left + 10
+      ? `; the current feed is valid for ${left} s more, so --wait ${
+        wait + left + 10
       } decides it, or trigger a publication during the run (svc admin republish on an svc deployment)`
       : "; trigger a publication during the run (svc admin republish on an svc deployment) to decide it"
     return yield* new Check.Inconclusive({
       reason: problem !== undefined
         ? `the publication observer could not watch the stream: ${problem}`
-        : `no new publication within --timeout (${options.timeoutSeconds} s after the run started)${decide}`
+        : `no new publication within --wait (${wait} s after the run started)${decide}`
     })
   })
 
@@ -169,19 +174,26 @@ const quoteExpiry = Check.make<Env>({
     const shared = yield* Shared
     const options = yield* Options
     const triggers = yield* Triggers
-    const route = yield* shared.openRoute
+    const observer = yield* Observer
+    // the first open route of the run: its quote may have expired while the run went
+    const route = yield* shared.firstOpenRoute
     const now = yield* nowSeconds
     const left = route.validUntil - now
+    // the wait is counted from the start of the run, like the publication checks'
+    const started = Math.floor((observer.startedAt() ?? (yield* Clock.currentTimeMillis)) / 1000)
+    const budget = started + waitSeconds(options) - now
     if (Option.isSome(triggers.advanceTime)) {
       yield* triggers.advanceTime.value(left + 1)
       if (Option.isSome(triggers.publish)) yield* triggers.publish.value
-    } else if (left <= options.timeoutSeconds) {
+    } else if (left <= Math.max(budget, 0)) {
       yield* Effect.sleep(Math.max(0, left + 2) * 1000)
     } else {
       return yield* new Check.Inconclusive({
         reason: `the quote expires at ${
           new Date(route.validUntil * 1000).toISOString()
-        } (in ${left} s), beyond --timeout (${options.timeoutSeconds} s); --timeout ${left + 10} decides it`
+        } (in ${left} s), beyond --wait (${waitSeconds(options)} s after the run started); --wait ${
+          Math.max(0, now - started) + left + 10
+        } decides it, or a catalog with a shorter quoteWindowSeconds (docs/conformance.md, Settings for a full run)`
       })
     }
     const exchange = yield* send({

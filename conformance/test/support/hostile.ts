@@ -35,11 +35,12 @@ export const hostile = (): Report => {
       },
       curl: `curl -sS -i 'http://127.0.0.1:1/x' -d '${PWN}'`
     }],
+    warnings: [{ title: `warning ${PWN}`, expected: `profile ${PWN}`, actual: `actual ${PWN}` }],
     notes: [`note ${PWN}`],
     details: { [`key ${PWN}`]: `value ${PWN}` }
   }
   return {
-    schema: "SVC_CONFORMANCE_REPORT_V1",
+    schema: "SVC_CONFORMANCE_REPORT_V2",
     tool: { name: "svc-conformance", version: Runner.VERSION },
     baseUrl: `http://127.0.0.1:1/${PWN}`,
     startedAt: "2025-01-01T00:00:00.000Z",
@@ -53,8 +54,8 @@ export const hostile = (): Report => {
       readOnly: false,
       wallet: "0x0000000000000000000000000000000000000000"
     },
-    summary: { passed: 0, failed: 1, inconclusive: 0, skipped: 0, total: 1 },
-    groups: { permits: { passed: 0, failed: 1, inconclusive: 0, skipped: 0 } },
+    summary: { passed: 0, failed: 1, warning: 0, inconclusive: 0, skipped: 0, total: 1 },
+    groups: { permits: { passed: 0, failed: 1, warning: 0, inconclusive: 0, skipped: 0 } },
     results: [result],
     selfCheck: { verified: 12, durationMs: 34 }
   }

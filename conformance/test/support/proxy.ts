@@ -38,6 +38,8 @@ export interface VariantContext {
   readonly publish: () => Promise<void>
   /** Shared state of the proxy: the newest feed dataVersion seen, the feed frames seen. */
   readonly state: { currentVersion: string | undefined; frames: Array<string> }
+  /** Scratch state of the current variant (cleared when the variant changes). */
+  readonly memory: Map<string, unknown>
 }
 
 /** A deliberately broken behaviour. */
@@ -58,6 +60,15 @@ export interface Variant {
   readonly groups?: ReadonlyArray<string>
   /** Setup before the variant's run. */
   readonly arm?: (ctx: VariantContext) => Promise<void>
+  /**
+   * Caught only by its rule's checks: in its run, the checks that fail are
+   * exactly `caughtBy` and the checks that warn exactly `warnedBy`.
+   */
+  readonly only?: boolean | undefined
+  /** The checks that report the variant as a warning (a departure from svc's profile the spec allows). */
+  readonly warnedBy?: ReadonlyArray<string> | undefined
+  /** Options of the variant's run (more stateful sequences, another status-list setting, ...). */
+  readonly options?: Readonly<Record<string, unknown>> | undefined
 }
 
 const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "host", "upgrade"])
@@ -99,8 +110,9 @@ export const start = async (): Promise<Proxy> => {
   let publish: () => Promise<void> = async () => {}
   let authorityKey: `0x${string}` = "0x01"
   const state: VariantContext["state"] = { currentVersion: undefined, frames: [] }
+  const memory = new Map<string, unknown>()
   let url = ""
-  const context = (): VariantContext => ({ upstream, publicUrl: url, authorityKey, publish, state })
+  const context = (): VariantContext => ({ upstream, publicUrl: url, authorityKey, publish, state, memory })
 
   const server: Server = createServer(async (req, res) => {
     try {
@@ -221,7 +233,10 @@ export const start = async (): Promise<Proxy> => {
   return {
     url,
     setUpstream: (u) => void (upstream = u),
-    setVariant: (v) => void (variant = v),
+    setVariant: (v) => {
+      variant = v
+      memory.clear()
+    },
     context,
     setPublish: (p) => void (publish = p),
     setAuthorityKey: (k) => void (authorityKey = k),

@@ -17,6 +17,7 @@ import {
   type VariantContext,
   withJson
 } from "./proxy.ts"
+import { secondGeneration } from "./variantsSecond.ts"
 
 type Json = any
 
@@ -74,7 +75,8 @@ const post = (path: string) => (r: ProxyRequest) => r.method === "POST" && pathO
 // The catalog
 // ---------------------------------------------------------------------------
 
-export const variants: ReadonlyArray<Variant> = [
+/** The first generation of the catalog (the second is in variantsSecond.ts). */
+const firstGeneration: ReadonlyArray<Variant> = [
   // ----- discovery -----
   {
     name: "manifest-extra-field",
@@ -1017,3 +1019,6 @@ export const variants: ReadonlyArray<Variant> = [
     response: json((r, res) => post("/v1/quote")(r) && res.status >= 400, (b) => ({ ...b, action: "NONE" }))
   }
 ]
+
+/** Every variant of the catalog. */
+export const variants: ReadonlyArray<Variant> = [...firstGeneration, ...secondGeneration]
