@@ -85,7 +85,7 @@ export const PLANTED: ReadonlyArray<Planted> = [
     bug: "a confirmed source fill is not checked again before its payout is signed",
     patches: [{
       file: SETTLEMENT,
-      find: "  if (!(yield* sourceStillThere(deps, record, permit))) return\n",
+      find: "  if (!(yield* sourceStillThere(deps, record, permit, p.ahead.sources))) return\n",
       replace: ""
     }]
   },
