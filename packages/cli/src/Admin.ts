@@ -1,6 +1,7 @@
 /**
  * `svc admin`: operator control of a running deployment, through its store (the
- * same SVC_DATA_DIR / DATABASE_URL the server uses). The server notices changes
+ * same SVC_STORE, SVC_DATA_DIR / DATABASE_URL the server uses: a store plug-in
+ * too). The server notices changes
  * within a publisher tick (about a second).
  *
  * - `svc admin status`: the operator state (paused, route overrides).
@@ -27,13 +28,16 @@
  *   server tries it again at its next pass.
  *
  * Output is one JSON value on stdout, naming the store it acted on (`store`:
- * `sqlite:<absolute path of the database file>` or `postgres:<database name>`);
+ * `sqlite:<absolute path of the database file>`, `postgres:<database name>`, or
+ * a store plug-in as SVC_STORE names it);
  * errors exit 2.
  *
  * @since 0.1.0
  */
 import { Catalog, ChainSettlement, Connector, Settlement, Store } from "@svc/core"
 import { Server, ServerConfig } from "@svc/server"
+import { isSpecifier } from "@svc/server/PluginChoice"
+import * as Plugins from "@svc/server/Plugins"
 import { StoreConfig } from "@svc/store"
 import { ConfigProvider, Effect, type FileSystem, Layer, Option, Redacted, type Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -68,15 +72,28 @@ export const storeName = (options: StoreConfig.StoreConfigOptions): string => {
   return `sqlite:${resolve(StoreConfig.sqliteFilename(options.dataDir))}`
 }
 
-const storeLayer = Layer.unwrap(Effect.map(config, (c) => StoreConfig.layerFromUrl(storeOptions(c))))
+/** Whether SVC_STORE names a store plug-in (a package or a path) rather than a built-in store. */
+const pluginStore = (c: ServerConfig.ServerConfig) => c.store !== undefined && isSpecifier(c.store)
 
-/** The name of the store the admin commands act on. */
-const currentStore = Effect.map(config, (c) => storeName(storeOptions(c)))
+/** The store the server would open: the store plug-in SVC_STORE names, else the built-in DATABASE_URL selects. */
+const storeLayer = Layer.unwrap(
+  Effect.flatMap(config, (c) =>
+    Plugins.loadStore(c, { cwd: process.cwd(), context: { networks: [] } }).pipe(
+      Effect.map((store) => store.layer),
+      Effect.mapError((e) => new BadInput({ message: e.message }))
+    ))
+)
 
-/** Tells every replica (PostgreSQL: NOTIFY) that the operator state changed; best effort, they poll too. */
+/** The name of the store the admin commands act on (a store plug-in: as SVC_STORE names it). */
+const currentStore = Effect.map(config, (c) => pluginStore(c) ? c.store! : storeName(storeOptions(c)))
+
+/**
+ * Tells every replica (PostgreSQL: NOTIFY) that the operator state changed; best effort, they poll too
+ * (a store plug-in: they poll).
+ */
 const announceChange = Effect.flatMap(
   config,
-  (c) => StoreConfig.announceFromUrl(storeOptions(c), "operator", "changed")
+  (c) => pluginStore(c) ? Effect.void : StoreConfig.announceFromUrl(storeOptions(c), "operator", "changed")
 )
   .pipe(
     Effect.catchCause((cause) => Effect.logWarning("could not notify the replicas; they notice within a tick", cause))

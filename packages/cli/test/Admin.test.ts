@@ -10,9 +10,9 @@ import { Store } from "@svc/core"
 import { SqliteStore } from "@svc/store"
 import { Effect, Redacted } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { scaled } from "../../../test/support/time.ts"
 import { storeName } from "../src/Admin.ts"
 import { BIN, childEnv, oneLineRefusal, ROOT, svcAll } from "./support/svc.ts"
@@ -99,6 +99,51 @@ describe("svc admin", () => {
       storeName({ databaseUrl: Redacted.make("postgres://alice:pw@db.example"), dataDir: "x" }),
       "postgres:alice"
     )
+  })
+
+  it("a store plug-in named by SVC_STORE: the commands act on it and name it; a bad setting is one line", {
+    timeout: scaled(60_000)
+  }, async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-admin-plugin-")))
+    try {
+      for (
+        const [name, target] of [["@svc/core", "packages/core"], ["@svc/store", "packages/store"], [
+          "effect",
+          "node_modules/effect"
+        ]] as const
+      ) {
+        mkdirSync(dirname(join(base, "node_modules", name)), { recursive: true })
+        symlinkSync(realpathSync(join(ROOT, target)), join(base, "node_modules", name))
+      }
+      writeFileSync(
+        join(base, "file-store.mjs"),
+        [
+          `import { Plugin } from "@svc/core"`,
+          `import { SqliteStore } from "@svc/store"`,
+          `import { Config } from "effect"`,
+          `export default Plugin.make({`,
+          `  kind: "store",`,
+          `  name: "file-store",`,
+          `  settings: Config.String("FILE_STORE_PATH"),`,
+          `  layer: (filename) => SqliteStore.layer({ filename })`,
+          `})`,
+          ``
+        ].join("\n")
+      )
+      const env = { SVC_STORE: "./file-store.mjs", FILE_STORE_PATH: join(base, "orders.sqlite"), SVC_DATA_DIR: "data" }
+      const [paused, status, unset] = await svcAll([
+        { args: ["admin", "pause", "--reason", "maintenance"], env },
+        { args: ["admin", "status"], env },
+        { args: ["admin", "status"], env: { SVC_STORE: "./file-store.mjs", SVC_DATA_DIR: "data" } }
+      ], { cwd: base })
+      assert.strictEqual(json(paused!).store, "./file-store.mjs")
+      assert.isTrue(json(status!).paused)
+      assert.isTrue(existsSync(join(base, "orders.sqlite")), "the plug-in's database holds the state")
+      assert.isFalse(existsSync(join(base, "data", "svc.sqlite")), "the data directory's SQLite is not touched")
+      assert.match(oneLineRefusal(unset!), /^svc: SVC_STORE: \.\/file-store\.mjs: .*FILE_STORE_PATH/)
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 
   it(

@@ -224,6 +224,37 @@ const guarded = <A, R>(key: PluginKey, name: string, layer: Layer.Layer<A, unkno
   )
 
 /**
+ * Loads the store plug-in a configuration chooses (`SVC_STORE`, else the
+ * built-in `DATABASE_URL` selects) and reads its settings from the
+ * configuration in context: what `svc admin` acts on.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const loadStore = (
+  config: ServerConfig,
+  options: { readonly cwd: string; readonly context: Plugin.Context }
+): Effect.Effect<Chosen["store"], PluginLoadError> =>
+  Effect.gen(function*() {
+    const name = chosenNames(config).SVC_STORE
+    const store = yield* pluginOf("SVC_STORE", "store", name, builtins(config).store, options.cwd)
+    const settings = yield* settingsOf("SVC_STORE", name, store.plugin)
+    const coordination = (store.plugin as Plugin.StorePlugin<unknown, unknown>).coordination?.(
+      settings,
+      options.context
+    ) ?? Coordination.layerSingle
+    const part = <A>(layer: Layer.Layer<A, unknown>) =>
+      // a built-in part fails with its own typed errors (PartError); a plug-in's are one line
+      (store.builtin ? layer : guarded("SVC_STORE", name, layer)) as Layer.Layer<A, PartError>
+    return {
+      name,
+      builtin: store.builtin,
+      layer: part(store.plugin.layer(settings, options.context)),
+      coordination: part(coordination)
+    }
+  })
+
+/**
  * Loads the plug-ins a configuration chooses and reads their settings from the
  * configuration in context.
  *
@@ -239,10 +270,7 @@ export const load = (
     const builtin = builtins(config)
     const { context, cwd } = options
 
-    const store = yield* pluginOf("SVC_STORE", "store", names.SVC_STORE, builtin.store, cwd)
-    const storeSettings = yield* settingsOf("SVC_STORE", names.SVC_STORE, store.plugin)
-    const storePlugin = store.plugin as Plugin.StorePlugin<unknown, unknown>
-    const coordination = storePlugin.coordination?.(storeSettings, context) ?? Coordination.layerSingle
+    const store = yield* loadStore(config, options)
 
     const pricing = yield* pluginOf("SVC_PRICING", "pricing", names.SVC_PRICING, builtin.pricing, cwd)
     const pricingSettings = yield* settingsOf("SVC_PRICING", names.SVC_PRICING, pricing.plugin)
@@ -259,12 +287,7 @@ export const load = (
       // a built-in part fails with its own typed errors (PartError); a plug-in's are one line
       (isBuiltin ? layer : guarded(key, name, layer)) as Layer.Layer<A, PartError, R>
     return {
-      store: {
-        name: names.SVC_STORE,
-        builtin: store.builtin,
-        layer: part("SVC_STORE", names.SVC_STORE, store.builtin, store.plugin.layer(storeSettings, context)),
-        coordination: part("SVC_STORE", names.SVC_STORE, store.builtin, coordination)
-      },
+      store,
       pricing: {
         name: names.SVC_PRICING,
         layer: part("SVC_PRICING", names.SVC_PRICING, pricing.builtin, pricing.plugin.layer(pricingSettings, context))
