@@ -52,6 +52,7 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/client/test/Stream.test.ts",
   "conformance/test/BrokenServers.test.ts",
   "conformance/test/Catalog.test.ts",
+  "conformance/test/Proxy.test.ts",
   "conformance/test/RealServer.test.ts",
   "conformance/test/Recorded.test.ts",
   "conformance/test/SecondPath.test.ts",

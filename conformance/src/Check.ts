@@ -59,7 +59,8 @@ export const GROUPS = [
   "clients",
   "aggregator",
   "timing",
-  "responses"
+  "responses",
+  "proxy"
 ] as const
 
 /**
@@ -98,7 +99,9 @@ export const GROUP_TITLES: Readonly<Record<Group, string>> = {
     "cross-client: one payer cannot create, replay or alter another's permit, nor take it with a reused idempotency key; status lists as the privacy setting says",
   aggregator: "aggregator operations (/v1), when deployed",
   timing: "behaviour that needs time: a new publication, quote expiry",
-  responses: "run-wide: every response recorded during the run (schemas, integers, statuses)"
+  responses: "run-wide: every response recorded during the run (schemas, integers, statuses)",
+  proxy:
+    "live traffic through svc conformance proxy: feeds and stream events verified, ETag and 304, idempotency, permits, as they pass"
 }
 
 /**

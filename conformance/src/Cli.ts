@@ -12,6 +12,7 @@
 import { Data, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type Check, GROUP_TITLES, GROUPS } from "./Check.ts"
+import * as ProxyRun from "./ProxyRun.ts"
 import * as Registry from "./Registry.ts"
 import { type Report, ReportInput } from "./Report.ts"
 import * as Reporters from "./Reporters.ts"
@@ -440,6 +441,81 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
     Command.withDescription("list the checks by group")
   )
 
+  const proxyCommand = Command.make("proxy", {
+    upstream: Flag.String("upstream").pipe(
+      Flag.withDescription("base URL of the deployment to forward to, e.g. http://127.0.0.1:8787"),
+      Flag.optional
+    ),
+    listen: Flag.String("listen").pipe(
+      Flag.withDescription(`HOST:PORT to listen on (default ${ProxyRun.DEFAULT_LISTEN}; port 0 picks a free one)`),
+      Flag.optional
+    ),
+    report: Flag.String("report").pipe(
+      Flag.withDescription("report files written when the proxy ends: junit=PATH,json=PATH,ndjson=PATH,html=PATH"),
+      Flag.optional
+    ),
+    signer: Flag.String("signer").pipe(
+      Flag.withDescription("the pinned feed signer / permit authority (default: the upstream manifest's feedSigner)"),
+      Flag.optional
+    ),
+    forwardHeader: Flag.String("forward-header").pipe(
+      Flag.withDescription(
+        "add the client's address in this header (off by default): x-forwarded-for or forwarded (appended), or a single-address header such as x-real-ip"
+      ),
+      Flag.optional
+    ),
+    requests: Flag.Int("requests").pipe(
+      Flag.withDescription("end after this many exchanges (default: run until Ctrl-C or --duration)"),
+      Flag.optional
+    ),
+    duration: Flag.Finite("duration").pipe(
+      Flag.withDescription("end after this many seconds (default: run until Ctrl-C or --requests)"),
+      Flag.optional
+    ),
+    strict: Flag.Boolean("strict").pipe(
+      Flag.withDescription("warnings fail the run"),
+      Flag.withDefault(false)
+    )
+  }, (input) =>
+    Effect.gen(function*() {
+      if (Option.isNone(input.upstream)) {
+        return yield* bad("--upstream is required (the deployment's base URL), e.g. --upstream http://127.0.0.1:8787")
+      }
+      const listen = ProxyRun.parseListen(Option.getOrElse(input.listen, () => ProxyRun.DEFAULT_LISTEN))
+      const problem = validateUrl(input.upstream.value)?.replace("--url", "--upstream") ??
+        ("error" in listen ? listen.error : undefined) ??
+        (Option.isSome(input.signer) && !ADDRESS.test(input.signer.value)
+          ? "--signer must be an address (0x followed by 40 hex digits)"
+          : undefined) ??
+        (Option.isSome(input.forwardHeader) && !/^[A-Za-z0-9-]{1,64}$/.test(input.forwardHeader.value)
+          ? "--forward-header must be a header name"
+          : undefined) ??
+        (Option.isSome(input.requests) && input.requests.value < 1 ? "--requests must be at least 1" : undefined) ??
+        (Option.isSome(input.duration) && !(input.duration.value > 0)
+          ? "--duration must be a positive number of seconds"
+          : undefined)
+      if (problem !== undefined || "error" in listen) return yield* bad(problem ?? "bad --listen")
+      const parsed = Option.isSome(input.report) ? Reporters.parseTargets(input.report.value) : { targets: {} }
+      if ("error" in parsed) return yield* bad(parsed.error)
+      const report = yield* ProxyRun.run({
+        upstream: input.upstream.value,
+        host: listen.host,
+        port: listen.port,
+        reports: parsed.targets,
+        strict: input.strict,
+        output: output(),
+        ...(Option.isSome(input.signer) ? { signer: input.signer.value } : {}),
+        ...(Option.isSome(input.forwardHeader) ? { forwardHeader: input.forwardHeader.value } : {}),
+        ...(Option.isSome(input.requests) ? { requests: input.requests.value } : {}),
+        ...(Option.isSome(input.duration) ? { durationSeconds: input.duration.value } : {})
+      }).pipe(Effect.catchTag("ListenFailed", (e) => bad(e.message)))
+      yield* verdict(report)
+    })).pipe(
+      Command.withDescription(
+        "forward live traffic to a deployment and check every exchange as it passes; exit 0 when no check failed"
+      )
+    )
+
   return Command.make("conformance", {
     url: Flag.String("url").pipe(
       Flag.withDescription("base URL of the deployment, e.g. https://solver.example"),
@@ -517,6 +593,6 @@ export const makeCommand = <F, B>(errors: ErrorMapping<F, B>, output: () => Outp
       Command.withDescription(
         "check a deployment against the V6 interface over HTTP; exit 0 only when no check failed"
       ),
-      Command.withSubcommands([replay, listCommand])
+      Command.withSubcommands([replay, listCommand, proxyCommand])
     )
 }

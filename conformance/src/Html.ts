@@ -534,6 +534,9 @@ const optionsHtml = (report: Report): string => {
   if (o.coverage !== undefined) items.push(["coverage", o.coverage])
   if (o.statusLists !== undefined) items.push(["status lists", o.statusLists])
   if (o.wallets !== undefined && o.wallets.length > 0) items.push(["wallets", String(o.wallets.length)])
+  if (o.proxy !== undefined) {
+    items.push(["upstream", o.proxy.upstream], ["listen", o.proxy.listen], ["exchanges", String(o.proxy.exchanges)])
+  }
   return items.map(([k, v]) =>
     `<span class="opt"><span class="label">${escape(k)}</span> <code>${escape(v)}</code></span>`
   )

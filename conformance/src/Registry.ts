@@ -18,6 +18,7 @@ import * as Http from "./checks/http.ts"
 import * as Negative from "./checks/negative.ts"
 import * as OpenApi from "./checks/openapi.ts"
 import * as Permits from "./checks/permits.ts"
+import * as Proxy from "./checks/proxy.ts"
 import * as Responses from "./checks/responses.ts"
 import * as Route from "./checks/route.ts"
 import * as Sse from "./checks/sse.ts"
@@ -62,7 +63,8 @@ export const all: ReadonlyArray<Check> = make([
   ...Clients.checks,
   ...Aggregator.checks,
   ...Timing.checks,
-  ...Responses.checks
+  ...Responses.checks,
+  ...Proxy.checks
 ])
 
 /**

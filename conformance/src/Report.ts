@@ -114,6 +114,8 @@ export interface ReportedOptions {
   readonly waitSeconds?: number | undefined
   /** Stateful sequences: runs per model (`--stateful-runs`). */
   readonly statefulRuns?: number | undefined
+  /** A proxy run: the upstream it forwarded to and where it listened. */
+  readonly proxy?: { readonly upstream: string; readonly listen: string; readonly exchanges: number } | undefined
 }
 
 /**

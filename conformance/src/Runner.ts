@@ -89,9 +89,14 @@ export const plan = (
   options:
     & Pick<RunOptions, "only" | "skip" | "readOnly">
     & Partial<Pick<RunOptions, "rpc" | "execute" | "coverage">>
+    & { readonly passive?: boolean | undefined }
 ): ReadonlyArray<PlanEntry> => {
   const hit = (c: Check, list: ReadonlyArray<string>) => list.includes(c.group) || list.includes(c.name)
-  const selected = checks.filter((c) => (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip))
+  // the proxy group judges live traffic: it runs under svc conformance proxy (passive), and nothing else does
+  const selected = checks.filter((c) =>
+    (c.group === "proxy") === (options.passive === true) &&
+    (options.only.length === 0 || hit(c, options.only)) && !hit(c, options.skip)
+  )
   const met: Readonly<Record<Need, boolean>> = {
     rpc: (options.rpc?.length ?? 0) > 0,
     execute: options.execute === true
@@ -263,16 +268,25 @@ export const reportedOptions = (options: RunOptions, wallet: string): ReportedOp
 export const run = (
   checks: ReadonlyArray<Check>,
   reporters: ReadonlyArray<Reporter>,
-  extras?: { readonly selfCheck?: SelfCheckSummary | undefined }
+  extras?: {
+    readonly selfCheck?: SelfCheckSummary | undefined
+    /** A proxy run: the checks of live traffic only, with what the proxy saw in the reported options. */
+    readonly proxy?: NonNullable<ReportedOptions["proxy"]> | undefined
+    /** When the run began (a proxy run: when the proxy started listening), Unix ms; default now. */
+    readonly startedAt?: number | undefined
+  }
 ) =>
   Effect.gen(function*() {
     const options = yield* Options
     const emit = (event: RunEvent) => Effect.forEach(reporters, (r) => r.onEvent(event), { discard: true })
-    const entries = plan(checks, options)
+    const entries = plan(checks, { ...options, passive: extras?.proxy !== undefined })
     const shared = yield* Shared.Shared
     const observer = yield* Observer.Observer
-    const startedAt = yield* Clock.currentTimeMillis
-    const reported = reportedOptions(options, shared.wallet.address)
+    const startedAt = extras?.startedAt ?? (yield* Clock.currentTimeMillis)
+    const reported = {
+      ...reportedOptions(options, shared.wallet.address),
+      ...(extras?.proxy === undefined ? {} : { proxy: extras.proxy })
+    }
     const groups = GROUPS.flatMap((group): Array<{ group: Group; checks: number }> => {
       const n = entries.filter((e) => e.check.group === group).length
       return n === 0 ? [] : [{ group, checks: n }]

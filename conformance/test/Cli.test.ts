@@ -42,7 +42,12 @@ describe("the command line", () => {
           [["--url", "http://127.0.0.1:1", "--execute-timeout", "0"], "--execute-timeout must be"],
           [["--url", "http://127.0.0.1:1", "--wallets", "1"], "--wallets must be between 2 and 64"],
           [["--url", "http://127.0.0.1:1", "--wait", "0"], "--wait must be a positive number"],
-          [["--url", "http://127.0.0.1:1", "--stateful-runs", "0"], "--stateful-runs must be between 1 and 1000"]
+          [["--url", "http://127.0.0.1:1", "--stateful-runs", "0"], "--stateful-runs must be between 1 and 1000"],
+          [["proxy"], "--upstream is required"],
+          [["proxy", "--upstream", "ftp://x"], "--upstream"],
+          [["proxy", "--upstream", "http://127.0.0.1:1", "--listen", "8788"], "expected HOST:PORT"],
+          [["proxy", "--upstream", "http://127.0.0.1:1", "--forward-header", "a b"], "--forward-header must be"],
+          [["proxy", "--upstream", "http://127.0.0.1:1", "--requests", "0"], "--requests must be at least 1"]
         ] as const
       ) {
         const { exit } = yield* cli(args)

@@ -78,7 +78,7 @@ export const distinct = () => {
 export const isInterfacePath = (path: string) => interfacePath(path)
 
 // ---------------------------------------------------------------------------
-// Per exchange (the run-wide checks judge each recorded exchange alone)
+// Per exchange (the run-wide checks here, and the live-traffic proxy)
 // ---------------------------------------------------------------------------
 
 /**
