@@ -7,9 +7,10 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type Catalog, type Market, Plugin, Pricing } from "@svc/core"
+import { type Catalog, type Market, Plugin, Pricing, Signer } from "@svc/core"
 import * as PricingSuite from "@svc/core/testing/PricingSuite"
-import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { FeedSignature, Signature } from "@svc/protocol"
+import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted, Result } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -18,7 +19,7 @@ import * as App from "../src/App.ts"
 import * as Plugins from "../src/Plugins.ts"
 import * as Server from "../src/Server.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
-import { AUTHORITY_KEY, demoCatalog, testConfig } from "./support/server.ts"
+import { AUTHORITY_KEY, demoCatalog, PAYER_KEY, testConfig } from "./support/server.ts"
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 
@@ -174,6 +175,50 @@ export default Plugin.make({
       const built = yield* failure(Layer.build(parts.store.layer).pipe(Effect.scoped))
       assert.strictEqual(built, "SVC_STORE: ./failing-store.mjs: ACME_DB: cannot connect")
     }))
+
+  it.live(
+    "a signer plug-in holds the authority key: the feed is signed by it, not by SVC_SIGNER_KEY",
+    () =>
+      Effect.gen(function*() {
+        const dir = workDir({
+          "signer.mjs": [
+            `import { Plugin, Signer } from "@svc/core"`,
+            `import { Config } from "effect"`,
+            `export default Plugin.make({`,
+            `  kind: "signer",`,
+            `  name: "vault-signer",`,
+            `  settings: Config.Redacted("VAULT_SIGNER_KEY"),`,
+            `  layer: (key) => Signer.layerPrivateKey(key)`,
+            `})`,
+            ``
+          ].join("\n")
+        })
+        const { config, source } = yield* configOf({
+          PORT: "0",
+          SVC_DATA_DIR: join(dir, "data"),
+          SVC_SIGNER_PLUGIN: "./signer.mjs",
+          VAULT_SIGNER_KEY: PAYER_KEY,
+          SVC_LOG_LEVEL: "none"
+        })
+        const context = yield* Layer.build(Server.layer(config, demoCatalog, undefined, { cwd: dir })).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, source)
+        )
+        const signer = Context.get(context, Signer.Signer)
+        assert.strictEqual(signer.address, Signature.addressOf(PAYER_KEY))
+        assert.isFalse(signer.development)
+        const url = Context.get(context, App.AppControl).publicUrl
+        const body = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`).then((r) => r.json()))
+        const verified = FeedSignature.verify(body.feed, {
+          now: Math.floor(Date.now() / 1000),
+          expectedSigner: Signature.addressOf(PAYER_KEY)
+        })
+        assert.isTrue(
+          Result.isSuccess(verified) && verified.success.valid,
+          "the feed verifies, signed by the plug-in's key"
+        )
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 
   it.effect("the built-ins are the defaults: SQLite, static pricing, the key; DATABASE_URL selects PostgreSQL", () =>
     Effect.gen(function*() {
