@@ -16,6 +16,9 @@
  * - chain 56 has three RPC URLs, the first refusing connections and the second
  *   a proxy that can hang: with the second hanging, fills to 56 are still paid
  *   (failed over to the third);
+ * - payouts paused on chain 56 only (`svc admin payouts pause bsc`): a fill to 56
+ *   waits (PAYOUTS_PAUSED, nothing sent by the payout key there) while a fill to
+ *   8453 is paid; resumed, the first is paid;
  * - the payout key is rotated by the documented procedure (pause payouts, let
  *   the payouts in flight finish, `setOperator` on every vault, restart with the
  *   new keystore, resume): no fill is left unpaid, the new key pays.
@@ -300,6 +303,39 @@ describe("payouts on real chains under faults", () => {
       for (const res of second.held.splice(0)) res.destroy()
     }
   }, scaled(180_000))
+
+  it(
+    "payouts paused on one network: a fill to it waits and nothing is sent there, the other network pays; resumed, it pays",
+    async () => {
+      const [source, destination] = [sourceChain(), destinationChain()]
+      await admin(dataDir, "payouts", "pause", "bsc", "--reason", "incident on 56")
+      try {
+        const toBsc = await permitFor(devnet, 1n)
+        const toBase = await permitFor(devnet, 1n, { source: 1, destination: 0 })
+        const sentOnBsc = await nonceOf(destination, payout.address)
+        await toBsc.fill()
+        await toBase.fill()
+        await waitUntil(
+          "the fill to 56 waits, paused",
+          async () =>
+            (await admin(dataDir, "permit", toBsc.issued.fillId)).reasonCodes.includes("PAYOUTS_PAUSED")
+              ? true
+              : undefined,
+          90_000
+        )
+        await waitUntil("the fill to 8453 PAID", reached(toBase.issued.fillId, "PAID"), 90_000)
+        expect(await payoutsOf(source, toBase.issued.fillId)).toHaveLength(1)
+        expect(await state(toBsc.issued.fillId)).toBe("SOURCE_CONFIRMED")
+        expect(await nonceOf(destination, payout.address)).toBe(sentOnBsc)
+        await admin(dataDir, "payouts", "resume", "bsc")
+        await waitUntil("the fill to 56 PAID once resumed", reached(toBsc.issued.fillId, "PAID"), 90_000)
+        expect(await payoutsOf(destination, toBsc.issued.fillId)).toHaveLength(1)
+      } finally {
+        await admin(dataDir, "payouts", "resume", "bsc")
+      }
+    },
+    scaled(240_000)
+  )
 
   it(
     "rotating the payout key (pause, in-flight finished, setOperator, the new keystore, resume) leaves no fill unpaid",
