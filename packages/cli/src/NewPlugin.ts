@@ -4,8 +4,9 @@
  * `packages/cli/templates/<kind>`: `pricing`, a markup on the catalog's price
  * whose tests run the svc pricing suite, loaded by `SVC_PRICING`; `store`, a
  * store on SQLite (in memory by default) whose tests run the Store contract
- * suite, loaded by `SVC_STORE`. `connector` is `svc new-connector`. Signer
- * packages are not generated yet: the command says so in one line.
+ * suite, loaded by `SVC_STORE`; `signer`, an authority key read from a file
+ * (the place of a key management service), loaded by `SVC_SIGNER_PLUGIN`.
+ * `connector` is `svc new-connector`.
  *
  * @since 0.1.0
  */
@@ -39,7 +40,7 @@ export const KINDS = ["connector", "pricing", "store", "signer"] as const
  * @category models
  * @since 0.1.0
  */
-export type TemplateKind = "pricing" | "store"
+export type TemplateKind = "pricing" | "store" | "signer"
 
 /**
  * The template folder of a kind.
@@ -52,13 +53,15 @@ export const templateDir = (kind: TemplateKind): string =>
 
 /**
  * The setting a generated plug-in reads: `<NAME>_MARKUP_BPS` (pricing),
- * `<NAME>_STORE_FILE` (store).
+ * `<NAME>_STORE_FILE` (store), `<NAME>_SIGNER_KEY_FILE` (signer).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const settingOf = (kind: TemplateKind, name: string): string =>
-  `${name.toUpperCase().replace(/-/g, "_")}_${kind === "pricing" ? "MARKUP_BPS" : "STORE_FILE"}`
+  `${name.toUpperCase().replace(/-/g, "_")}_${
+    kind === "pricing" ? "MARKUP_BPS" : kind === "store" ? "STORE_FILE" : "SIGNER_KEY_FILE"
+  }`
 
 /**
  * What to generate.
@@ -168,12 +171,6 @@ export const newPlugin = Command.make("new-plugin", {
       ]
       return yield* Command.runWith(newConnector, { version: "" })(args)
     }
-    if (kind === "signer") {
-      return yield* new BadInput({
-        message:
-          `new-plugin ${kind}: not generated yet; write a package whose default export is Plugin.make({ kind: "${kind}", name, settings, layer }) (docs/architecture.md, Plug-ins)`
-      })
-    }
     const path = yield* Path.Path
     const cwd = process.cwd()
     const root = yield* workspaceRoot(cwd)
@@ -192,27 +189,42 @@ export const newPlugin = Command.make("new-plugin", {
       coreRange: inWorkspace ? "workspace:^" : caretRange("@svc/core"),
       exportsFrom: inWorkspace ? "source" : "dist"
     })
-    // SVC_PRICING / SVC_STORE take a scoped package name, or a path to an unscoped package's folder
+    // the plug-in settings take a scoped package name, or a path to an unscoped package's folder
     const setting = packageOf.startsWith("@") ? packageOf : `./node_modules/${packageOf}`
-    const key = kind === "pricing" ? "SVC_PRICING" : "SVC_STORE"
-    const example = kind === "pricing" ? `${settingOf(kind, name)}=25` : `${settingOf(kind, name)}=./${name}.sqlite`
+    const { example, key, replace } = {
+      pricing: {
+        key: "SVC_PRICING",
+        example: "25",
+        replace: `the markup of src/${pascalCase(name)}Pricing.ts with your model; keep the pricing suite green`
+      },
+      store: {
+        key: "SVC_STORE",
+        example: `./${name}.sqlite`,
+        replace: `the SQLite of src/${pascalCase(name)}Store.ts with your database; keep the Store contract suite green`
+      },
+      signer: {
+        key: "SVC_SIGNER_PLUGIN",
+        example: "./authority.key",
+        replace: `the key file of src/${
+          pascalCase(name)
+        }Signer.ts with your key management service; keep its tests green`
+      }
+    }[kind]
     const next = [
       ...(inWorkspace ? [] : [`cd ${path.relative(cwd, target) || "."}`]),
       inWorkspace ? "node_modules/.bin/pnpm install" : `npm install (${UNTIL_PUBLISHED})`,
-      kind === "pricing"
-        ? `replace the markup of src/${pascalCase(name)}Pricing.ts with your model; keep the pricing suite green`
-        : `replace the SQLite of src/${
-          pascalCase(name)
-        }Store.ts with your database; keep the Store contract suite green`,
+      `replace ${replace}`,
       inWorkspace
         ? `node_modules/.bin/vitest run ${path.relative(Option.getOrElse(root, () => cwd), target)}`
         : "npx vitest run",
-      `npm run build, install the package next to the server's configuration, then ${key}=${setting} ${example} svc serve`
+      `npm run build, install the package next to the server's configuration, then ${key}=${setting} ${
+        settingOf(kind, name)
+      }=${example} svc serve`
     ]
     yield* writeJson({ created: target, files, next })
     yield* writeNote(summary({ what: `the ${kind} plug-in ${packageOf}`, dir: target, files: files.length, next }))
   })).pipe(
     Command.withDescription(
-      "generate a plug-in package (pricing: runs the pricing suite, loaded by SVC_PRICING; store: runs the Store contract suite, loaded by SVC_STORE; connector: as new-connector)"
+      "generate a plug-in package (pricing: runs the pricing suite, loaded by SVC_PRICING; store: runs the Store contract suite, loaded by SVC_STORE; signer: loaded by SVC_SIGNER_PLUGIN; connector: as new-connector)"
     )
   )

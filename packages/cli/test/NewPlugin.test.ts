@@ -1,11 +1,11 @@
 /**
- * `svc new-plugin pricing` and `svc new-plugin store`: the generated packages,
- * outside the repository, compile and pass the pricing suite and the Store
- * contract suite; built and installed next to the configuration, `svc serve`
- * loads them by `SVC_PRICING` and `SVC_STORE`, publishes the pricing's terms and
- * keeps its data in the store plug-in's; a bad value of a plug-in's setting
- * stops the start with one line naming it. A kind not generated yet says so in
- * one line.
+ * `svc new-plugin pricing|store|signer`: the generated packages, outside the
+ * repository, compile and pass their tests (the pricing suite, the Store
+ * contract suite, the signer's own); built and installed next to the
+ * configuration, `svc serve` loads them by `SVC_PRICING`, `SVC_STORE` and
+ * `SVC_SIGNER_PLUGIN`: it publishes the pricing's terms, keeps its data in the
+ * store plug-in's file and signs with the signer plug-in's key; a bad value of
+ * a plug-in's setting stops the start with one line naming it.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -103,24 +103,29 @@ describe("svc new-plugin", () => {
     assert.strictEqual(JSON.parse(store.find((f) => f.path === "package.json")!.content).name, "svc-store-acme-fx")
     assert.strictEqual(settingOf("pricing", "acme-fx"), "ACME_FX_MARKUP_BPS")
     assert.strictEqual(settingOf("store", "acme-fx"), "ACME_FX_STORE_FILE")
+    assert.strictEqual(settingOf("signer", "acme-fx"), "ACME_FX_SIGNER_KEY_FILE")
+    assert.includeMembers(render("signer", { name: "acme-fx", coreRange: "^0.1.0" }).map((f) => f.path), [
+      "src/AcmeFxSigner.ts",
+      "src/index.ts",
+      "test/AcmeFxSigner.test.ts"
+    ])
     assert.include(pricing.find((f) => f.path === "src/index.ts")!.content, "Config.Int(\"ACME_FX_MARKUP_BPS\")")
     for (const bad of ["", "Acme", "acme_fx", "-acme", "1acme"]) {
       assert.throws(() => render("pricing", { name: bad, coreRange: "^0.1.0" }), /plug-in name/)
     }
   })
 
-  it("a kind not generated yet: one line saying what to write instead, exit 2", async () => {
-    const r = await svc(["new-plugin", "signer", "acme"])
+  it("a kind it does not know: the kinds it knows, exit 2", async () => {
+    const r = await svc(["new-plugin", "market", "acme"])
     assert.strictEqual(r.code, 2, r.stderr)
-    assert.match(
+    assert.include(
       r.stderr,
-      /^svc: new-plugin signer: not generated yet; write a package whose default export is Plugin\.make\(\{ kind: "signer"/
+      `Invalid value for argument <kind>: "market". Expected: "connector" | "pricing" | "store" | "signer"`
     )
-    assert.strictEqual(r.stderr.split("\n").length, 2)
   }, 60_000)
 
   it(
-    "generates pricing and store packages outside the repository that pass their suites; svc serve loads them by SVC_PRICING and SVC_STORE",
+    "generates pricing, store and signer packages outside the repository that pass their tests; svc serve loads them by SVC_PRICING, SVC_STORE and SVC_SIGNER_PLUGIN",
     async () => {
       const base = realpathSync(mkdtempSync(join(tmpdir(), "svc-new-plugin-")))
       try {
@@ -134,12 +139,13 @@ describe("svc new-plugin", () => {
         for (const name of ["effect", "vitest", "fast-check", "@effect/vitest", "@fast-check/vitest", "@types/node"]) {
           link(name, join(ROOT, "node_modules", name))
         }
-        for (const kind of ["pricing", "store"]) {
+        for (const kind of ["pricing", "store", "signer"]) {
           const generated = await run([BIN, "new-plugin", kind, "acme"], base)
           assert.strictEqual(generated.status, 0, generated.output)
         }
         const pricing = join(base, "pricing-acme")
         const store = join(base, "store-acme")
+        const signer = join(base, "signer-acme")
         assert.strictEqual(JSON.parse(readFileSync(join(pricing, "package.json"), "utf8")).name, "svc-pricing-acme")
 
         // both compile (one compiler run, with the packages' own options), and their suites pass (one vitest run)
@@ -148,7 +154,7 @@ describe("svc new-plugin", () => {
           join(base, "tsconfig.json"),
           JSON.stringify({
             ...tsconfig,
-            include: ["pricing-acme/src", "pricing-acme/test", "store-acme/src", "store-acme/test"]
+            include: ["pricing-acme", "store-acme", "signer-acme"].flatMap((d) => [`${d}/src`, `${d}/test`])
           })
         )
         const compiled = await run(
@@ -162,10 +168,10 @@ describe("svc new-plugin", () => {
         )
         const tested = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--root", base], base)
         assert.strictEqual(tested.status, 0, tested.output)
-        assert.match(tested.output, /Test Files\s+\S*\s*2 passed/)
+        assert.match(tested.output, /Test Files\s+\S*\s*3 passed/)
 
         // built and installed next to the configuration, SVC_PRICING and SVC_STORE name their folders
-        for (const pkg of [pricing, store]) {
+        for (const pkg of [pricing, store, signer]) {
           const built = await run([
             join(ROOT, "node_modules/typescript/bin/tsc"),
             "-p",
@@ -175,11 +181,19 @@ describe("svc new-plugin", () => {
         }
         link("svc-pricing-acme", pricing)
         link("svc-store-acme", store)
+        link("svc-signer-acme", signer)
+        // anvil's first account: a well-known test key
+        writeFileSync(
+          join(base, "authority.key"),
+          "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80\n"
+        )
         const served = await serve(base, {
           SVC_PRICING: "./node_modules/svc-pricing-acme",
           ACME_MARKUP_BPS: "100",
           SVC_STORE: "./node_modules/svc-store-acme",
           ACME_STORE_FILE: join(base, "acme.sqlite"),
+          SVC_SIGNER_PLUGIN: "./node_modules/svc-signer-acme",
+          ACME_SIGNER_KEY_FILE: join(base, "authority.key"),
           SVC_PROFILE: "demo"
         })
         assert.isDefined(served.url, served.output)
@@ -192,6 +206,8 @@ describe("svc new-plugin", () => {
         // the store plug-in holds the data, not the data directory's SQLite
         assert.isTrue(existsSync(join(base, "acme.sqlite")))
         assert.isFalse(existsSync(join(base, "data", "svc.sqlite")))
+        // the signer plug-in's key is the authority
+        assert.include(served.output, "svc authority 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n")
 
         // a bad setting of a plug-in: one line naming it
         const refused = await serve(base, {
