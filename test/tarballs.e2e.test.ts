@@ -9,6 +9,8 @@
  * - `npx svc new-connector acme` generates a connector whose tests run against
  *   the installed testkit (the skeleton fails where the author must fill in; with
  *   the docs/connectors.md walkthrough's code it passes);
+ * - `npx svc new-plugin pricing acme` generates a pricing plug-in that passes the
+ *   installed pricing suite and prices the feed of `npx svc serve` (SVC_PRICING);
  * - `npx svc new-solver` generates a solver project whose test passes and which starts.
  *
  * Slow (a build, an npm install from the registry and a few processes): about a
@@ -194,6 +196,40 @@ describe("the packages installed from their tarballs, outside the repository", (
     const filled = run("npx", ["vitest", "run"], { cwd: dir })
     assert.strictEqual(filled.status, 0, filled.output)
   }, 180_000)
+
+  it(
+    "npx svc new-plugin pricing acme: the generated plug-in passes the installed pricing suite and prices npx svc serve's feed",
+    async () => {
+      const created = run("npx", ["svc", "new-plugin", "pricing", "acme"])
+      assert.strictEqual(created.status, 0, created.output)
+      const dir = join(project, "pricing-acme")
+      assert.strictEqual(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name, "svc-pricing-acme")
+      const tested = run("npx", ["vitest", "run"], { cwd: dir })
+      assert.strictEqual(tested.status, 0, tested.output)
+      // Node runs the plug-in's TypeScript sources outside node_modules: SVC_PRICING names its entry file
+      const server = await start(["svc", "serve"], /svc listening on (\S+)/, {
+        PORT: "0",
+        SVC_DATA_DIR: join(project, "plugin-data"),
+        SVC_LOG_LEVEL: "warning",
+        SVC_PRICING: "./pricing-acme/src/index.ts",
+        ACME_MARKUP_BPS: "100"
+      })
+      try {
+        const body = (await (await fetch(`${server.match[1]}/api/v6/solver-feed`)).json()) as {
+          feed: { routes: ReadonlyArray<Record<string, unknown>> }
+        }
+        // the demo catalog prices usdc.base -> usdt0.hyperevm at 1 / 1: the plug-in keeps 1 %
+        const route = body.feed.routes.find((r) => r.publicationLane === "L1" && r.publicationRank === 2)!
+        assert.deepStrictEqual([route.indicativePriceNumeratorRaw, route.indicativePriceDenominatorRaw], [
+          "9900",
+          "10000"
+        ])
+      } finally {
+        assert.strictEqual(await stop(server.child), 0)
+      }
+    },
+    180_000
+  )
 
   it("npx svc new-solver: the generated solver passes its test and serves its feed", async () => {
     const created = run("npx", ["svc", "new-solver", "my-solver"])
