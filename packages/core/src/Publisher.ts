@@ -1177,7 +1177,7 @@ export const layer = (
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
           yield* coordination.announce("publication", publication.dataVersion.toString())
           return publication
-        })
+        }).pipe(Effect.withSpan("Publisher.publish", { attributes: { routes: built.length, validFrom: now } }))
 
       const tick = (force: boolean) =>
         lock.withPermit(Effect.gen(function*() {
@@ -1273,7 +1273,9 @@ export const layer = (
         const publication = yield* adopt(stored)
         yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
       })).pipe(
-        Effect.catchCause((cause) => Effect.logWarning("following the leader's publication failed", cause))
+        Effect.catchCause((cause) => Effect.logWarning("following the leader's publication failed", cause)),
+        // a replica that does not lead: each look at what the leader stored (announced, or every followMillis)
+        Effect.withSpan("Publisher.follow")
       )
       const followMillis = Math.max(tickMillis, options.followMillis ?? 5000)
       const announcements = yield* coordination.announcements

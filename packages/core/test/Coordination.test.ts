@@ -5,7 +5,7 @@
  * leadership moves, the new leader publishes the next version.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, PubSub, Redacted, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, PubSub, Redacted, Stream, SubscriptionRef, Tracer } from "effect"
 import { type Announcement, Coordination } from "../src/Coordination.ts"
 import { Publisher } from "../src/Publisher.ts"
 import * as Signer from "../src/Signer.ts"
@@ -43,6 +43,27 @@ const replica = (store: Store["Service"], coordination: Coordination["Service"],
   )
 
 describe("replicas of one store", () => {
+  it.live("a publication and a follower's look at it run in spans (Publisher.publish, Publisher.follow)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const names: Array<string> = []
+      const recording = Tracer.make({
+        span(options) {
+          names.push(options.name)
+          return Tracer.nativeTracer.span(options)
+        }
+      })
+      const { store } = makeMemoryStore()
+      const hub = yield* PubSub.unbounded<Announcement>()
+      const a = yield* manualCoordination(hub, true)
+      const b = yield* manualCoordination(hub, false)
+      const leader = yield* replica(store, a.service).pipe(Effect.withTracer(recording))
+      const follower = yield* replica(store, b.service).pipe(Effect.withTracer(recording))
+      const first = yield* Context.get(leader, Publisher).current
+      assert.strictEqual((yield* Context.get(follower, Publisher).current).dataVersion, first.dataVersion)
+      assert.include(names, "Publisher.publish")
+      assert.include(names, "Publisher.follow")
+    })))
+
   it.live("the follower serves the leader's bytes; a bad document is refused; a new leader publishes next", () =>
     Effect.scoped(Effect.gen(function*() {
       const { store } = makeMemoryStore()
