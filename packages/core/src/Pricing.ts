@@ -11,7 +11,9 @@
  * amountOut rounds down, the capacity (maxAvailableInRaw) rounds down.
  *
  * An operator replaces pricing with a layer of their own implementing
- * {@link PricingShape} (see docs/embedding.md).
+ * {@link PricingShape}: under `svc serve` as a pricing plug-in (`SVC_PRICING`,
+ * `@svc/core/Plugin`), embedded as a part of the engine (see docs/embedding.md).
+ * `@svc/core/testing/PricingSuite` checks what every pricing must keep.
  *
  * @since 0.1.0
  */
