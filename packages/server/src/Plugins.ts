@@ -239,17 +239,18 @@ export const loadStore = (
     const name = chosenNames(config).SVC_STORE
     const store = yield* pluginOf("SVC_STORE", "store", name, builtins(config).store, options.cwd)
     const settings = yield* settingsOf("SVC_STORE", name, store.plugin)
-    const coordination = (store.plugin as Plugin.StorePlugin<unknown, unknown>).coordination?.(
-      settings,
-      options.context
-    ) ?? Coordination.layerSingle
+    const storePlugin = store.plugin as Plugin.StorePlugin<unknown, unknown>
+    // a plug-in's functions run inside the layer, so that one that throws is a failure like any other
+    const coordination = storePlugin.coordination === undefined
+      ? Coordination.layerSingle
+      : Layer.suspend(() => storePlugin.coordination!(settings, options.context))
     const part = <A>(layer: Layer.Layer<A, unknown>) =>
       // a built-in part fails with its own typed errors (PartError); a plug-in's are one line
       (store.builtin ? layer : guarded("SVC_STORE", name, layer)) as Layer.Layer<A, PartError>
     return {
       name,
       builtin: store.builtin,
-      layer: part(store.plugin.layer(settings, options.context)),
+      layer: part(Layer.suspend(() => store.plugin.layer(settings, options.context))),
       coordination: part(coordination)
     }
   })
@@ -290,7 +291,12 @@ export const load = (
       store,
       pricing: {
         name: names.SVC_PRICING,
-        layer: part("SVC_PRICING", names.SVC_PRICING, pricing.builtin, pricing.plugin.layer(pricingSettings, context))
+        layer: part(
+          "SVC_PRICING",
+          names.SVC_PRICING,
+          pricing.builtin,
+          Layer.suspend(() => pricing.plugin.layer(pricingSettings, context))
+        )
       },
       signer: {
         name: names.SVC_SIGNER_PLUGIN,
@@ -298,7 +304,7 @@ export const load = (
           "SVC_SIGNER_PLUGIN",
           names.SVC_SIGNER_PLUGIN,
           signer.builtin,
-          signer.plugin.layer(signerSettings, context)
+          Layer.suspend(() => signer.plugin.layer(signerSettings, context))
         )
       }
     } satisfies Chosen

@@ -7,7 +7,7 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type Catalog, type Market, Plugin, Pricing, Signer } from "@svc/core"
+import { type Catalog, type Market, Plugin, Pricing, Signer, Store } from "@svc/core"
 import * as PricingSuite from "@svc/core/testing/PricingSuite"
 import { FeedSignature, Signature } from "@svc/protocol"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted, Result } from "effect"
@@ -136,6 +136,17 @@ describe("plug-ins chosen by configuration", () => {
       const dir = workDir({
         "pricing.mjs": SCALED_PRICING,
         "empty.mjs": "export const nothing = 1\n",
+        "throwing-pricing.mjs": [
+          `import { Plugin } from "@svc/core"`,
+          `import { Config } from "effect"`,
+          `export default Plugin.make({`,
+          `  kind: "pricing",`,
+          `  name: "throwing",`,
+          `  settings: Config.succeed(undefined),`,
+          `  layer: () => { throw new Error("no model configured") }`,
+          `})`,
+          ``
+        ].join("\n"),
         "failing-store.mjs": `
 import { Plugin, Store } from "@svc/core"
 import { Config, Effect, Layer } from "effect"
@@ -174,6 +185,17 @@ export default Plugin.make({
       const parts = yield* load({ store: "./failing-store.mjs" })
       const built = yield* failure(Layer.build(parts.store.layer).pipe(Effect.scoped))
       assert.strictEqual(built, "SVC_STORE: ./failing-store.mjs: ACME_DB: cannot connect")
+      // one whose layer function throws: the same
+      const throwing = yield* load({ pricing: "./throwing-pricing.mjs" })
+      const thrown = yield* failure(
+        Layer.build(Layer.provide(throwing.pricing.layer, PricingSuite.context)).pipe(
+          Effect.provide(
+            Layer.mergeAll(Layer.succeed(Store.Store, {} as never), Layer.succeed(Signer.Signer, {} as never))
+          ),
+          Effect.scoped
+        )
+      )
+      assert.strictEqual(thrown, "SVC_PRICING: ./throwing-pricing.mjs: no model configured")
     }))
 
   it.live(
