@@ -53,3 +53,47 @@ export const problem = (key: PluginKey, value: string): string | undefined => {
     builtins.join(" or ")
   }, or a ${kind} plug-in's package name or path (with a / or starting with . or @)`
 }
+
+/**
+ * What is wrong with the plug-in settings of a configuration, as one line
+ * naming the key, or undefined: each value a built-in name or a package name
+ * or path, and the built-ins consistent with the keys beside them (`postgres`
+ * needs `DATABASE_URL`, `sqlite` refuses it; `keystore` needs
+ * `SVC_SIGNER_KEYSTORE`, `key` refuses it).
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const check = (settings: {
+  readonly store?: string | undefined
+  readonly pricing?: string | undefined
+  readonly signerPlugin?: string | undefined
+  /** Whether DATABASE_URL is set. */
+  readonly databaseUrl: boolean
+  /** Whether SVC_SIGNER_KEYSTORE is set. */
+  readonly signerKeystore: boolean
+}): string | undefined => {
+  for (
+    const [key, value] of [
+      ["SVC_STORE", settings.store],
+      ["SVC_PRICING", settings.pricing],
+      ["SVC_SIGNER_PLUGIN", settings.signerPlugin]
+    ] as const
+  ) {
+    const found = value === undefined ? undefined : problem(key, value)
+    if (found !== undefined) return found
+  }
+  if (settings.store === "postgres" && !settings.databaseUrl) {
+    return "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
+  }
+  if (settings.store === "sqlite" && settings.databaseUrl) {
+    return "SVC_STORE: sqlite, but DATABASE_URL is set (it selects PostgreSQL): unset one of them"
+  }
+  if (settings.signerPlugin === "keystore" && !settings.signerKeystore) {
+    return "SVC_SIGNER_KEYSTORE: required with SVC_SIGNER_PLUGIN=keystore (the authority's keystore file, svc keys new)"
+  }
+  if (settings.signerPlugin === "key" && settings.signerKeystore) {
+    return "SVC_SIGNER_PLUGIN: key, but SVC_SIGNER_KEYSTORE is set: use keystore, or unset SVC_SIGNER_KEYSTORE"
+  }
+  return undefined
+}

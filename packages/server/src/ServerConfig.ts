@@ -567,40 +567,6 @@ const serverConfig = Config.all({
 
 const check = (ok: boolean, message: string) => ok ? Effect.void : Effect.fail(new ConfigInvalid({ message }))
 
-/** The plug-in settings: a built-in name or a package name or path, consistent with the keys beside them. */
-const checkPlugins = (config: Omit<ServerConfig, "trustedProxies">) =>
-  Effect.gen(function*() {
-    for (
-      const [key, value] of [
-        ["SVC_STORE", config.store],
-        ["SVC_PRICING", config.pricing],
-        ["SVC_SIGNER_PLUGIN", config.signerPlugin]
-      ] as const
-    ) {
-      if (value === undefined) continue
-      const problem = PluginChoice.problem(key, value)
-      if (problem !== undefined) return yield* new ConfigInvalid({ message: problem })
-    }
-    const databaseUrl = Option.isSome(config.databaseUrl)
-    yield* check(
-      config.store !== "postgres" || databaseUrl,
-      "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
-    )
-    yield* check(
-      config.store !== "sqlite" || !databaseUrl,
-      "SVC_STORE: sqlite, but DATABASE_URL is set (it selects PostgreSQL): unset one of them"
-    )
-    const keystore = Option.isSome(config.signerKeystore ?? Option.none())
-    yield* check(
-      config.signerPlugin !== "keystore" || keystore,
-      "SVC_SIGNER_KEYSTORE: required with SVC_SIGNER_PLUGIN=keystore (the authority's keystore file, svc keys new)"
-    )
-    yield* check(
-      config.signerPlugin !== "key" || !keystore,
-      "SVC_SIGNER_PLUGIN: key, but SVC_SIGNER_KEYSTORE is set: use keystore, or unset SVC_SIGNER_KEYSTORE"
-    )
-  })
-
 const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trustedProxies: string }) =>
   Effect.gen(function*() {
     yield* check(config.port >= 0 && config.port <= 65535, `PORT: ${config.port} is not a port (0 to 65535)`)
@@ -728,7 +694,15 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
       config.marketPollMs === undefined || (config.marketPollMs >= 100 && config.marketPollMs <= 3_600_000),
       "SVC_MARKET_POLL_MS: 100 to 3600000"
     )
-    yield* checkPlugins(config)
+    // the plug-in settings: a built-in name or a package name or path, consistent with the keys beside them
+    const pluginProblem = PluginChoice.check({
+      store: config.store,
+      pricing: config.pricing,
+      signerPlugin: config.signerPlugin,
+      databaseUrl: Option.isSome(config.databaseUrl),
+      signerKeystore: Option.isSome(config.signerKeystore ?? Option.none())
+    })
+    if (pluginProblem !== undefined) return yield* new ConfigInvalid({ message: pluginProblem })
     if (config.connectors !== undefined) {
       const problem = validateNames(config.connectors)
       yield* check(problem === undefined, `SVC_CONNECTORS: ${problem}`)

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as App from "../src/App.ts"
+import * as PluginChoice from "../src/PluginChoice.ts"
 import * as Plugins from "../src/Plugins.ts"
 import * as Server from "../src/Server.ts"
 import * as ServerConfig from "../src/ServerConfig.ts"
@@ -129,6 +130,23 @@ describe("plug-ins chosen by configuration", () => {
         yield* failure(configOf({ SVC_STORE: "postgres" })),
         "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
       )
+      // the built-ins agree with the keys beside them
+      const plain = { databaseUrl: false, signerKeystore: false }
+      assert.isUndefined(
+        PluginChoice.check({ ...plain, store: "./my-store.mjs", pricing: "@acme/p", signerPlugin: "key" })
+      )
+      assert.match(
+        PluginChoice.check({ ...plain, store: "sqlite", databaseUrl: true })!,
+        /^SVC_STORE: sqlite, but DATABASE_URL/
+      )
+      assert.match(PluginChoice.check({ ...plain, signerPlugin: "keystore" })!, /^SVC_SIGNER_KEYSTORE: required/)
+      assert.match(
+        PluginChoice.check({ ...plain, signerPlugin: "key", signerKeystore: true })!,
+        /^SVC_SIGNER_PLUGIN: key, but SVC_SIGNER_KEYSTORE/
+      )
+      // a store plug-in may read DATABASE_URL in a scheme of its own
+      const { config } = yield* configOf({ SVC_STORE: "./my-store.mjs", DATABASE_URL: "mysql://db/svc" })
+      assert.strictEqual(config.store, "./my-store.mjs")
     }))
 
   it.effect("a module that is not a plug-in of the kind, a bad setting, a failing part: one line naming the key", () =>
