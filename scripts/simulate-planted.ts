@@ -6,7 +6,7 @@
  * are plausible mistakes across permits, inventory, settlement, feeds and
  * coordination. docs/simulation.md has the table of a run.
  *
- *   npm run simulate:planted [-- --bug NAME[,NAME]] [--seeds N] [--fills N] [--jobs N]
+ *   npm run simulate:planted [-- --bug NAME[,NAME]] [--seeds N] [--fills N] [--jobs N] [--from SEED]
  *
  * For each bug: the first failing seed, the invariant that caught it and the
  * time to find it (wall clock, seeds run in order from 1). Exit 0 only when
@@ -346,6 +346,7 @@ const main = async () => {
   let seeds = 200
   let fills = 200
   let jobs = 1
+  let from = 1
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1]
     switch (argv[i]) {
@@ -365,9 +366,13 @@ const main = async () => {
         jobs = Math.max(1, Number(value))
         i++
         break
+      case "--from":
+        from = Math.max(0, Number(value))
+        i++
+        break
       default:
         process.stderr.write(
-          `usage: npm run simulate:planted -- [--bug NAME[,NAME]] [--seeds N] [--fills N] [--jobs N]\nbugs: ${
+          `usage: npm run simulate:planted -- [--bug NAME[,NAME]] [--seeds N] [--fills N] [--jobs N] [--from SEED]\nbugs: ${
             PLANTED.map((b) => b.name).join(", ")
           }\n`
         )
@@ -379,14 +384,16 @@ const main = async () => {
     process.stderr.write(`no such bug; bugs: ${PLANTED.map((b) => b.name).join(", ")}\n`)
     process.exit(2)
   }
-  process.stdout.write(`${bugs.length} planted bugs, each hunted in up to ${seeds} seeds of ${fills} fills\n\n`)
+  process.stdout.write(
+    `${bugs.length} planted bugs, each hunted in up to ${seeds} seeds of ${fills} fills from seed ${from}\n\n`
+  )
   process.stdout.write("| Bug | Area | What is wrong | Found by | First failing seed | Time to find |\n")
   process.stdout.write("| --- | --- | --- | --- | --- | --- |\n")
   const results: Array<Hunt> = []
   const queue = [...bugs]
   await Promise.all(Array.from({ length: jobs }, async () => {
     for (let bug = queue.shift(); bug !== undefined; bug = queue.shift()) {
-      const result = await hunt(bug, { seeds, fills })
+      const result = await hunt(bug, { seeds, fills, firstSeed: from })
       results.push(result)
       process.stdout.write(
         `| \`${bug.name}\` | ${bug.area} | ${bug.bug} | ${
