@@ -3,8 +3,8 @@
  * 2020-12) of a catalog document, from the schema the server decodes catalogs
  * with (`@svc/core` Catalog.CatalogConfig). It ships with `@svc/server` for
  * editors (`"$schema": "./node_modules/@svc/server/catalog/catalog.schema.json"`).
- * `node scripts/catalog-schema.ts` rewrites the file; a test fails when the
- * committed file differs from what this builds.
+ * `node scripts/catalog-schema.ts` (or `npm run codegen`) rewrites the file;
+ * test/codegen.test.ts fails when the committed file differs from what this builds.
  */
 import { writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"

@@ -2,8 +2,8 @@
  * Builds docs/errors.md from the error tables of the code: the wire codes
  * (`@svc/protocol` ErrorCodes), the typed reasons of the core's errors and their
  * wire codes (`@svc/core` PermitError, `@svc/server` SolverErrors), and the
- * aggregator's codes. `npm run docs:errors` rewrites the file; a test fails when
- * the committed file differs from what this builds.
+ * aggregator's codes. `npm run docs:errors` (or `npm run codegen`) rewrites the
+ * file; test/codegen.test.ts fails when the committed file differs from what this builds.
  */
 import { writeFileSync } from "node:fs"
 import { AGGREGATOR_ERRORS, SOLVER_ERRORS } from "../packages/protocol/src/ErrorCodes.ts"

@@ -8,8 +8,8 @@
  *
  * Deterministic: fixed keys (public test material, never fund them), fixed
  * timestamps, RFC 6979 signatures; no randomness, no clock. `buildFixtures()` returns
- * the exact text of every file; packages/protocol/test/fixtures.test.ts fails when the
- * committed files differ from it.
+ * the exact text of every file; test/codegen.test.ts (the drift test of `npm run codegen`)
+ * fails when the committed files differ from it.
  *
  * fixtures/upstream is hand-transcribed and is never written here.
  */

@@ -1,24 +1,19 @@
 /**
  * The JSON Schema of the catalog that ships with `@svc/server`
- * (`catalog/catalog.schema.json`, for editors): it is what
- * scripts/catalog-schema.ts builds from the schema the server decodes catalogs
- * with, and a JSON Schema validator other than Effect's (ajv, draft 2020-12)
+ * (`catalog/catalog.schema.json`, for editors; that it is what
+ * scripts/catalog-schema.ts builds is checked by test/codegen.test.ts): a JSON Schema validator other than Effect's (ajv, draft 2020-12)
  * accepts the demo catalog and refuses what the server refuses.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { buildCatalogSchema, CATALOG_SCHEMA_PATH } from "../../../scripts/catalog-schema.ts"
+import { CATALOG_SCHEMA_PATH } from "../../../scripts/catalog-schema.ts"
 import { DEMO_CATALOG_PATH } from "../src/Server.ts"
 
 const committed = readFileSync(CATALOG_SCHEMA_PATH, "utf8")
 
 describe("catalog.schema.json", () => {
-  it("is what scripts/catalog-schema.ts builds (node scripts/catalog-schema.ts rewrites it)", () => {
-    assert.strictEqual(committed, buildCatalogSchema())
-  })
-
   it("is exported by @svc/server", () => {
     const resolved = createRequire(import.meta.url).resolve("@svc/server/catalog/catalog.schema.json")
     assert.strictEqual(resolved, CATALOG_SCHEMA_PATH)

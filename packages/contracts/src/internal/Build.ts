@@ -141,6 +141,72 @@ export const readSources = (): ReadonlyArray<{ readonly path: string; readonly c
     .map((file) => ({ path: `contracts/${file}`, content: readFileSync(new URL(file, folder), "utf8") }))
 }
 
+/**
+ * The standard JSON input given to the compiler: the sources and {@link SETTINGS}.
+ *
+ * @category onchain
+ * @since 0.1.0
+ */
+export const renderStandardJsonInput = (
+  sources: ReadonlyArray<{ readonly path: string; readonly content: string }> = readSources()
+): string =>
+  JSON.stringify({
+    language: "Solidity",
+    sources: Object.fromEntries(sources.map((s) => [s.path, { content: s.content }])),
+    settings: SETTINGS
+  })
+
+/**
+ * keccak256 of the sources concatenated in file-name order (an artifact's `sourceHash`).
+ *
+ * @category onchain
+ * @since 0.1.0
+ */
+export const sourceHashOf = (sources: ReadonlyArray<{ readonly content: string }> = readSources()): Hex =>
+  keccak256(stringToBytes(sources.map((s) => s.content).join("")))
+
+/**
+ * The compilation the committed `artifacts/*.json` record, with the current
+ * sources' standard JSON input and hashes and the pinned compiler version, without
+ * compiling: the cheap half of the drift check (`npm run codegen -- --check`
+ * compiles). {@link renderFiles} of it equals the committed files when the
+ * sources, the settings and the compiler version are those the artifacts were
+ * built with and nothing generated was edited by hand; only an edit of a
+ * committed ABI or bytecode that keeps every hash escapes it, which the full
+ * compile of `test/Artifacts.test.ts` catches.
+ *
+ * @throws {Error} when the installed solc or an artifact's compiler is not {@link SOLC_VERSION}.
+ * @category onchain
+ * @since 0.1.0
+ */
+export const recordedCompilation = (): Compilation => {
+  const installed = (createRequire(import.meta.url)("solc/package.json") as { version: string }).version
+  if (installed !== SOLC_VERSION) throw new Error(`solc ${SOLC_VERSION} expected, ${installed} installed`)
+  const sources = readSources()
+  const standardJsonInput = renderStandardJsonInput(sources)
+  const sourceHash = sourceHashOf(sources)
+  const standardJsonInputHash = keccak256(stringToBytes(standardJsonInput))
+  const artifacts = CONTRACTS.map(({ name }): Artifact => {
+    const recorded = JSON.parse(readFileSync(new URL(`artifacts/${name}.json`, PACKAGE_ROOT), "utf8")) as Artifact
+    const version = recorded.compiler.version
+    if (!version.startsWith(`${SOLC_VERSION}+`)) {
+      throw new Error(`artifacts/${name}.json was built with solc ${version}, not the pinned ${SOLC_VERSION}`)
+    }
+    return {
+      contractName: name,
+      sourceName: `contracts/${name}.sol`,
+      abi: recorded.abi,
+      bytecode: recorded.bytecode,
+      deployedBytecode: recorded.deployedBytecode,
+      runtimeCodeHash: keccak256(recorded.deployedBytecode),
+      compiler: { version, settings: SETTINGS },
+      sourceHash,
+      standardJsonInputHash
+    }
+  })
+  return { version: artifacts[0]!.compiler.version, artifacts, standardJsonInput, warnings: [] }
+}
+
 interface SolcOutput {
   readonly errors?: ReadonlyArray<{ readonly severity: string; readonly formattedMessage: string }>
   readonly contracts?: Record<
@@ -162,16 +228,12 @@ export const compile = (): Compilation => {
   const version = solc.version()
   if (!version.startsWith(`${SOLC_VERSION}+`)) throw new Error(`solc ${SOLC_VERSION} expected, got ${version}`)
   const sources = readSources()
-  const standardJsonInput = JSON.stringify({
-    language: "Solidity",
-    sources: Object.fromEntries(sources.map((s) => [s.path, { content: s.content }])),
-    settings: SETTINGS
-  })
+  const standardJsonInput = renderStandardJsonInput(sources)
   const output = JSON.parse(solc.compile(standardJsonInput)) as SolcOutput
   const problems = output.errors ?? []
   const errors = problems.filter((e) => e.severity === "error")
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join("\n"))
-  const sourceHash = keccak256(stringToBytes(sources.map((s) => s.content).join("")))
+  const sourceHash = sourceHashOf(sources)
   const standardJsonInputHash = keccak256(stringToBytes(standardJsonInput))
   const artifacts = CONTRACTS.map(({ name }): Artifact => {
     const sourceName = `contracts/${name}.sol`
