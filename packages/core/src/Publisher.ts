@@ -21,12 +21,14 @@
  *
  * A payload that fails its own schema is never signed.
  *
- * This module holds the models, the service and its layer (the state, the
- * publication cycle, following the leader); the parts live in
- * `internal/publisher/`: `terms.ts` (the terms of every route and the memo
- * tables that keep them), `routeTexts.ts` (a route's checked canonical text),
- * `documents.ts` (building, signing and storing a publication; adopting the
- * leader's), `views.ts` (filters, views and their cache) and `errors.ts`.
+ * This module holds the models, the service and its layer (the publication
+ * cycle: look for changes, publish, and the ticks and announcements that drive
+ * it); the parts live in `internal/publisher/`: `terms.ts` (the terms of every
+ * route and the memo tables that keep them), `routeTexts.ts` (a route's checked
+ * canonical text), `documents.ts` (building, signing and storing a publication;
+ * adopting the leader's), `views.ts` (filters, views and their cache),
+ * `state.ts` (the state, its events, the current publication), `following.ts`
+ * (a replica that does not lead) and `errors.ts`.
  *
  * @since 0.1.0
  */
@@ -54,7 +56,9 @@ import { Economics } from "./Economics.ts"
 import { makeKeccakStreams } from "./internal/fastKeccak.ts"
 import { makeDocuments } from "./internal/publisher/documents.ts"
 import { PublicationUnavailable, PublishFailed } from "./internal/publisher/errors.ts"
-import { buildTerms, makeMemo, type RouteTerms, sameTerms } from "./internal/publisher/terms.ts"
+import { makeFollow } from "./internal/publisher/following.ts"
+import { currentOf, lastOf, makeState } from "./internal/publisher/state.ts"
+import { buildTerms, makeMemo, type RouteTerms, sameTerms, updateRouteGauges } from "./internal/publisher/terms.ts"
 import { Inventory } from "./Inventory.ts"
 import * as Metrics from "./Metrics.ts"
 import { Pricing } from "./Pricing.ts"
@@ -265,9 +269,6 @@ export { filterKeyOf } from "./internal/publisher/views.ts"
  */
 export { EMPTY_VIEW_KEY } from "./internal/publisher/views.ts"
 
-/** Publications a subscriber's queue holds at most (older ones are dropped for it). */
-const EVENT_BUFFER = 4
-
 // ---------------------------------------------------------------------------
 // The layer
 // ---------------------------------------------------------------------------
@@ -298,32 +299,17 @@ export const layer = (
       const cacheEntries = Math.max(1, options.viewCacheEntries ?? 256)
       const template = options.routeDetailTemplate
 
-      const stateRef = yield* Ref.make<PublisherState>({
-        _tag: "Unavailable",
-        reason: "not published yet",
-        last: Option.none()
-      })
+      const cell = yield* makeState
+      const stateRef = cell.ref
+      const setState = cell.set
       // the route terms of the current publication (terms objects: see Memo.termsOf)
       const fingerprintRef = yield* Ref.make<ReadonlyArray<RouteTerms>>([])
       // the operator state's version the current publication was built under: any operator
       // change (`svc admin`, including `svc admin republish`) publishes a new version
       const operatorVersionRef = yield* Ref.make<number | undefined>(undefined)
-      // every event is the full current state: a subscriber more than a few events behind is
-      // disconnected by its reader, so a bounded sliding buffer keeps memory bounded even for a
-      // subscriber that stopped reading (it never holds more than EVENT_BUFFER publications)
-      const events = yield* PubSub.sliding<PublicationEvent>(EVENT_BUFFER)
       const lock = yield* Semaphore.make(1)
       const memo = makeMemo()
       const keccakStream = makeKeccakStreams()
-
-      const lastOf = (s: PublisherState): Option.Option<Publication> =>
-        s._tag === "Open" ? Option.some(s.publication) : s.last
-
-      const setState = (next: PublisherState, event?: PublicationEvent) =>
-        Effect.flatMap(
-          Ref.set(stateRef, next),
-          () => event === undefined ? Effect.void : PubSub.publish(events, event).pipe(Effect.asVoid)
-        )
 
       const documents = makeDocuments({
         catalog,
@@ -348,27 +334,7 @@ export const layer = (
           yield* Metric.update(Metrics.publications, 1)
           yield* Effect.yieldNow
           // the gauges of every route, made once per route and set directly (no effect per route)
-          const context = yield* Effect.context<never>()
-          for (const route of publication.routes) {
-            let gauges = memo.routeGauges.get(route.routeId)
-            if (gauges === undefined) {
-              // the series `Metric.withAttributes(gauge, { route })` updates, without a new context per update
-              const labelled = { route: route.routeId }
-              gauges = {
-                capacity: Metric.gauge(Metrics.routeCapacity.id, {
-                  description: Metrics.routeCapacity.description,
-                  attributes: labelled
-                }),
-                open: Metric.gauge(Metrics.routeOpen.id, {
-                  description: Metrics.routeOpen.description,
-                  attributes: labelled
-                })
-              }
-              memo.routeGauges.set(route.routeId, gauges)
-            }
-            gauges.capacity.updateUnsafe(Number(route.maxAvailableInRaw), context)
-            gauges.open.updateUnsafe(route.open ? 1 : 0, context)
-          }
+          updateRouteGauges(memo, publication.routes, yield* Effect.context<never>())
           yield* Ref.set(fingerprintRef, built.map((b) => b.terms))
           yield* Ref.set(operatorVersionRef, operatorVersion)
           yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
@@ -425,55 +391,12 @@ export const layer = (
         Effect.flatMap(() => Ref.get(stateRef))
       )
 
-      // plain composition: this runs for every feed, route and permit request
-      const current: Effect.Effect<Publication, PublicationUnavailable> = Effect.flatMap(Ref.get(stateRef), (state) => {
-        if (state._tag === "Closed") {
-          return Effect.fail(new PublicationUnavailable({ closed: true, reason: state.reason }))
-        }
-        if (state._tag === "Unavailable") {
-          return Effect.fail(new PublicationUnavailable({ closed: false, reason: state.reason }))
-        }
-        return Effect.flatMap(
-          Clock.currentTimeMillis,
-          (nowMs) =>
-            state.publication.validUntil <= Math.floor(nowMs / 1000)
-              ? Effect.fail(
-                new PublicationUnavailable({ closed: false, reason: "the current publication has expired" })
-              )
-              : Effect.succeed(state.publication)
-        )
-      })
+      const current = currentOf(stateRef)
 
       // ------------------------------------------------------------ replicas
       // A replica that does not lead serves what the leader stored: it looks again when told
       // (an announcement), and every followMillis in case it was not told.
-      const follow = lock.withPermit(Effect.gen(function*() {
-        const state = yield* Ref.get(stateRef)
-        const operator = yield* store.operatorState
-        if (operator.paused) {
-          const reason = operator.pauseReason ?? "publication paused by the operator"
-          if (state._tag !== "Closed") {
-            yield* setState({ _tag: "Closed", reason, last: lastOf(state) }, { _tag: "Closed", reason })
-          }
-          return
-        }
-        const stored = yield* store.latestPublicationDocument
-        if (stored === undefined) return
-        const last = lastOf(state)
-        if (state._tag === "Open" && Option.isSome(last) && last.value.dataVersion >= stored.dataVersion) return
-        if (state._tag !== "Open" && Option.isSome(last) && last.value.dataVersion === stored.dataVersion) {
-          // resumed, the leader has not republished yet: serve the last one again
-          yield* setState({ _tag: "Open", publication: last.value }, { _tag: "Published", publication: last.value })
-          return
-        }
-        if (Option.isSome(last) && last.value.dataVersion > stored.dataVersion) return
-        const publication = yield* documents.adopt(stored)
-        yield* setState({ _tag: "Open", publication }, { _tag: "Published", publication })
-      })).pipe(
-        Effect.catchCause((cause) => Effect.logWarning("following the leader's publication failed", cause)),
-        // a replica that does not lead: each look at what the leader stored (announced, or every followMillis)
-        Effect.withSpan("Publisher.follow")
-      )
+      const follow = makeFollow({ lock, state: cell, store, documents })
       const followMillis = Math.max(tickMillis, options.followMillis ?? 5000)
       const announcements = yield* coordination.announcements
       yield* Effect.forkScoped(
@@ -516,7 +439,7 @@ export const layer = (
         subscribe: Effect.gen(function*() {
           // subscribe first, then read the state: an event published in between is
           // in the queue and carries a publication at least as new as the state
-          const subscription = yield* PubSub.subscribe(events)
+          const subscription = yield* PubSub.subscribe(cell.events)
           const state = yield* Ref.get(stateRef)
           return { state, events: subscription }
         }),

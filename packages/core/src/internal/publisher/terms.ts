@@ -12,7 +12,7 @@ import type { Hex } from "@svc/protocol/Bytes"
 import * as CanonicalJson from "@svc/protocol/CanonicalJson"
 import * as Ids from "@svc/protocol/Ids"
 import type { Route } from "@svc/protocol/schema/Feed"
-import { Effect, Exit, Metric, Result } from "effect"
+import { type Context, Effect, Exit, Metric, Result } from "effect"
 import { Catalog, type CatalogRoute } from "../../Catalog.ts"
 import { Inventory } from "../../Inventory.ts"
 import * as Metrics from "../../Metrics.ts"
@@ -321,3 +321,39 @@ export const buildTerms = Effect.fnUntraced(function*(now: number, operator: Ope
   }
   return out
 })
+
+/**
+ * Sets the capacity and open gauges of every route of a publication: the gauges
+ * of a route are made once (the series `Metric.withAttributes(gauge, { route })`
+ * updates, without a new context per update) and set directly, no effect per
+ * route.
+ *
+ * @category metrics
+ * @since 0.1.0
+ */
+export const updateRouteGauges = (
+  memo: Memo,
+  routes: ReadonlyArray<Route>,
+  context: Context.Context<never>
+): void => {
+  for (const route of routes) {
+    let gauges = memo.routeGauges.get(route.routeId)
+    if (gauges === undefined) {
+      // the series `Metric.withAttributes(gauge, { route })` updates, without a new context per update
+      const labelled = { route: route.routeId }
+      gauges = {
+        capacity: Metric.gauge(Metrics.routeCapacity.id, {
+          description: Metrics.routeCapacity.description,
+          attributes: labelled
+        }),
+        open: Metric.gauge(Metrics.routeOpen.id, {
+          description: Metrics.routeOpen.description,
+          attributes: labelled
+        })
+      }
+      memo.routeGauges.set(route.routeId, gauges)
+    }
+    gauges.capacity.updateUnsafe(Number(route.maxAvailableInRaw), context)
+    gauges.open.updateUnsafe(route.open ? 1 : 0, context)
+  }
+}
