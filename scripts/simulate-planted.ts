@@ -227,10 +227,10 @@ export const PLANTED: ReadonlyArray<Planted> = [
     area: "feeds",
     bug: "the publisher counts dataVersions in memory from its own last publication",
     patches: [{
-      file: "packages/core/src/Publisher.ts",
-      find: "          const dataVersion = yield* store.nextDataVersion.pipe(\n",
+      file: "packages/core/src/internal/publisher/documents.ts",
+      find: "      const dataVersion = yield* store.nextDataVersion.pipe(\n",
       replace:
-        "          const counter = memo as { dv?: bigint }\n          const dataVersion = counter.dv = counter.dv !== undefined ? counter.dv + 1n : yield* store.nextDataVersion.pipe(\n"
+        "      const counter = memo as { dv?: bigint }\n      const dataVersion = counter.dv = counter.dv !== undefined ? counter.dv + 1n : yield* store.nextDataVersion.pipe(\n"
     }]
   }
 ]
