@@ -1,13 +1,15 @@
 /**
- * HTTP helpers of the svc server: JSON bodies from prepared bytes, the error body
+ * HTTP helpers of the svc server: JSON bodies from prepared bytes, success bodies
+ * typed by the contract's declaration of their operation (`success`), the error body
  * (`{ ok: false, error, reasonCodes?, diagnostics? }`) with its documented status,
  * and the caching, CORS and security headers of every response.
  *
  * @since 0.1.0
  */
-import { CACHE_CONTROL } from "@svc/protocol/Api"
+import { type Api, CACHE_CONTROL, type OperationId } from "@svc/protocol/Api"
 import type { SolverErrorCode } from "@svc/protocol/ErrorCodes"
 import { HttpServerResponse } from "effect/http"
+import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { failure, type SolverFailure, statusOf } from "./SolverErrors.ts"
 
 /** `application/json; charset=utf-8`. */
@@ -188,6 +190,68 @@ export const json = (
   cacheControl: string = CacheControl.noStore
 ): HttpServerResponse.HttpServerResponse =>
   jsonBytes(status, encoder.encode(JSON.stringify(value)), headers, cacheControl)
+
+/**
+ * Every endpoint the contract (`@svc/protocol/Api`) declares.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export type ContractEndpoint = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ?
+  HttpApiGroup.Endpoints<Groups>
+  : never
+
+/**
+ * The success body an endpoint declares: the type of its success schema (of
+ * any of them when it declares several statuses; not an empty 304), the value `handle` would
+ * encode. The contract's body schemas are plain JSON shapes without
+ * transformations (the client's contract generator refuses one), so this value
+ * serialized as it is ({@link json}) is the declared body.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export type SuccessBody<Endpoint extends HttpApiEndpoint.Constraint> = Exclude<
+  HttpApiEndpoint.Success<Endpoint>["Type"],
+  void
+>
+
+/**
+ * The success body of the operation with this operationId ({@link SuccessBody}).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export type OperationBody<Id extends OperationId> = SuccessBody<HttpApiEndpoint.WithIdentifier<ContractEndpoint, Id>>
+
+/**
+ * A JSON response of a success body of the endpoint a `handleRaw` handler
+ * serves (its `endpoint`): the compiler checks the body against the
+ * endpoint's declared success schema, and the answer is {@link json}'s, byte for
+ * byte (the endpoint is only a type here: nothing more is encoded or checked
+ * at run time).
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const success = <Endpoint extends HttpApiEndpoint.Constraint>(
+  _endpoint: Endpoint,
+  status: number,
+  body: SuccessBody<Endpoint>,
+  headers: Readonly<Record<string, string>> = {},
+  cacheControl: string = CacheControl.noStore
+): HttpServerResponse.HttpServerResponse => json(status, body, headers, cacheControl)
+
+/**
+ * The JSON bytes of a success body of an operation, for a body prepared once
+ * and answered many times with {@link jsonBytes}: the compiler checks the body
+ * against the operation's declared success schema.
+ *
+ * @category http
+ * @since 0.1.0
+ */
+export const successBytes = <Id extends OperationId>(_operation: Id, body: OperationBody<Id>): Uint8Array =>
+  encoder.encode(JSON.stringify(body))
 
 /**
  * An empty response (304, 204) with headers.

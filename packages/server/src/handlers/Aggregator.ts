@@ -17,7 +17,7 @@ import { AggregatorBuildRequest, AggregatorQuoteRequest } from "@svc/protocol/sc
 import { strictParseOptions } from "@svc/protocol/schema/index"
 import { Effect, Result, Schema } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import { HttpApiBuilder, type HttpApiEndpoint } from "effect/http-api"
 import * as AggregatorErrors from "../AggregatorErrors.ts"
 import * as ClientAddress from "../ClientAddress.ts"
 import * as Http from "../Http.ts"
@@ -39,17 +39,27 @@ const body = <A>(
       : Result.succeed(decoded.success)
   })
 
-const answer = <A>(effect: Effect.Effect<A, Aggregator.AggregatorFailure>) =>
+/** The aggregator's answer: 200 with its success body (checked against the endpoint's), or its refusal. */
+const answer = <Endpoint extends HttpApiEndpoint.Constraint>(
+  endpoint: Endpoint,
+  effect: Effect.Effect<Http.SuccessBody<Endpoint>, Aggregator.AggregatorFailure>
+) =>
   Effect.map(
     Effect.result(effect),
-    (r) => Result.isFailure(r) ? AggregatorErrors.response(r.failure) : Http.json(200, r.success)
+    (r) => Result.isFailure(r) ? AggregatorErrors.response(r.failure) : Http.success(endpoint, 200, r.success)
   )
 
 /** Prepared bodies with their ETag, for the current data version; 304 on a match. */
 const makeRevalidation = () => {
   let version = ""
   const cache = new Map<string, { readonly etag: string; readonly body: Uint8Array }>()
-  return (ifNoneMatch: string | undefined, dataVersion: string, key: string, value: () => unknown) => {
+  return <Endpoint extends HttpApiEndpoint.Constraint>(
+    _endpoint: Endpoint,
+    ifNoneMatch: string | undefined,
+    dataVersion: string,
+    key: string,
+    value: () => Http.SuccessBody<Endpoint>
+  ) => {
     if (dataVersion !== version) {
       cache.clear()
       version = dataVersion
@@ -72,7 +82,7 @@ const makeRevalidation = () => {
  * @since 0.1.0
  */
 export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Health.Health["Service"]) => {
-  const manifest = encoder.encode(JSON.stringify(aggregator.manifest))
+  const manifest = Http.successBytes("aggregator_manifest", aggregator.manifest)
   const revalidated = makeRevalidation()
   return HttpApiBuilder.group(Api.Api, "Aggregator", (handlers) =>
     Effect.succeed(
@@ -81,13 +91,15 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
           Effect.succeed(
             Http.jsonBytes(200, manifest, { link: `<${endpoint.path}>; rel="canonical"` }, Http.CacheControl.manifest)
           ))
-        .handleRaw("aggregator_quote", ({ request }) =>
+        .handleRaw("aggregator_quote", ({ endpoint, request }) =>
           Effect.flatMap(
             body(request, (u) => decodeQuote(u, strictParseOptions)),
             (decoded) =>
-              Result.isFailure(decoded) ? Effect.succeed(decoded.failure) : answer(aggregator.quote(decoded.success))
+              Result.isFailure(decoded)
+                ? Effect.succeed(decoded.failure)
+                : answer(endpoint, aggregator.quote(decoded.success))
           ))
-        .handleRaw("aggregator_build", ({ request }) =>
+        .handleRaw("aggregator_build", ({ endpoint, request }) =>
           Effect.flatMap(
             body(request, (u) => decodeBuild(u, strictParseOptions)),
             (decoded) =>
@@ -95,10 +107,10 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
                 ? Effect.succeed(decoded.failure)
                 : Effect.flatMap(
                   ClientAddress.current,
-                  (clientKey) => answer(aggregator.build(decoded.success, { clientKey }))
+                  (clientKey) => answer(endpoint, aggregator.build(decoded.success, { clientKey }))
                 )
           ))
-        .handleRaw("aggregator_status", ({ query }) => {
+        .handleRaw("aggregator_status", ({ endpoint, query }) => {
           const given = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as Record<
             string,
             string
@@ -106,15 +118,15 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
           const lookup = Aggregator.statusLookupOf(given)
           return Result.isFailure(lookup)
             ? Effect.succeed(AggregatorErrors.response(lookup.failure))
-            : answer(aggregator.status(lookup.success))
+            : answer(endpoint, aggregator.status(lookup.success))
         })
-        .handleRaw("aggregator_chains", ({ headers }) =>
+        .handleRaw("aggregator_chains", ({ endpoint, headers }) =>
           Effect.map(Effect.result(aggregator.chains), (chains) =>
             Result.isFailure(chains)
               ? AggregatorErrors.response(chains.failure)
-              : revalidated(headers["if-none-match"], chains.success.version, "chains", () =>
+              : revalidated(endpoint, headers["if-none-match"], chains.success.version, "chains", () =>
                 chains.success.value)))
-        .handleRaw("aggregator_tokens", ({ headers, query }) => {
+        .handleRaw("aggregator_tokens", ({ endpoint, headers, query }) => {
           const raw = query.chainId
           if (raw !== undefined && !Number.isSafeInteger(Number(raw))) {
             return Effect.succeed(
@@ -125,15 +137,21 @@ export const layer = (aggregator: Aggregator.Aggregator["Service"], health: Heal
           return Effect.map(Effect.result(aggregator.tokens(chainId)), (tokens) =>
             Result.isFailure(tokens)
               ? AggregatorErrors.response(tokens.failure)
-              : revalidated(headers["if-none-match"], tokens.success.version, `tokens-${chainId ?? "all"}`, () =>
-                tokens.success.value))
+              : revalidated(
+                endpoint,
+                headers["if-none-match"],
+                tokens.success.version,
+                `tokens-${chainId ?? "all"}`,
+                () =>
+                  tokens.success.value
+              ))
         })
         // 200 always (the spec's status); the body says what works: a store, signer or other
         // dependency of the requests (the shared rate limiter) that does not answer makes a valid
         // publication DEGRADED
-        .handleRaw("aggregator_health", () =>
+        .handleRaw("aggregator_health", ({ endpoint }) =>
           Effect.map(Effect.zip(aggregator.health, health.check), ([h, parts]) =>
-            Http.json(200, {
+            Http.success(endpoint, 200, {
               ...h,
               status: h.status === "OK" &&
                   Object.entries(parts.components).some(([name, c]) =>

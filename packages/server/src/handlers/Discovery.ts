@@ -138,9 +138,9 @@ export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]
               )
             }))
           // live: the process answers; the parts are reported, not judged
-          .handleRaw("healthLive", () =>
+          .handleRaw("healthLive", ({ endpoint }) =>
             Effect.map(health.check, (h) =>
-              Http.json(200, {
+              Http.success(endpoint, 200, {
                 ok: true,
                 live: true,
                 ready: h.ready,
@@ -148,9 +148,9 @@ export const siteLayer = (bytes: DocumentBytes, health: Health.Health["Service"]
                 checkedAt: h.checkedAt
               })))
           // ready: 503 names the part that is not
-          .handleRaw("healthReady", () =>
+          .handleRaw("healthReady", ({ endpoint }) =>
             Effect.map(health.check, (h) =>
-              Http.json(h.ready ? 200 : 503, {
+              Http.success(endpoint, h.ready ? 200 : 503, {
                 ok: h.ready,
                 live: true,
                 ready: h.ready,

@@ -90,7 +90,7 @@ export const layer = (permits: Permits.Permits["Service"]) =>
   HttpApiBuilder.group(Api.Api, "Permits", (handlers) =>
     Effect.succeed(
       handlers
-        .handleRaw("buildPermitRequestMessage", ({ headers, request }) =>
+        .handleRaw("buildPermitRequestMessage", ({ endpoint, headers, request }) =>
           Effect.gen(function*() {
             const decoded = yield* decodedBody(request, (u) => decodeRequest(u, strictParseOptions))
             if (Result.isFailure(decoded)) return decoded.failure
@@ -103,9 +103,9 @@ export const layer = (permits: Permits.Permits["Service"]) =>
               yield* logInternal(message.failure)
               return Http.errorResponse(SolverErrors.fromPermitError(message.failure))
             }
-            return Http.json(200, { ok: true, message: message.success })
+            return Http.success(endpoint, 200, { ok: true, message: message.success })
           }))
-        .handleRaw("createExecutionPermit", ({ headers, request }) =>
+        .handleRaw("createExecutionPermit", ({ endpoint, headers, request }) =>
           Effect.gen(function*() {
             const decoded = yield* decodedBody(request, (u) => decodeCreate(u, strictParseOptions))
             if (Result.isFailure(decoded)) return decoded.failure
@@ -121,13 +121,13 @@ export const layer = (permits: Permits.Permits["Service"]) =>
               return Http.errorResponse(failed, rateLimitHeaders(failed))
             }
             const { created, envelope } = result.success
-            return Http.json(created ? 201 : 200, { ok: true, idempotent: !created, permit: envelope })
+            return Http.success(endpoint, created ? 201 : 200, { ok: true, idempotent: !created, permit: envelope })
           }))
-        .handleRaw("getExecutionPermit", ({ params }) =>
+        .handleRaw("getExecutionPermit", ({ endpoint, params }) =>
           Effect.gen(function*() {
             const envelope = yield* Effect.result(permits.get(params.fillId))
             if (Result.isSuccess(envelope)) {
-              return Http.json(200, { ok: true, permit: envelope.success })
+              return Http.success(endpoint, 200, { ok: true, permit: envelope.success })
             }
             yield* logInternal(envelope.failure)
             // the spec gives this operation 200, 404 and 500 only: an unavailable store is a 500 here

@@ -22,7 +22,7 @@ const encoder = new TextEncoder()
 export const layer = (publisher: Publisher.Publisher["Service"], metrics: RouteMetrics.RouteMetrics["Service"]) =>
   HttpApiBuilder.group(Api.Api, "Routes", (handlers) =>
     Effect.succeed(
-      handlers.handleRaw("getRouteDetail", ({ params }) =>
+      handlers.handleRaw("getRouteDetail", ({ endpoint, params }) =>
         Effect.gen(function*() {
           const current = yield* Effect.result(publisher.current)
           if (Result.isFailure(current)) {
@@ -32,7 +32,10 @@ export const layer = (publisher: Publisher.Publisher["Service"], metrics: RouteM
           if (index === undefined) {
             return Http.errorResponse(SolverErrors.failure("ROUTE_NOT_FOUND", ["ROUTE_NOT_FOUND"]))
           }
-          const route = yield* metrics.metrics(current.success.routes[index]!.routeId)
+          // the route is the publication's checked canonical text; the metrics are typed by the endpoint's body
+          const route: Http.SuccessBody<typeof endpoint>["metrics"] = yield* metrics.metrics(
+            current.success.routes[index]!.routeId
+          )
           const body = `{"ok":true,"route":${current.success.routeTexts[index]},"metrics":${JSON.stringify(route)}}`
           return Http.jsonBytes(200, encoder.encode(body))
         }))
