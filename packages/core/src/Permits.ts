@@ -260,7 +260,7 @@ export const layer = (
         )
 
       /** Checks everything the message and the permit depend on, except the signature. */
-      const validate = Effect.fnUntraced(
+      const validate = Effect.fn("Permits.validate")(
         function*(raw: PermitRequest, normalized: PermitMessage.NormalizedPermitRequest) {
           const quote = yield* openQuote(normalized.quoteId)
           const amount = yield* orFail(Checks.checkAmount(normalized, quote.route))
@@ -276,7 +276,7 @@ export const layer = (
       )
 
       /** Replays a completed record for the same fingerprint, after re-verifying the signature. */
-      const replay = Effect.fnUntraced(function*(
+      const replay = Effect.fn("Permits.replay")(function*(
         existing: PermitRecord,
         fingerprint: string,
         normalized: PermitMessage.NormalizedPermitRequest,
@@ -308,10 +308,10 @@ export const layer = (
         Effect.andThen(
           Effect.mapError(inFlight.settle(scope, key), fail),
           Effect.mapError(store.findByIdempotencyKey(scope, key), storeUnavailable)
-        )
+        ).pipe(Effect.withSpan("Permits.lookup"))
 
       /** Prices, reserves, signs and stores a validated request. */
-      const mint = Effect.fnUntraced(function*(
+      const mint = Effect.fn("Permits.mint")(function*(
         normalized: PermitMessage.NormalizedPermitRequest,
         scope: string,
         fingerprint: string,
@@ -388,7 +388,7 @@ export const layer = (
         const permitSignature = yield* Effect.mapError(
           signer.signDigest(permitDigest),
           (e) => fail(new Unavailable({ dependency: "SIGNER", retryAfterSeconds: 5, detail: e.message }))
-        )
+        ).pipe(Effect.withSpan("Permits.sign"))
         const envelope = Envelope.buildEnvelope({
           permit,
           permitDigest,
@@ -446,7 +446,7 @@ export const layer = (
       })
 
       /** Rate limit, validation, proof, then minting: the work of a request that holds its key. */
-      const issue = Effect.fnUntraced(function*(
+      const issue = Effect.fn("Permits.issue")(function*(
         request: PermitCreateRequest,
         normalized: PermitMessage.NormalizedPermitRequest,
         scope: string,
@@ -467,7 +467,7 @@ export const layer = (
                   limit: refused.limit,
                   windowSeconds: refused.windowSeconds
                 })
-            ))
+            )).pipe(Effect.withSpan("Permits.rateLimit"))
         }
         const checked = yield* validate(request, normalized)
         // counted in memory and flushed with the route metrics: no extra durable write per permit
@@ -475,7 +475,7 @@ export const layer = (
         yield* Effect.mapError(
           Identities.verifyProof(checked.payer, PermitMessage.message(normalized), request.requestSignature),
           fail
-        )
+        ).pipe(Effect.withSpan("Permits.verifyProof"))
         return yield* mint(normalized, scope, fingerprint, checked, opts)
       })
 

@@ -800,17 +800,26 @@ describe("server secret", () => {
     }))
 })
 
+/** A tracer that records each span as `name < parent name` (`name` alone at the root). */
+const recordingTracer = () => {
+  const spans: Array<string> = []
+  const tracer = Tracer.make({
+    span(options) {
+      const parent = options.parent._tag === "Some" && options.parent.value._tag === "Span"
+        ? options.parent.value.name
+        : undefined
+      spans.push(parent === undefined ? options.name : `${options.name} < ${parent}`)
+      return Tracer.nativeTracer.span(options)
+    }
+  })
+  return { spans, traced: <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.withTracer(tracer)) }
+}
+
 describe("tracing", () => {
   it.effect("every operation runs in a span named after it", () =>
     Effect.gen(function*() {
-      const names: Array<string> = []
-      const recording = Tracer.make({
-        span(options) {
-          names.push(options.name)
-          return Tracer.nativeTracer.span(options)
-        }
-      })
-      const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.withTracer(recording))
+      const { spans, traced } = recordingTracer()
+      const names = spans
       const aggregator = yield* Aggregator.Aggregator
       const q = yield* traced(aggregator.quote(baseToBsc("5000000")))
       yield* traced(
@@ -826,7 +835,7 @@ describe("tracing", () => {
       yield* traced(aggregator.chains)
       yield* traced(aggregator.tokens(8453))
       yield* traced(aggregator.health)
-      assert.deepStrictEqual(names.filter((n) => n.startsWith("Aggregator.")), [
+      assert.deepStrictEqual(names.filter((n) => n.startsWith("Aggregator.") && !n.includes(" < ")), [
         "Aggregator.quote",
         "Aggregator.build",
         "Aggregator.status",
@@ -834,5 +843,34 @@ describe("tracing", () => {
         "Aggregator.tokens",
         "Aggregator.health"
       ])
+    }).pipe(Effect.provide(makeAggregator())))
+
+  // (the SQL stores' operations add their own spans under these, SqliteStore.issuePermit under Permits.mint)
+  it.effect("a permit's path through the aggregator is one tree of spans, from the build to the signed permit", () =>
+    Effect.gen(function*() {
+      const { spans, traced } = recordingTracer()
+      const aggregator = yield* Aggregator.Aggregator
+      const q = yield* traced(aggregator.quote(baseToBsc("5000000")))
+      spans.length = 0
+      yield* traced(stage2(q, "agg-span-path-0001"))
+      const path = spans.filter((s) => /^(Aggregator|Permits)\./.test(s))
+      for (
+        const span of [
+          // stage 1: the message to sign
+          "Aggregator.signingStage < Aggregator.build",
+          "Aggregator.quoteProblem < Aggregator.signingStage",
+          "Permits.requestMessage < Aggregator.signingStage",
+          "Permits.validate < Permits.requestMessage",
+          // stage 2: the permit
+          "Aggregator.transactionStage < Aggregator.build",
+          "Permits.create < Aggregator.transactionStage",
+          "Permits.lookup < Permits.create",
+          "Permits.issue < Permits.create",
+          "Permits.validate < Permits.issue",
+          "Permits.verifyProof < Permits.issue",
+          "Permits.mint < Permits.issue",
+          "Permits.sign < Permits.mint"
+        ]
+      ) assert.include(path, span, path.join("\n"))
     }).pipe(Effect.provide(makeAggregator())))
 })

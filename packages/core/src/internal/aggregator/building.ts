@@ -114,7 +114,7 @@ export interface QuoteProblemDeps {
  * @category constructors
  * @since 0.1.0
  */
-export const quoteProblem = Effect.fnUntraced(function*(
+export const quoteProblem = Effect.fn("Aggregator.quoteProblem")(function*(
   deps: QuoteProblemDeps,
   q: AggregatorQuote,
   now: number,
@@ -291,7 +291,7 @@ export interface BuildDeps extends QuoteProblemDeps {
  * @category constructors
  * @since 0.1.0
  */
-export const signingStage = Effect.fnUntraced(function*(
+export const signingStage = Effect.fn("Aggregator.signingStage")(function*(
   deps: BuildDeps,
   q: AggregatorQuote,
   permitRequest: PermitRequest,
@@ -311,7 +311,7 @@ export const signingStage = Effect.fnUntraced(function*(
  * @category constructors
  * @since 0.1.0
  */
-export const transactionStage = Effect.fnUntraced(function*(
+export const transactionStage = Effect.fn("Aggregator.transactionStage")(function*(
   deps: BuildDeps,
   q: AggregatorQuote,
   signed: PermitCreateRequest,

@@ -227,7 +227,7 @@ export const selectRoutes = (
  * @category operations
  * @since 0.1.0
  */
-export const priceRoutes = Effect.fnUntraced(function*(
+export const priceRoutes = Effect.fn("Aggregator.priceRoutes")(function*(
   pricing: Pick<PricingShape, "quote">,
   publication: Pick<Publication, "routes" | "catalogRoutes">,
   indexes: ReadonlyArray<number>,
