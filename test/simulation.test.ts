@@ -2,8 +2,9 @@
  * The deterministic simulation of the whole solver (docs/simulation.md) in the
  * unit tier: a fixed band of seeds under every fault ends with no violation; a seed
  * gives the same trace in this process and in a fresh `npm run simulate`
- * process; and two planted bugs, each in a temporary copy of the sources, are
- * found on their seed. Sized by counts (seeds, fills), never by time.
+ * process; a seed that found a settlement bug passes; and two planted bugs,
+ * each in a temporary copy of the sources, are found on their seed. Sized by
+ * counts (seeds, fills), never by time.
  */
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -40,6 +41,15 @@ describe("simulation", () => {
       `simulate: 1 seeds, 60 fills, 0 violations, trace ${createHash("sha256").update(here.trace).digest("hex")}`
     )
   }, scaled(180_000))
+
+  it(
+    "seed 54 of 200 fills, where payouts stalled behind a nonce after deep reorganisations, ends with no violation",
+    async () => {
+      const result = await runSeed(parseArguments(["--seed", "54", "--fills", "200"]), 54)
+      expect(result.violations).toEqual([])
+    },
+    scaled(120_000)
+  )
 
   for (
     const [name, seed, fills, invariant] of [

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
-import { atChainTime, fillOf, issuePermit, setup, stateOf } from "./support/settlement.ts"
+import { atChainTime, fillOf, issuePermit, OPERATOR, setup, stateOf, TOKENS } from "./support/settlement.ts"
 
 const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
 
@@ -88,6 +88,55 @@ describe("ChainSettlement: found by the simulation", () => {
         assert.deepStrictEqual(reopened.reasonCodes, ["PAYOUT_LEFT_CHAIN"])
         yield* until(s, [newest], "PAID")
         assert.strictEqual(s.bsc.payoutsOf(newest).length, 1)
+      })
+    )
+  })
+
+  it.effect("a reverted payout whose block a reorganisation removed is sent again: its nonce holds the permit's later attempt and every payout above it (seed 54)", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const fillId = yield* filled(s)
+        // observed, confirmed and sent; the payout waits in the pool
+        for (let i = 0; i < 10 && (yield* stateOf(fillId)).state !== "PAYOUT_SUBMITTED"; i++) {
+          yield* step
+          s.base.mine()
+        }
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAYOUT_SUBMITTED")
+        const first = s.bsc.nonceOf(OPERATOR)
+        // the node drops it and the vault is emptied meanwhile: sent again, the payout reverts
+        const assets = [TOKENS["usdt.bsc"], TOKENS["usdc.bsc"]]
+        s.bsc.dropTransaction(s.bsc.pool().find((tx) => tx.nonce === first)!.hash, { only: true })
+        for (const asset of assets) s.bsc.withdraw(asset, s.bsc.vaultBalance(asset))
+        s.bsc.mine()
+        yield* step
+        s.bsc.mine()
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), first + 1)
+        assert.strictEqual(s.bsc.payoutsOf(fillId).length, 0)
+        for (const asset of assets) s.bsc.deposit(asset, 10n ** 24n)
+        s.bsc.mine()
+        // after the back-off, a second attempt at the next nonce; it waits in the pool
+        for (let i = 0; i < 10 && !s.bsc.pool().some((tx) => tx.nonce === first + 1); i++) {
+          yield* TestClock.adjust("6 seconds")
+          yield* step
+        }
+        assert.isTrue(s.bsc.pool().some((tx) => tx.nonce === first + 1))
+        // the blocks of the revert and of the top-up leave the chain: the reverted transaction's nonce is free
+        // again, under the second attempt; the operator tops the vault up again
+        s.bsc.reorg(2)
+        assert.strictEqual(s.bsc.nonceOf(OPERATOR), first)
+        for (const asset of assets) s.bsc.deposit(asset, 10n ** 24n)
+        // the reverted transaction is sent again (it pays now), and the attempt above it is mined after it
+        for (let i = 0; i < 20 && (yield* stateOf(fillId)).state !== "PAID"; i++) {
+          yield* TestClock.adjust("2 seconds")
+          yield* step
+          s.base.mine()
+          s.bsc.mine()
+        }
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAID")
+        assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
+        assert.isAtLeast(s.bsc.nonceOf(OPERATOR), first + 2)
       })
     )
   })

@@ -920,10 +920,15 @@ export const track = Effect.fn("ChainSettlement.track")(function*(deps: Deps, p:
     if (intent.outcome !== "RETRIED") reverts++
   }
   const pending = seen.filter(([, i]) => i._tag === "Pending").map(([intent]) => intent)
-  if (pending.length > 0) return yield* replace(deps, p, record, permit, pending, intents)
   const newest = intents.at(-1)!
   // a transaction that can still be mined (its nonce unused): send it again
-  const live = seen.filter(([intent, i]) => i._tag === "Missing" && intent.nonce >= p.nonces.latest)
+  const missing = seen.filter(([intent, i]) => i._tag === "Missing" && intent.nonce >= p.nonces.latest)
+  // a pending one waits for every nonce below it: one of this permit's there that left the chain (a
+  // reorganisation removed its block, even after it reverted) is a hole only it fills, so it is sent again first
+  const live = pending.length === 0
+    ? missing
+    : missing.filter(([intent]) => pending.every((x) => intent.nonce < x.nonce))
+  if (pending.length > 0 && live.length === 0) return yield* replace(deps, p, record, permit, pending, intents)
   if (live.length > 0) {
     if (p.paused) return yield* note(deps, p.r, record, ["PAYOUTS_PAUSED"])
     const [intent] = live.at(-1)!
@@ -937,7 +942,7 @@ export const track = Effect.fn("ChainSettlement.track")(function*(deps: Deps, p:
       if (record.reasonCodes.length > 0) yield* deps.store.setReasonCodes(record.fillId, [])
     }
     if (sent === "UNDERPRICED") return yield* replace(deps, p, record, permit, [intent], intents, true)
-    if (sent !== "NONCE_USED") return
+    if (sent !== "NONCE_USED" || pending.length > 0) return
   }
   // every nonce used and nothing of ours paid: did the vault pay it otherwise?
   if (yield* p.payer.paidOut(record.fillId)) {
@@ -1020,7 +1025,11 @@ export const replace = Effect.fn("ChainSettlement.replace")(function*(
   intents: ReadonlyArray<PayoutIntent>,
   now?: boolean
 ) {
-  const newest = candidates.reduce((a, b) => (b.attempt > a.attempt ? b : a))
+  // the lowest nonce holds every transaction above it (a reverted one a reorganisation put back in the pool with
+  // its old fees, below the permit's later attempt): bump that one, from its newest attempt's fees
+  const lower = (a: PayoutIntent, b: PayoutIntent) =>
+    b.nonce < a.nonce || (b.nonce === a.nonce && b.attempt > a.attempt)
+  const newest = candidates.reduce((a, b) => (lower(a, b) ? b : a))
   for (const c of candidates) p.held.add(c.nonce)
   if (now !== true) {
     if (newest.nonce >= p.nonces.pending) return // queued behind a gap: fillGap
@@ -1064,8 +1073,10 @@ export const replace = Effect.fn("ChainSettlement.replace")(function*(
  */
 export const fillGap = Effect.fn("ChainSettlement.fillGap")(
   function*(deps: Deps, p: Pass, open: ReadonlyArray<PayoutIntent>) {
+    // below the node's pending nonce, the gap holds a transaction no open intent has (an attempt of a permit
+    // settled by another of its transactions, left in the pool below the base fee): it is replaced as well
     const gap = PayoutPolicy.gapBelow(p.nonces.latest, p.held)
-    if (gap === null || gap < p.nonces.pending || p.paused || deps.dryRun) return
+    if (gap === null || p.paused || deps.dryRun) return
     const highest = open.reduce<PayoutIntent | undefined>(
       (a, b) => (a === undefined || b.nonce > a.nonce ? b : a),
       undefined
