@@ -92,6 +92,35 @@ describe("ChainSettlement: found by the simulation", () => {
     )
   })
 
+  it.effect("where finality is a depth, a PAID payout found pending (a node behind its block, or back in the pool) is not reopened at once, and stays PAID once mined (seed 90)", () => {
+    const s = setup({
+      networks: { bsc: { finality: "depth" } },
+      chainSettlement: { recheckMillis: 1000 }
+    })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const fillId = yield* filled(s)
+        yield* until(s, [fillId], "PAID")
+        // 4 blocks deep (bsc confirms with 3): the payout's block leaves the chain and its transaction waits in
+        // the pool again (the base fee now above its fee cap), pending as a node behind its block answers too
+        s.bsc.setBaseFee(10n ** 13n)
+        s.bsc.reorg(4, { keep: true })
+        assert.strictEqual(s.bsc.payoutsOf(fillId).length, 0)
+        yield* TestClock.adjust("2 seconds")
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAID")
+        // mined again before the next re-check: it stays PAID, paid once
+        s.bsc.setBaseFee(10n ** 9n)
+        s.bsc.mine()
+        yield* TestClock.adjust("2 seconds")
+        yield* step
+        assert.strictEqual((yield* stateOf(fillId)).state, "PAID")
+        assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
+      })
+    )
+  })
+
   it.effect("a reverted payout whose block a reorganisation removed is sent again: its nonce holds the permit's later attempt and every payout above it (seed 54)", () => {
     const s = setup()
     return atChainTime(

@@ -80,6 +80,8 @@ export interface Runtime {
   readonly shortfalls: Map<string, bigint>
   /** A fill's next try after a revert or a refused simulation (local ms). */
   readonly retryAt: Map<string, number>
+  /** PAID permits whose payout the last re-check found pending (a node behind its block, or back in the pool). */
+  readonly paidPending: Set<string>
   lastSourceRecheckAt: number
   lastPaidRecheckAt: number
   lastSummaryAt: number
@@ -114,6 +116,7 @@ export const makeRuntime = (network: Network, chain: Chain.NetworkChain, policy:
   waitingOperator: 0,
   shortfalls: new Map(),
   retryAt: new Map(),
+  paidPending: new Set(),
   lastSourceRecheckAt: 0,
   lastPaidRecheckAt: 0,
   lastSummaryAt: 0,
@@ -1137,7 +1140,17 @@ export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps
   for (const record of paid) {
     if (record.payoutTxHash === null) continue
     const inclusion = yield* p.r.chain.reader.inclusion(record.payoutTxHash)
-    if (inclusion._tag === "Included" && inclusion.success) continue
+    if (inclusion._tag === "Included" && inclusion.success) {
+      p.r.paidPending.delete(record.fillId)
+      continue
+    }
+    // a node behind the payout's block answers pending too (a balancer in front of nodes at different heights):
+    // reopened only if it is still pending at the next re-check, when no node is that far behind
+    if (inclusion._tag === "Pending" && !p.r.paidPending.has(record.fillId)) {
+      p.r.paidPending.add(record.fillId)
+      continue
+    }
+    p.r.paidPending.delete(record.fillId)
     if (yield* p.payer.paidOut(record.fillId)) continue
     yield* Effect.logError("ALERT: a PAID payout left the chain after its confirmations; it is sent again", {
       network: p.r.network.key,
