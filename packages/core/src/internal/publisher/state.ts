@@ -53,7 +53,7 @@ export const makeState: Effect.Effect<StateCell> = Effect.gen(function*() {
 /**
  * The last publication of a state: the current one when open.
  *
- * @category getters
+ * @category operations
  * @since 0.1.0
  */
 export const lastOf = (s: PublisherState): Option.Option<Publication> =>
@@ -63,7 +63,7 @@ export const lastOf = (s: PublisherState): Option.Option<Publication> =>
  * The current publication of a state cell, or why there is none (closed,
  * unavailable, or expired).
  *
- * @category getters
+ * @category operations
  * @since 0.1.0
  */
 export const currentOf = (stateRef: Ref.Ref<PublisherState>): Effect.Effect<Publication, PublicationUnavailable> =>

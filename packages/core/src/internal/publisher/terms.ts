@@ -328,7 +328,7 @@ export const buildTerms = Effect.fnUntraced(function*(now: number, operator: Ope
  * updates, without a new context per update) and set directly, no effect per
  * route.
  *
- * @category metrics
+ * @category operations
  * @since 0.1.0
  */
 export const updateRouteGauges = (
