@@ -204,7 +204,8 @@ export const onTransition = (world: World, record: PermitRecord, from: PermitSta
       if (!world.intents.has(tx) && dst?.model.inclusionOf(tx)._tag !== "Included") {
         violate(world, "lifecycle", `${fillId} submitted with ${tx}, neither stored nor on chain`)
       }
-      if (from === "PAID" && dst !== undefined && dst.model.payoutsOf(fillId).length > 0) {
+      // reopened while the transaction it was PAID by is in the chain (another transaction of it may have paid)
+      if (from === "PAID" && dst !== undefined && dst.model.payoutsOf(fillId).some((x) => x.txHash === tx)) {
         violate(world, "lifecycle", `${fillId} reopened while its payout is in the chain`)
       }
       return
@@ -521,8 +522,9 @@ export const endChecks = (world: World) => {
       violate(world, "payouts", `${t.fillId} paid out without a matching fill in the source chain (${t.state})`)
     }
     if (t.state === "PAID") {
-      const event = payouts.find((p) => p.txHash === t.payoutTxHash)
-      if (event === undefined) violate(world, "agreement", `${t.fillId} is PAID but ${t.payoutTxHash} paid nothing`)
+      // another transaction of its payout may have paid it after a reorganisation: the permit stays PAID with the
+      // hash it had (the runner does not move a PAID permit for that)
+      if (payouts.length === 0) violate(world, "agreement", `${t.fillId} is PAID but ${t.payoutTxHash} paid nothing`)
     } else if (payouts.length > 0) {
       violate(world, "agreement", `${t.fillId} is ${t.state} but the vault paid it (${payouts[0]!.txHash})`)
     }
