@@ -92,6 +92,43 @@ describe("ChainSettlement: found by the simulation", () => {
     )
   })
 
+  it.effect("where finality is a depth, a reorganisation that removes the payouts of more PAID permits than a batch reopens every one of them (seed 1, 10,000 fills)", () => {
+    // a pass reads 2 permits of a state: re-checking only the newest 2 PAID permits missed the older ones
+    const s = setup({
+      networks: { bsc: { finality: "depth" } },
+      chainSettlement: { recheckMillis: 1000, batchSize: 2 }
+    })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const from = s.bsc.head().number
+        const fills: Array<string> = []
+        for (let i = 0; i < 3; i++) {
+          const batch = [yield* filled(s), yield* filled(s)]
+          yield* until(s, batch, "PAID")
+          yield* TestClock.adjust("2 seconds")
+          fills.push(...batch)
+        }
+        // every block since the first payout is replaced and its transactions dropped: no fill is paid any more
+        s.bsc.reorg(Number(s.bsc.head().number - from))
+        for (const fillId of fills) assert.isFalse(s.bsc.paidOut(fillId))
+        // the network stays busy: before each re-check, two newer permits are PAID
+        for (let i = 0; i < 4; i++) {
+          const busy = [yield* filled(s), yield* filled(s)]
+          yield* until(s, busy, "PAID")
+          yield* TestClock.adjust("2 seconds")
+          yield* step
+        }
+        for (const fillId of fills) {
+          // reopened, and paid again by now or still on its way: never PAID with nothing paid
+          if ((yield* stateOf(fillId)).state === "PAID") assert.isTrue(s.bsc.paidOut(fillId), `${fillId} PAID, unpaid`)
+        }
+        yield* until(s, fills, "PAID")
+        for (const fillId of fills) assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
+      })
+    )
+  })
+
   it.effect("where finality is a depth, a PAID payout found pending (a node behind its block, or back in the pool) is not reopened at once, and stays PAID once mined (seed 90)", () => {
     const s = setup({
       networks: { bsc: { finality: "depth" } },

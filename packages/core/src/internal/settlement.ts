@@ -82,6 +82,14 @@ export interface Runtime {
   readonly retryAt: Map<string, number>
   /** PAID permits whose payout the last re-check found pending (a node behind its block, or back in the pool). */
   readonly paidPending: Set<string>
+  /**
+   * The blocks that hold the payouts this replica declared PAID within the re-open window (by block number):
+   * their hash then, the fills paid there, and when. A re-check reads each block once and re-checks the fills
+   * of a block whose hash changed, however many PAID permits the window holds.
+   */
+  readonly paidBlocks: Map<bigint, { readonly hash: string; readonly fillIds: Set<string>; readonly at: number }>
+  /** PAID fills whose payout block a reorganisation replaced, re-checked until settled. */
+  readonly paidSuspects: Set<string>
   lastSourceRecheckAt: number
   lastPaidRecheckAt: number
   lastSummaryAt: number
@@ -117,6 +125,8 @@ export const makeRuntime = (network: Network, chain: Chain.NetworkChain, policy:
   shortfalls: new Map(),
   retryAt: new Map(),
   paidPending: new Set(),
+  paidBlocks: new Map(),
+  paidSuspects: new Set(),
   lastSourceRecheckAt: 0,
   lastPaidRecheckAt: 0,
   lastSummaryAt: 0,
@@ -864,8 +874,35 @@ const paidIfFinal = (
   inclusion: Extract<Chain.Inclusion, { readonly _tag: "Included" }>
 ) =>
   inclusion.blockNumber <= p.final
-    ? Effect.asVoid(deps.observer.paid(record.fillId, txHash))
+    ? Effect.asVoid(deps.observer.paid(record.fillId, txHash)).pipe(
+      Effect.tap(() => Effect.sync(() => rememberPaidBlock(p.r, record.fillId, inclusion, p.at)))
+    )
     : Effect.void
+
+/**
+ * At most this many PAID permits of the re-open window are read from the store
+ * by a re-check (to find those no remembered block follows).
+ *
+ * @internal
+ */
+export const PAID_WINDOW_LIMIT = 100_000
+
+/** Records the block of a payout declared PAID (see `Runtime.paidBlocks`). */
+const rememberPaidBlock = (
+  r: Runtime,
+  fillId: string,
+  inclusion: { readonly blockNumber: bigint; readonly blockHash: string },
+  at: number
+) => {
+  const known = r.paidBlocks.get(inclusion.blockNumber)
+  if (known !== undefined && known.hash === inclusion.blockHash) {
+    known.fillIds.add(fillId)
+    return
+  }
+  // a block at that height with another hash: its fills are suspects already (or the entry is replaced)
+  if (known !== undefined) { for (const f of known.fillIds) r.paidSuspects.add(f) }
+  r.paidBlocks.set(inclusion.blockNumber, { hash: inclusion.blockHash, fillIds: new Set([fillId]), at })
+}
 
 /**
  * A PAYOUT_SUBMITTED permit: every transaction of its payout looked up. One
@@ -1124,24 +1161,59 @@ export const fillGap = Effect.fn("ChainSettlement.fillGap")(
  * Where finality is a depth: a PAID permit whose payout transaction left the
  * chain, while the vault has not paid its fillId, is PAYOUT_SUBMITTED again and
  * paid again (the vault refuses a second payout of a fillId, so this is safe).
- * At most every `recheckMillis`, for permits PAID within `reopenWindowMillis`.
+ * At most every `recheckMillis`, for permits PAID within `reopenWindowMillis`:
+ * the blocks of the payouts this replica declared PAID are read once each and
+ * the fills of a block whose hash changed are re-checked (however many PAID
+ * permits the window holds); the newest PAID permits no such block follows
+ * (declared before this replica started, or by another) are read one by one.
  *
  * @internal
  */
 export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps: Deps, p: Pass) {
   if (p.at - p.r.lastPaidRecheckAt < deps.recheckMillis) return
   p.r.lastPaidRecheckAt = p.at
-  // the newest first: on a busy network the window holds more than a batch, and the newest are at risk
-  const paid = yield* deps.store.permitsInStates(["PAID"], deps.batch, {
+  // the blocks of the payouts declared PAID here: one read per block, its fills suspects when its hash changed
+  const blocks = [...p.r.paidBlocks].filter(([number, b]) => {
+    if (b.at >= p.at - deps.reopenWindowMillis) return true
+    p.r.paidBlocks.delete(number)
+    return false
+  })
+  const read = yield* readAhead(blocks.map(([number]) => String(number)), (n) => p.r.chain.reader.block(BigInt(n)))
+  for (const [number, b] of blocks) {
+    const now = read.get(String(number))
+    if (now === undefined || now._tag === "Failure") continue
+    if (now.value !== null && now.value.hash.toLowerCase() === b.hash.toLowerCase()) continue
+    for (const fillId of b.fillIds) p.r.paidSuspects.add(fillId)
+    p.r.paidBlocks.delete(number)
+  }
+  const suspects: Array<PermitRecord> = []
+  for (const fillId of p.r.paidSuspects) {
+    const record = yield* deps.store.getPermit(fillId)
+    if (record === undefined || record.state !== "PAID") p.r.paidSuspects.delete(fillId)
+    else suspects.push(record)
+  }
+  // and the PAID permits of the window that no block above follows (declared PAID before this replica started
+  // or while another replica led): read one by one, at most a batch per re-check, newest first, then followed
+  const window = yield* deps.store.permitsInStates(["PAID"], PAID_WINDOW_LIMIT, {
     destinationNetworkId: p.r.networkId,
     updatedSince: p.at - deps.reopenWindowMillis,
     newestFirst: true
   })
+  const followed = new Set<string>()
+  for (const b of p.r.paidBlocks.values()) for (const fillId of b.fillIds) followed.add(fillId)
+  const unfollowed = window.filter((record) => !p.r.paidSuspects.has(record.fillId) && !followed.has(record.fillId))
+  const paid = [...suspects, ...unfollowed.slice(0, deps.batch)]
+  const inclusions = yield* readAhead(
+    paid.flatMap((record) => (record.payoutTxHash === null ? [] : [record.payoutTxHash])),
+    p.r.chain.reader.inclusion
+  )
   for (const record of paid) {
     if (record.payoutTxHash === null) continue
-    const inclusion = yield* p.r.chain.reader.inclusion(record.payoutTxHash)
+    const inclusion = yield* (inclusions.get(record.payoutTxHash) ?? p.r.chain.reader.inclusion(record.payoutTxHash))
     if (inclusion._tag === "Included" && inclusion.success) {
       p.r.paidPending.delete(record.fillId)
+      p.r.paidSuspects.delete(record.fillId)
+      rememberPaidBlock(p.r, record.fillId, inclusion, record.updatedAt)
       continue
     }
     // a node behind the payout's block answers pending too (a balancer in front of nodes at different heights):
@@ -1151,6 +1223,7 @@ export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps
       continue
     }
     p.r.paidPending.delete(record.fillId)
+    p.r.paidSuspects.delete(record.fillId)
     if (yield* p.payer.paidOut(record.fillId)) continue
     yield* Effect.logError("ALERT: a PAID payout left the chain after its confirmations; it is sent again", {
       network: p.r.network.key,
