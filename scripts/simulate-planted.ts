@@ -10,7 +10,9 @@
  *
  * For each bug: the first failing seed, the invariant that caught it and the
  * time to find it (wall clock, seeds run in order from 1). Exit 0 only when
- * every bug is found within the seeds (default 200 seeds of 200 fills).
+ * every bug is found within the seeds (default 200 seeds of 200 fills). A bug
+ * may name the run its hunt uses (`run`, arguments of `npm run simulate`) when
+ * the default run, every fault at once, cannot show it (docs/simulation.md).
  */
 import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -35,6 +37,11 @@ export interface Planted {
   /** What is wrong, in words. */
   readonly bug: string
   readonly patches: ReadonlyArray<Patch>
+  /**
+   * The run its hunt uses instead of the default (every fault), as arguments of
+   * `npm run simulate`; docs/simulation.md says why.
+   */
+  readonly run?: ReadonlyArray<string>
 }
 
 const SETTLEMENT = "packages/core/src/internal/settlement.ts"
@@ -71,6 +78,8 @@ export const PLANTED: ReadonlyArray<Planted> = [
     name: "global-window",
     area: "settlement",
     bug: "each payout pass reads one window of the oldest confirmed permits of every network, not its own network's",
+    // a vault drained for minutes on one network while the others stay calm, and a window that 200 fills can fill
+    run: ["--faults", "vault-withdraw", "--top-up", "120..240", "--batch-size", "16"],
     patches: [{
       file: SETTLEMENT,
       find:
@@ -205,6 +214,8 @@ export const PLANTED: ReadonlyArray<Planted> = [
     name: "unfenced",
     area: "coordination",
     bug: "settlement does not check that it still leads before it signs and sends (a frozen leader, resumed, goes on)",
+    // a freeze that stops the whole replica: its lease watcher does not see the lease run out before it resumes
+    run: ["--freeze", "process"],
     patches: [{
       file: SETTLEMENT,
       find: "  yield* fence(deps)\n",
@@ -314,7 +325,8 @@ export const hunt = (
       String(options.fills),
       "--until-violation",
       "--stop-at-first",
-      "--json"
+      "--json",
+      ...(bug.run ?? [])
     ], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
@@ -396,9 +408,11 @@ const main = async () => {
       const result = await hunt(bug, { seeds, fills, firstSeed: from })
       results.push(result)
       process.stdout.write(
-        `| \`${bug.name}\` | ${bug.area} | ${bug.bug} | ${
-          result.invariant ?? (result.error ? `error: ${result.error}` : "-")
-        } | ${result.seed ?? `not found in ${result.seeds}`} | ${result.seconds.toFixed(0)} s |\n`
+        `| \`${bug.name}\` | ${bug.area} | ${bug.bug}${
+          bug.run === undefined ? "" : ` (run: \`${bug.run.join(" ")}\`)`
+        } | ${result.invariant ?? (result.error ? `error: ${result.error}` : "-")} | ${
+          result.seed ?? `not found in ${result.seeds}`
+        } | ${result.seconds.toFixed(0)} s |\n`
       )
     }
   }))

@@ -5,7 +5,7 @@
  * virtual time.
  *
  *   npm run simulate -- [--seed N | --seeds A..B] [--fills N] [--replicas N] [--faults all|none|LIST|all,-NAME]
- *                       [--stop-at-first] [--verbose] [--json]
+ *                       [--batch-size N] [--top-up A..B] [--freeze call|process] [--stop-at-first] [--verbose] [--json]
  *
  * A failing seed prints each violated invariant, the step, and the command that
  * replays it. The last line is always
@@ -29,6 +29,12 @@ export interface Arguments {
   readonly replicas: number
   readonly faults: ReadonlyArray<Simulation.FaultName>
   readonly faultsText: string
+  /** The settlement runner's batchSize, when not the simulation's default. */
+  readonly batchSize: number | undefined
+  /** How long a drained vault waits for its top-up, seconds, when not the simulation's default. */
+  readonly topUp: readonly [number, number] | undefined
+  /** What a freeze stops, when not the simulation's default. */
+  readonly freeze: "call" | "process" | undefined
   readonly stopAtFirst: boolean
   readonly untilViolation: boolean
   readonly verbose: boolean
@@ -36,7 +42,7 @@ export interface Arguments {
 }
 
 const usage =
-  "usage: npm run simulate -- [--seed N | --seeds A..B] [--fills N] [--replicas N] [--faults all|none|LIST|all,-NAME] [--stop-at-first] [--until-violation] [--verbose] [--json]"
+  "usage: npm run simulate -- [--seed N | --seeds A..B] [--fills N] [--replicas N] [--faults all|none|LIST|all,-NAME] [--batch-size N] [--top-up A..B] [--freeze call|process] [--stop-at-first] [--until-violation] [--verbose] [--json]"
 
 export const parseArguments = (argv: ReadonlyArray<string>): Arguments => {
   let seeds: Array<number> = [1]
@@ -47,6 +53,9 @@ export const parseArguments = (argv: ReadonlyArray<string>): Arguments => {
   let untilViolation = false
   let verbose = false
   let json = false
+  let batchSize: number | undefined
+  let topUp: readonly [number, number] | undefined
+  let freeze: "call" | "process" | undefined
   const int = (flag: string, value: string | undefined, min: number) => {
     if (value === undefined || !/^\d+$/.test(value) || Number(value) < min) {
       throw new Error(`${flag} needs an integer >= ${min}`)
@@ -81,6 +90,22 @@ export const parseArguments = (argv: ReadonlyArray<string>): Arguments => {
         faultsText = value
         i++
         break
+      case "--batch-size":
+        batchSize = int(flag, value, 1)
+        i++
+        break
+      case "--top-up": {
+        const m = /^(\d+)\.\.(\d+)$/.exec(value ?? "")
+        if (m === null || Number(m[2]) < Number(m[1])) throw new Error("--top-up needs A..B (seconds) with A <= B")
+        topUp = [Number(m[1]), Number(m[2])]
+        i++
+        break
+      }
+      case "--freeze":
+        if (value !== "call" && value !== "process") throw new Error("--freeze needs call or process")
+        freeze = value
+        i++
+        break
       case "--stop-at-first":
         stopAtFirst = true
         break
@@ -112,12 +137,29 @@ export const parseArguments = (argv: ReadonlyArray<string>): Arguments => {
     else chosen.add(known(item))
   }
   const faults = Simulation.FAULTS.filter((f) => chosen.has(f))
-  return { seeds, fills, replicas, faults, faultsText, stopAtFirst, untilViolation, verbose, json }
+  return {
+    seeds,
+    fills,
+    replicas,
+    faults,
+    faultsText,
+    batchSize,
+    topUp,
+    freeze,
+    stopAtFirst,
+    untilViolation,
+    verbose,
+    json
+  }
 }
 
 /** The command that replays one seed of a run exactly. */
 export const replayCommand = (args: Arguments, seed: number) =>
-  `npm run simulate -- --seed ${seed} --fills ${args.fills} --replicas ${args.replicas} --faults ${args.faultsText}`
+  `npm run simulate -- --seed ${seed} --fills ${args.fills} --replicas ${args.replicas} --faults ${args.faultsText}${
+    args.batchSize === undefined ? "" : ` --batch-size ${args.batchSize}`
+  }${args.topUp === undefined ? "" : ` --top-up ${args.topUp[0]}..${args.topUp[1]}`}${
+    args.freeze === undefined ? "" : ` --freeze ${args.freeze}`
+  }`
 
 /** Runs one seed with the SQLite store in memory. */
 export const runSeed = (args: Arguments, seed: number, extra?: Partial<Simulation.SimulationOptions>) =>
@@ -126,6 +168,9 @@ export const runSeed = (args: Arguments, seed: number, extra?: Partial<Simulatio
     fills: args.fills,
     replicas: args.replicas,
     faults: args.faults,
+    ...(args.batchSize === undefined ? {} : { batchSize: args.batchSize }),
+    ...(args.topUp === undefined ? {} : { topUpSeconds: args.topUp }),
+    ...(args.freeze === undefined ? {} : { freeze: args.freeze }),
     catalog: demoCatalog,
     store: SqliteStore.layer({ filename: ":memory:" }),
     connectors: [EvmConnector.make()],

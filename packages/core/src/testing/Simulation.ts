@@ -78,6 +78,7 @@ export const INVARIANTS: Readonly<Record<string, string>> = {
   payouts:
     "no fillId paid twice; a payout pays its permit's amountOutRaw of its destination asset to its recipient, on its destination chain, for a fill in the source chain",
   coordination: "a payout transaction is sent only by the replica holding the lease (or stored while it held it)",
+  lease: "a payout transaction is signed or sent only by the replica that holds the lease when it makes the call",
   liveness: "every fill that stays in the canonical source chain is paid within the bound after the faults stop",
   isolation:
     "a confirmed fill whose networks are calm is paid within the isolation bound, whatever happens on other networks",
@@ -136,6 +137,17 @@ export interface SimulationOptions {
   readonly isolationBoundSeconds?: number | undefined
   /** Permits of one state read per settlement pass (`ChainSettlement` batchSize). Default 64. */
   readonly batchSize?: number | undefined
+  /**
+   * How long a vault the `vault-withdraw` fault drained waits for its top-up,
+   * seconds, drawn between the two. Default [3, 60].
+   */
+  readonly topUpSeconds?: readonly [number, number] | undefined
+  /**
+   * What the `freeze` fault stops: the call it strikes, with the fiber making
+   * it (`"call"`, the default), or the whole replica, none of whose timers fires
+   * until it resumes (`"process"`: a GC pause, a stopped VM).
+   */
+  readonly freeze?: "call" | "process" | undefined
 }
 
 /**
@@ -204,6 +216,8 @@ const simulate = (options: SimulationOptions) =>
       callTimeoutMillis: 10_000,
       pollMillis: 1000,
       batchSize: options.batchSize ?? 64,
+      topUpSeconds: options.topUpSeconds ?? [3, 60] as const,
+      freeze: options.freeze ?? "call",
       stopAtFirstViolation: options.stopAtFirstViolation === true
     }
     const authorityKey = options.authorityKey ?? AUTHORITY_KEY

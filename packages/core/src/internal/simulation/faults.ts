@@ -215,7 +215,7 @@ const GENERATORS: ReadonlyArray<Generator> = [
       if (amount <= 0n) return undefined
       chain.model.withdraw(asset, amount)
       draining.add(key)
-      const millis = rng.int(3, 60) * 1000
+      const millis = rng.int(world.settings.topUpSeconds[0], world.settings.topUpSeconds[1]) * 1000
       const end = world.now() + millis
       at(end, () => {
         chain.model.deposit(asset, (amount * BigInt(rng.int(100, 150))) / 100n)

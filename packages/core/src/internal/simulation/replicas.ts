@@ -218,23 +218,30 @@ const replicaChain = (world: World, r: Replica, chain: SimChain): Chain.NetworkC
       fees: g("fees", payer.fees),
       check: (order) => g("check", payer.check(order)),
       paidOut: (fillId) => g("paidOut", payer.paidOut(fillId)),
-      // checked when the call is made (after a freeze at this very point)
+      // the lease is checked when the replica makes the call (before a freeze at this very call: a pause
+      // inside the call is one no fence can close), the rest when the call is carried out
       sign: (order, tx) =>
-        g(
-          "sign",
-          Effect.suspend(() => {
-            checkSigning(world, r, chain, order)
-            return payer.sign(order, tx)
-          })
-        ),
+        Effect.suspend(() => {
+          checkLease(world, r, "signed a payout of", order.fillId)
+          return g(
+            "sign",
+            Effect.suspend(() => {
+              checkSigning(world, r, chain, order)
+              return payer.sign(order, tx)
+            })
+          )
+        }),
       send: (signed) =>
-        g(
-          "send",
-          Effect.suspend(() => {
-            checkSending(world, r, signed.txHash)
-            return payer.send(signed)
-          })
-        ),
+        Effect.suspend(() => {
+          checkLease(world, r, "sent", signed.txHash)
+          return g(
+            "send",
+            Effect.suspend(() => {
+              checkSending(world, r, signed.txHash)
+              return payer.send(signed)
+            })
+          )
+        }),
       findPayout: (fillId) => g("findPayout", payer.findPayout(fillId)),
       balance: (asset) => g("balance", payer.balance(asset)),
       gasBalance: g("gasBalance", payer.gasBalance)
@@ -278,6 +285,23 @@ const checkSigning = (world: World, r: Replica, chain: SimChain, order: Chain.Pa
   }
 }
 
+/**
+ * A payout transaction is signed or sent only by the replica that holds the
+ * lease at that moment (the database's lease row, on its clock). A process that
+ * died makes no call.
+ */
+const checkLease = (world: World, r: Replica, what: string, subject: string) => {
+  if (r.dead || SimulatedCoordination.holds(world.database, r.holder)) return
+  const lease = world.database.lease
+  violate(
+    world,
+    "lease",
+    `${r.holder} ${what} ${subject} without the lease (held by ${lease.holder ?? "nobody"}${
+      lease.holder !== null && lease.expiresAt <= world.database.now() ? ", expired" : ""
+    })`
+  )
+}
+
 /** A payout is sent only once stored, and only by the lease holder (or stored while it held the lease). */
 const checkSending = (world: World, r: Replica, txHash: string) => {
   const intent = world.intents.get(txHash.toLowerCase())
@@ -288,14 +312,23 @@ const checkSending = (world: World, r: Replica, txHash: string) => {
 }
 
 /** A clock `skew` milliseconds off the simulation's (read at every call: a fault may move it). */
-const skewedClock = (base: Clock.Clock, r: Replica): Clock.Clock => ({
+const skewedClock = (world: World, base: Clock.Clock, r: Replica): Clock.Clock => ({
   currentTimeMillisUnsafe: () => base.currentTimeMillisUnsafe() + r.clockSkewMillis,
   currentTimeMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + r.clockSkewMillis),
   currentTimeNanosUnsafe: () => base.currentTimeNanosUnsafe() + BigInt(r.clockSkewMillis) * 1_000_000n,
   currentTimeNanos: Effect.sync(() => base.currentTimeNanosUnsafe() + BigInt(r.clockSkewMillis) * 1_000_000n),
   monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
   monotonicTimeNanos: base.monotonicTimeNanos,
-  sleep: (duration) => base.sleep(duration)
+  // a freeze of the whole process (`freeze: "process"`): none of its timers fires before it resumes (its
+  // lease watcher does not notice that its lease ran out while it was stopped); the ones due meanwhile fire then
+  sleep: (duration) =>
+    world.settings.freeze === "call" ? base.sleep(duration) : Effect.andThen(
+      base.sleep(duration),
+      Effect.suspend(() => {
+        const left = r.frozenUntil - world.now()
+        return left > 0 ? base.sleep(Duration.millis(left)) : Effect.void
+      })
+    )
 })
 
 /** What a replica is built from. */
@@ -359,7 +392,7 @@ const replicaLayer = (world: World, r: Replica, setup: ReplicaSetup) => {
       Layer.succeed(Store, replicaStore(world, r, setup.store)),
       Layer.succeed(Signer.Signer, Signer.fromPrivateKey(Redacted.make(setup.authorityKey))),
       Layer.succeed(Entropy.Entropy, Entropy.seeded(`${world.settings.seed}:${r.name}:${r.incarnation}`)),
-      Layer.succeed(Clock.Clock, skewedClock(setup.clock, r))
+      Layer.succeed(Clock.Clock, skewedClock(world, setup.clock, r))
     ))
   )
 }

@@ -183,6 +183,10 @@ export interface Settings {
   readonly callTimeoutMillis: number
   readonly pollMillis: number
   readonly batchSize: number
+  /** How long a drained vault waits for its top-up, seconds (the least and the most). */
+  readonly topUpSeconds: readonly [number, number]
+  /** What a freeze stops: the call it strikes (and the fiber making it), or the whole replica with its timers. */
+  readonly freeze: "call" | "process"
   readonly stopAtFirstViolation: boolean
 }
 
