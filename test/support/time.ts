@@ -6,10 +6,13 @@
  * bound is written as `scaled(ms)`: `ms` is generous for a quiet machine, and
  * the factor stretches it further:
  *
- * - `SVC_TEST_TIME_SCALE` when set (a number >= 1; e.g. 4 on a very loaded machine);
- * - else what vitest.config.ts measured when the run started: the load average
- *   per core plus the run's own workers, at least 1.5 (set in the environment of
- *   the workers, so that one run uses one factor).
+ * - `SVC_TEST_TIME_SCALE` when set (a number >= 1; e.g. 4 on a very loaded machine),
+ *   else what vitest.config.ts measured when the run started (the load average
+ *   per core plus the run's own workers, at least 1.5; set in the environment of
+ *   the workers, and the factor of the run's time-outs);
+ * - or the same measure taken when the bound is computed, when it is larger: a
+ *   machine that became busy after the run started (a neighbour's suite, a CPU
+ *   hog) stretches the waits that follow.
  *
  * A property or generation test is sized by a count (fast-check's `numRuns`, a
  * number of samples), never by a time budget.
@@ -19,7 +22,8 @@ import { availableParallelism, loadavg } from "node:os"
 /** The factor of this run (see above). */
 export const timeScale = (env: NodeJS.ProcessEnv = process.env): number => {
   const set = Number(env.SVC_TEST_TIME_SCALE)
-  return Number.isFinite(set) && set >= 1 ? set : measuredScale(2)
+  const now = measuredScale(2)
+  return Number.isFinite(set) && set >= 1 ? Math.max(set, now) : now
 }
 
 /**
