@@ -20,6 +20,7 @@ import { BYTES32 } from "@svc/protocol/Patterns"
 import * as Signature from "@svc/protocol/Signature"
 import { Data, Effect, Redacted, Result } from "effect"
 import { createSHA256, pbkdf2, scrypt } from "hash-wasm"
+import * as Entropy from "./Entropy.ts"
 
 /**
  * A keystore that cannot be read, written or unlocked (a wrong password, a
@@ -259,10 +260,20 @@ export const decrypt = Effect.fn("Keystore.decrypt")(function*(
   return Redacted.make(key)
 })
 
+/** A version 4 UUID from 16 random bytes (RFC 9562: version and variant bits set). */
+const uuidV4 = (bytes: Uint8Array): string => {
+  const b = bytes.slice(0, 16)
+  b[6] = (b[6]! & 0x0f) | 0x40
+  b[8] = (b[8]! & 0x3f) | 0x80
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
 /**
  * Encrypts a private key (0x + 64 hex) with a password: scrypt with cost `n`
  * (default {@link DEFAULT_SCRYPT_N}), r 8, p 1, a random 32-byte salt, and
- * AES-128-CTR with a random IV.
+ * AES-128-CTR with a random IV. The salt, the IV and the file's id come from
+ * `options.entropy` (default: the platform's secure generator, `Entropy.secure`).
  *
  * @category crypto
  * @since 0.1.0
@@ -270,7 +281,7 @@ export const decrypt = Effect.fn("Keystore.decrypt")(function*(
 export const encrypt = Effect.fn("Keystore.encrypt")(function*(
   privateKey: Redacted.Redacted<string>,
   password: Redacted.Redacted<string>,
-  options?: { readonly scryptN?: number | undefined }
+  options?: { readonly scryptN?: number | undefined; readonly entropy?: Entropy.EntropySource | undefined }
 ) {
   const key = Redacted.value(privateKey)
   if (!BYTES32.test(key) || !secp256k1.utils.isValidPrivateKey(fromHex(key))) {
@@ -280,9 +291,9 @@ export const encrypt = Effect.fn("Keystore.encrypt")(function*(
   if (!Number.isSafeInteger(n) || n < 2 || (n & (n - 1)) !== 0 || 128 * n * 8 > MAX_SCRYPT_MEMORY) {
     return yield* fail(`scrypt cost ${n}: a power of 2 from 2 to 2^20`)
   }
-  const random = (length: number) => globalThis.crypto.getRandomValues(new Uint8Array(length))
-  const salt = random(32)
-  const iv = random(16)
+  const source = options?.entropy ?? Entropy.secure
+  const salt = source.bytes(32)
+  const iv = source.bytes(16)
   const derived = yield* Effect.tryPromise({
     try: () =>
       scrypt({
@@ -299,7 +310,7 @@ export const encrypt = Effect.fn("Keystore.encrypt")(function*(
   const ciphertext = yield* aes128ctr(derived.subarray(0, 16), iv, fromHex(key))
   const document: KeystoreV3 = {
     version: 3,
-    id: globalThis.crypto.randomUUID(),
+    id: uuidV4(source.bytes(16)),
     address: Signature.addressOf(key as Hex).slice(2).toLowerCase(),
     crypto: {
       cipher: "aes-128-ctr",

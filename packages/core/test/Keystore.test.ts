@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Signature from "@svc/protocol/Signature"
 import { Effect, FileSystem, Layer, Redacted, Result } from "effect"
+import * as Entropy from "../src/Entropy.ts"
 import * as Keystore from "../src/Keystore.ts"
 import * as Signer from "../src/Signer.ts"
 
@@ -98,6 +99,17 @@ describe("Keystore.encrypt", () => {
       const again = yield* Keystore.encrypt(Redacted.make(ETHERS_KEY), Redacted.make("pw"), { scryptN: 1024 })
       assert.notStrictEqual(again.crypto.ciphertext, file.crypto.ciphertext)
       assert.notStrictEqual(again.crypto.kdfparams.salt, file.crypto.kdfparams.salt)
+      assert.match(file.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    }))
+
+  it.effect("takes its salt, IV and id from the entropy given: a seeded source gives the same file twice", () =>
+    Effect.gen(function*() {
+      const make = () =>
+        Keystore.encrypt(Redacted.make(ETHERS_KEY), Redacted.make("pw"), { scryptN: 1024, entropy: Entropy.seeded(7) })
+      const [a, b] = [yield* make(), yield* make()]
+      assert.deepStrictEqual(a, b)
+      assert.match(a.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      assert.deepStrictEqual(yield* unlock(a, "pw"), Result.succeed(ETHERS_KEY))
     }))
 
   it.effect("defaults to scrypt cost 2^17 and refuses what is not a key or a usable cost", () =>
