@@ -19,42 +19,18 @@ import { Store } from "../src/Store.ts"
 import {
   atChainTime,
   type Envelope,
+  filled,
   fillOf,
+  inState,
   issuePermit,
   OPERATOR,
   setup,
   stateOf,
+  step,
+  stepUntil,
   T0,
   TOKENS
 } from "./support/settlement.ts"
-
-const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
-
-/** Steps the runner, mining a block on every model after each step, until `done` or `max` steps. */
-const stepUntil = (
-  models: ReadonlyArray<{ mine: (n?: number) => void }>,
-  done: Effect.Effect<boolean, unknown, any>,
-  max = 30
-) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < max; i++) {
-      yield* step
-      if (yield* done) return i + 1
-      for (const m of models) m.mine()
-    }
-    return assert.fail(`not done within ${max} steps`)
-  })
-
-const inState = (fillId: string, state: string) => Effect.map(stateOf(fillId), (r) => r.state === state)
-
-/** Issues a permit base -> bsc and mines its fill on base; returns the envelope. */
-const filled = (s: ReturnType<typeof setup>, units = 1n) =>
-  Effect.gen(function*() {
-    const envelope = yield* issuePermit("8453", "56", units)
-    s.base.submitFill(fillOf(envelope))
-    s.base.mine()
-    return envelope
-  })
 
 const payoutsOf = (s: ReturnType<typeof setup>, envelope: Envelope) => s.bsc.payoutsOf(envelope.permit.fillId)
 

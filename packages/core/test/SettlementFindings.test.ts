@@ -5,32 +5,27 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import * as ChainSettlement from "../src/ChainSettlement.ts"
-import { atChainTime, fillOf, issuePermit, OPERATOR, setup, stateOf, TOKENS } from "./support/settlement.ts"
-
-const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
+import {
+  atChainTime,
+  filled,
+  fillOf,
+  inState,
+  issuePermit,
+  OPERATOR,
+  setup,
+  stateOf,
+  step,
+  stepUntil,
+  TOKENS
+} from "./support/settlement.ts"
 
 /** Steps (mining on both chains after each step) until every permit is in `state`. */
 const until = (s: ReturnType<typeof setup>, fillIds: ReadonlyArray<string>, state: string, max = 30) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < max; i++) {
-      yield* step
-      const states = yield* Effect.forEach(fillIds, (id) => Effect.map(stateOf(id), (r) => r.state))
-      if (states.every((x) => x === state)) return
-      s.base.mine()
-      s.bsc.mine()
-    }
-    return assert.fail(`not ${state} within ${max} steps`)
-  })
-
-/** A permit base -> bsc, filled and mined. */
-const filled = (s: ReturnType<typeof setup>) =>
-  Effect.gen(function*() {
-    const envelope = yield* issuePermit("8453", "56")
-    s.base.submitFill(fillOf(envelope))
-    s.base.mine()
-    return envelope.permit.fillId
-  })
+  stepUntil(
+    [s.base, s.bsc],
+    Effect.map(Effect.forEach(fillIds, (id) => inState(id, state)), (all) => all.every(Boolean)),
+    max
+  )
 
 describe("ChainSettlement: found by the simulation", () => {
   it.effect("a fill whose first transaction a reorganisation removed and whose second one landed instead is observed and paid (seed 17)", () => {
@@ -72,11 +67,11 @@ describe("ChainSettlement: found by the simulation", () => {
     return atChainTime(
       s.layer,
       Effect.gen(function*() {
-        const older = [yield* filled(s), yield* filled(s)]
+        const older = [(yield* filled(s)).permit.fillId, (yield* filled(s)).permit.fillId]
         yield* until(s, older, "PAID")
         s.bsc.mine(10)
         yield* TestClock.adjust("10 seconds")
-        const newest = yield* filled(s)
+        const newest = (yield* filled(s)).permit.fillId
         yield* until(s, [newest], "PAID")
         // 4 blocks deep (bsc confirms with 3): the newest payout leaves the chain, the vault has not paid it
         s.bsc.reorg(4)
@@ -104,7 +99,7 @@ describe("ChainSettlement: found by the simulation", () => {
         const from = s.bsc.head().number
         const fills: Array<string> = []
         for (let i = 0; i < 3; i++) {
-          const batch = [yield* filled(s), yield* filled(s)]
+          const batch = [(yield* filled(s)).permit.fillId, (yield* filled(s)).permit.fillId]
           yield* until(s, batch, "PAID")
           yield* TestClock.adjust("2 seconds")
           fills.push(...batch)
@@ -114,7 +109,7 @@ describe("ChainSettlement: found by the simulation", () => {
         for (const fillId of fills) assert.isFalse(s.bsc.paidOut(fillId))
         // the network stays busy: before each re-check, two newer permits are PAID
         for (let i = 0; i < 4; i++) {
-          const busy = [yield* filled(s), yield* filled(s)]
+          const busy = [(yield* filled(s)).permit.fillId, (yield* filled(s)).permit.fillId]
           yield* until(s, busy, "PAID")
           yield* TestClock.adjust("2 seconds")
           yield* step
@@ -137,7 +132,7 @@ describe("ChainSettlement: found by the simulation", () => {
     return atChainTime(
       s.layer,
       Effect.gen(function*() {
-        const fillId = yield* filled(s)
+        const fillId = (yield* filled(s)).permit.fillId
         yield* until(s, [fillId], "PAID")
         // 4 blocks deep (bsc confirms with 3): the payout's block leaves the chain and its transaction waits in
         // the pool again (the base fee now above its fee cap), pending as a node behind its block answers too
@@ -163,7 +158,7 @@ describe("ChainSettlement: found by the simulation", () => {
     return atChainTime(
       s.layer,
       Effect.gen(function*() {
-        const fillId = yield* filled(s)
+        const fillId = (yield* filled(s)).permit.fillId
         // observed, confirmed and sent; the payout waits in the pool
         for (let i = 0; i < 10 && (yield* stateOf(fillId)).state !== "PAYOUT_SUBMITTED"; i++) {
           yield* step

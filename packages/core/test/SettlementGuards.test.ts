@@ -24,7 +24,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
-import * as ChainSettlement from "../src/ChainSettlement.ts"
 import { Coordination } from "../src/Coordination.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { type PermitRecord, Store } from "../src/Store.ts"
@@ -32,43 +31,18 @@ import type * as ChainModel from "../src/testing/ChainModel.ts"
 import {
   atChainTime,
   type Envelope,
-  fillOf,
+  filled,
+  inState,
   issuePermit,
   OPERATOR,
   setup,
   stateOf,
+  step,
+  stepUntil,
   TOKENS
 } from "./support/settlement.ts"
 
-const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
-
 const USDT = TOKENS["usdt.bsc"]
-
-/** Steps the runner, mining a block on every model after each step, until `done` or `max` steps. */
-const stepUntil = (
-  models: ReadonlyArray<{ mine: (n?: number) => void }>,
-  done: Effect.Effect<boolean, unknown, any>,
-  max = 30
-) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < max; i++) {
-      yield* step
-      if (yield* done) return i + 1
-      for (const m of models) m.mine()
-    }
-    return assert.fail(`not done within ${max} steps`)
-  })
-
-const inState = (fillId: string, state: string) => Effect.map(stateOf(fillId), (r) => r.state === state)
-
-/** Issues a permit base -> bsc and mines its fill on base. */
-const filled = (s: ReturnType<typeof setup>) =>
-  Effect.gen(function*() {
-    const envelope = yield* issuePermit("8453", "56")
-    s.base.submitFill(fillOf(envelope))
-    s.base.mine()
-    return envelope
-  })
 
 /** Every state the memory store writes for a permit, in order (transient ones included). */
 const recordStates = (s: ReturnType<typeof setup>) => {

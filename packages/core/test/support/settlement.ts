@@ -5,11 +5,12 @@
  * key, the vaults funded; permits issued by the real permit service and filled
  * on the source model.
  */
+import { assert } from "@effect/vitest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import * as Signature from "@svc/protocol/Signature"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import type * as ChainSettlement from "../../src/ChainSettlement.ts"
+import * as ChainSettlement from "../../src/ChainSettlement.ts"
 import { Connector } from "../../src/index.ts"
 import { Permits } from "../../src/Permits.ts"
 import { Publisher } from "../../src/Publisher.ts"
@@ -157,4 +158,34 @@ export const stateOf = (fillId: string) =>
     const record = yield* (yield* Store).getPermit(fillId.toLowerCase())
     if (record === undefined) return yield* Effect.die(new Error(`no permit ${fillId}`))
     return record
+  })
+
+/** One pass of every network's settlement loops. */
+export const step = Effect.flatMap(ChainSettlement.ChainSettlement, (s) => s.step)
+
+/** Steps the runner, mining a block on every model after each step, until `done` or `max` steps. */
+export const stepUntil = (
+  models: ReadonlyArray<{ mine: (n?: number) => void }>,
+  done: Effect.Effect<boolean, unknown, any>,
+  max = 30
+) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < max; i++) {
+      yield* step
+      if (yield* done) return i + 1
+      for (const m of models) m.mine()
+    }
+    return assert.fail(`not done within ${max} steps`)
+  })
+
+/** Whether a permit is in `state`. */
+export const inState = (fillId: string, state: string) => Effect.map(stateOf(fillId), (r) => r.state === state)
+
+/** Issues a permit base -> bsc and mines its fill on base; returns the envelope. */
+export const filled = (s: ReturnType<typeof setup>, units = 1n) =>
+  Effect.gen(function*() {
+    const envelope = yield* issuePermit("8453", "56", units)
+    s.base.submitFill(fillOf(envelope))
+    s.base.mine()
+    return envelope
   })
