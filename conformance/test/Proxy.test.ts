@@ -12,19 +12,16 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Publisher } from "@svc/core"
 import { Signature } from "@svc/protocol"
 import { Server } from "@svc/server"
-import type { ServerConfig } from "@svc/server/ServerConfig"
-import { Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Fiber, Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as Discover from "../../examples/client/discover-and-verify.ts"
 import * as PermitFlow from "../../examples/client/permit-flow.ts"
 import * as StreamExample from "../../examples/client/stream.ts"
 import * as ProxyRun from "../src/ProxyRun.ts"
 import type { Report } from "../src/Report.ts"
-import { AUTHORITY_KEY, silent } from "./support/harness.ts"
+import { AUTHORITY_KEY, config as harnessConfig, silent } from "./support/harness.ts"
 import * as VariantProxy from "./support/proxy.ts"
 import { assertRendered } from "./support/render.ts"
 import { variants } from "./support/variants.ts"
@@ -49,27 +46,7 @@ class Chain extends Context.Service<Chain, {
   readonly serverUrl: string
 }>()("@svc/conformance/test/ProxyChain") {}
 
-const config = (publicUrl: string): ServerConfig => ({
-  port: 0,
-  host: "127.0.0.1",
-  publicUrl: Option.some(publicUrl),
-  dataDir: mkdtempSync(join(tmpdir(), "svc-conformance-proxy-")),
-  signerKey: Option.some(Redacted.make(AUTHORITY_KEY)),
-  catalogPath: Option.none(),
-  databaseUrl: Option.none(),
-  serverSecret: Option.none(),
-  onchainPath: Option.none(),
-  feedTtlSeconds: 300,
-  permitTtlSeconds: 120,
-  permitRateLimit: 100_000,
-  permitRateWindowSeconds: 60,
-  sseMaxSubscribers: 1000,
-  sseHeartbeatMs: 15_000,
-  logLevel: "none",
-  aggregatorRateLimit: 100_000,
-  aggregatorQuoteBuildRateLimit: 100_000,
-  aggregatorRateWindowSeconds: 60
-})
+const config = (publicUrl: string) => harnessConfig(publicUrl, "svc-conformance-proxy-")
 
 const chain = Layer.effect(
   Chain,

@@ -54,11 +54,12 @@ export class Deployment extends Context.Service<Deployment, {
   readonly clock: Clock.Clock
 }>()("@svc/conformance/test/Deployment") {}
 
-const config = (publicUrl: string): ServerConfig => ({
+/** A test server's configuration behind `publicUrl`, in a new data directory named after `prefix`. */
+export const config = (publicUrl: string, prefix = "svc-conformance-"): ServerConfig => ({
   port: 0,
   host: "127.0.0.1",
   publicUrl: Option.some(publicUrl),
-  dataDir: mkdtempSync(join(tmpdir(), "svc-conformance-")),
+  dataDir: mkdtempSync(join(tmpdir(), prefix)),
   signerKey: Option.some(Redacted.make(AUTHORITY_KEY)),
   catalogPath: Option.none(),
   databaseUrl: Option.none(),
