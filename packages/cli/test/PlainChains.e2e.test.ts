@@ -166,6 +166,37 @@ const give = async (node: AnvilNode, token: Hex, to: Hex, amount: bigint) => {
 
 const nonceOf = (node: AnvilNode, address: Hex) => publicOf(node).getTransactionCount({ address })
 
+/**
+ * Waits until the feed lists an open route from one chain to another. A server publishes its routes closed
+ * until settlement has read each vault's balance (the catalog of `svc deploy` holds no inventory figure):
+ * on a busy machine the first feeds come before that read, so a client that starts at once may see them.
+ */
+const routeOpen = async (url: string, from: number, to: number): Promise<void> => {
+  const deadline = Date.now() + scaled(60_000)
+  let last = ""
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/api/v6/solver-feed`).catch((e: unknown) => String(e))
+    if (typeof response === "string") last = response
+    else {
+      last = await response.text()
+      if (response.ok) {
+        const body = JSON.parse(last) as {
+          readonly feed: { readonly openRoutes: ReadonlyArray<{ sourceChainId: string; destinationChainId: string }> }
+        }
+        if (
+          body.feed.openRoutes.some((r) => r.sourceChainId === String(from) && r.destinationChainId === String(to))
+        ) return
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  throw new Error(
+    `no open route ${from} -> ${to} in the feed within ${Math.round(scaled(60_000) / 1000)} s; last answer: ${
+      last.slice(0, 500)
+    }`
+  )
+}
+
 const freePort = (): Promise<number> =>
   new Promise((resolve) => {
     const server = createServer()
@@ -500,6 +531,7 @@ describe("going live on plain chains, with the svc command line only", () => {
       })
       assert.include(serverOut, `svc listening on ${publicUrl}\n`)
       assert.include(serverOut, `svc authority ${authority}\n`, "signs with the authority keystore")
+      await routeOpen(publicUrl, ALPHA, BETA)
       lap("serve")
 
       // 6. the ethers wallet (no svc code): a devnet.json-shaped file of these chains
