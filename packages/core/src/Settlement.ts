@@ -80,7 +80,10 @@ export class SettlementObserver extends Context.Service<SettlementObserver, {
    */
   readonly sourceReorged: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
   readonly sourceConfirmed: (fillId: string) => Effect.Effect<PermitRecord, TransitionRefused | StoreError>
-  /** A payout was sent (or found on chain; without a hash when the vault paid it long ago). */
+  /**
+   * A payout was sent (or found on chain; without a hash when the vault paid it
+   * long ago): from SOURCE_CONFIRMED only (a PAID permit is refused).
+   */
   readonly payoutSubmitted: (
     fillId: string,
     payoutTxHash?: string
@@ -162,7 +165,12 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
       const move = (
         fillId: string,
         to: PermitState,
-        fields?: { sourceTxHash?: string; payoutTxHash?: string; reasonCodes?: ReadonlyArray<string> }
+        fields?: {
+          sourceTxHash?: string
+          payoutTxHash?: string
+          reasonCodes?: ReadonlyArray<string>
+          from?: PermitState
+        }
       ) =>
         Effect.gen(function*() {
           const at = yield* Clock.currentTimeMillis
@@ -271,18 +279,22 @@ export const layer = (options?: SettlementOptions): Layer.Layer<SettlementObserv
           move(fillId, "SOURCE_OBSERVED", { sourceTxHash: sourceTxHash.toLowerCase() }),
         sourceReorged: (fillId) => move(fillId, "ISSUED", { reasonCodes: [] }),
         sourceConfirmed: (fillId) => move(fillId, "SOURCE_CONFIRMED"),
-        // a payout sent (or found) waits for nothing any more: its reason codes are cleared
+        // a payout sent (or found) waits for nothing any more: its reason codes are cleared. PAYOUT_SUBMITTED
+        // is reached from two states, each by its own call: a payout started only from SOURCE_CONFIRMED (never a
+        // PAID permit whose payout another replica sent while this one was paused), a reopening only from PAID
         payoutSubmitted: (fillId, payoutTxHash) =>
           move(fillId, "PAYOUT_SUBMITTED", {
             ...(payoutTxHash === undefined ? {} : { payoutTxHash: payoutTxHash.toLowerCase() }),
-            reasonCodes: []
+            reasonCodes: [],
+            from: "SOURCE_CONFIRMED"
           }),
         paid: (fillId, payoutTxHash) =>
           move(fillId, "PAID", {
             ...(payoutTxHash === undefined ? {} : { payoutTxHash: payoutTxHash.toLowerCase() }),
             reasonCodes: []
           }),
-        payoutReopened: (fillId) => move(fillId, "PAYOUT_SUBMITTED", { reasonCodes: ["PAYOUT_LEFT_CHAIN"] }),
+        payoutReopened: (fillId) =>
+          move(fillId, "PAYOUT_SUBMITTED", { reasonCodes: ["PAYOUT_LEFT_CHAIN"], from: "PAID" }),
         failed: (fillId, reasonCodes) => move(fillId, "FAILED", { reasonCodes }),
         expireDue
       })

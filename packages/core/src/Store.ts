@@ -232,6 +232,16 @@ export interface TransitionRequest {
   readonly sourceTxHash?: string | undefined
   readonly payoutTxHash?: string | undefined
   readonly reasonCodes?: ReadonlyArray<string> | undefined
+  /**
+   * The state the caller read the permit in: the change applies only while the
+   * permit is still in it (`Rejected` otherwise, with the permit as it is). A
+   * process that acted on an older reading (it was paused while another replica
+   * moved the permit on) changes nothing. Omitted: any state the change is
+   * allowed from.
+   *
+   * @since 0.2.0
+   */
+  readonly from?: PermitState | undefined
   /** Unix milliseconds. */
   readonly at: number
 }
@@ -436,8 +446,16 @@ export interface StoreShape {
 
   /** Allocates the next feed dataVersion: strictly greater than every earlier one, across restarts. */
   readonly nextDataVersion: Effect.Effect<bigint, StoreError>
-  /** Records a confirmed publication. */
-  readonly recordPublication: (publication: PublicationRecord) => Effect.Effect<void, StoreError>
+  /**
+   * Records a confirmed publication, unless a newer dataVersion is recorded
+   * already: then nothing changes and the answer is `false` (a leader paused
+   * between drawing its dataVersion and recording it, while another replica
+   * published; its publication must not be recorded). Recording a dataVersion
+   * again replaces it.
+   *
+   * @since 0.2.0 answers whether it recorded (before: void)
+   */
+  readonly recordPublication: (publication: PublicationRecord) => Effect.Effect<boolean, StoreError>
   /** The latest recorded publication. */
   readonly latestPublication: Effect.Effect<PublicationRecord | undefined, StoreError>
   /**
@@ -495,9 +513,9 @@ export interface StoreShape {
   /** Permits by quote id or payer address, newest first. */
   readonly listPermits: (filter: PermitFilter) => Effect.Effect<ReadonlyArray<PermitRecord>, StoreError>
   /**
-   * Atomically applies an allowed state change, moves amountOutRaw between the
-   * inventory buckets of the two states, and counts source_observed / paid.
-   * Terminal states never change.
+   * Atomically applies an allowed state change (from `request.from` only, when
+   * given), moves amountOutRaw between the inventory buckets of the two states,
+   * and counts source_observed / paid. EXPIRED and FAILED never change.
    */
   readonly transition: (request: TransitionRequest) => Effect.Effect<TransitionResult, StoreError>
   /**

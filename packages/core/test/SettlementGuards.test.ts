@@ -16,7 +16,9 @@
  *   past validUntil: the block's time, not the wall-clock time the cursor was
  *   stored at;
  * - a replica that stops leading stops its settlement loops (no chain read,
- *   no permit moved), not only its sends; leading again, it starts them again.
+ *   no permit moved), not only its sends; leading again, it starts them again;
+ * - a stored payout sent again (the node dropped it) passes the fence too: not
+ *   sent while the lease has run out, even if the loops still run.
  *
  * Over the chain models of `support/settlement.ts`, as ChainSettlement.test.ts.
  */
@@ -251,6 +253,45 @@ describe("ChainSettlement guards: leadership", () => {
         yield* TestClock.adjust("5 seconds")
         assert.isAbove(reads, stopped, "leading again, the loops poll again")
         assert.notStrictEqual((yield* stateOf(envelope.permit.fillId)).state, "ISSUED")
+      })
+    )
+  })
+})
+
+describe("ChainSettlement guards: the fence before every send", () => {
+  it.effect("a stored payout sent again (the node dropped it) is sent only while this replica leads", () => {
+    // leadership as the stream last said (leading) while the lease ran out (the fence's answer): the window
+    // between a lease running out and the watchdog ending the loops, or a process paused in the middle of a pass
+    const leads = Effect.runSync(SubscriptionRef.make(true))
+    const coordination = Layer.succeed(
+      Coordination,
+      Coordination.of({
+        isLeader: SubscriptionRef.get(leads),
+        leadership: Stream.make(true),
+        announce: () => Effect.void,
+        announcements: Effect.succeed(Stream.empty),
+        description: "test"
+      })
+    )
+    const s = setup({ parts: { coordination } })
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        yield* stepUntil([s.base], inState(fillId, "PAYOUT_SUBMITTED"))
+        const [hash] = s.bsc.sent()
+        assert.isDefined(hash)
+        s.bsc.dropTransaction(hash!)
+        yield* SubscriptionRef.set(leads, false)
+        yield* Effect.exit(step)
+        assert.deepStrictEqual(s.bsc.sent(), [hash], "not leading: the dropped payout is not sent again")
+        assert.deepStrictEqual(s.bsc.pool(), [])
+        yield* SubscriptionRef.set(leads, true)
+        yield* step
+        assert.deepStrictEqual(s.bsc.pool().map((t) => t.hash), [hash], "leading: sent again")
+        yield* stepUntil([s.bsc], inState(fillId, "PAID"))
+        assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
       })
     )
   })

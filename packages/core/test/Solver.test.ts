@@ -276,8 +276,13 @@ describe("lifecycle", () => {
       assert.strictEqual(after!.holdRaw, before!.holdRaw - amount)
       const refused = yield* observer.failed(envelope.fillId, ["LATE"]).pipe(Effect.flip)
       assert.strictEqual(refused._tag, "TransitionRefused")
+      // PAYOUT_SUBMITTED is reached from PAID only by a reopening: a payout started on an older reading of the
+      // permit (SOURCE_CONFIRMED, by a replica paused while another paid it) changes nothing
+      const stale = yield* observer.payoutSubmitted(envelope.fillId, `0x${"23".repeat(32)}`).pipe(Effect.flip)
+      assert.deepInclude(stale, { _tag: "TransitionRefused", from: "PAID", to: "PAYOUT_SUBMITTED" })
       const final = yield* permits.get(envelope.fillId)
       assert.strictEqual(final.state, "PAID")
+      assert.strictEqual(final.payoutTxHash, `0x${"22".repeat(32)}`)
       assert.isNotNull(final.sourceTxHash)
       assert.isNotNull(final.payoutTxHash)
     }).pipe(Effect.provide(makeEngine().layer)))

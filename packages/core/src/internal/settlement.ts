@@ -752,27 +752,30 @@ const sendAttempt = Effect.fn("ChainSettlement.sendAttempt")(function*(
     Metric.withAttributes(Metrics.settlementPayoutsSent, { network: p.r.network.key, kind }),
     1
   )
-  yield* fence(deps)
   yield* broadcast(deps, p, record, signed)
 })
 
 /**
- * Sends a signed payout; what the node refuses is left for the next pass (a
+ * Sends a signed payout, behind the fence (every send: a new attempt, a stored
+ * transaction sent again); what the node refuses is left for the next pass (a
  * nonce taken or fees too low are decided from the chain there), with the
  * reason on the permit when it needs the operator (no gas).
  */
 const broadcast = (deps: Deps, p: Pass, record: PermitRecord, signed: Chain.SignedPayout) =>
-  p.payer.send(signed).pipe(
-    Effect.as<"SENT" | "NONCE_USED" | "UNDERPRICED" | "FAILED">("SENT"),
-    Effect.catch((e: ConnectorError | ConnectorUnavailable) =>
-      Effect.gen(function*() {
-        if (e instanceof ConnectorError && (e.code === "NONCE_USED" || e.code === "UNDERPRICED")) return e.code
-        const fresh = (yield* deps.store.getPermit(record.fillId)) ?? record
-        yield* note(deps, p.r, fresh, [
-          e instanceof ConnectorError && e.code === "NO_GAS" ? "PAYOUT_KEY_NO_GAS" : "PAYOUT_NOT_BROADCAST"
-        ], { txHash: signed.txHash, error: e.message })
-        return "FAILED" as const
-      })
+  Effect.andThen(
+    fence(deps),
+    p.payer.send(signed).pipe(
+      Effect.as<"SENT" | "NONCE_USED" | "UNDERPRICED" | "FAILED">("SENT"),
+      Effect.catch((e: ConnectorError | ConnectorUnavailable) =>
+        Effect.gen(function*() {
+          if (e instanceof ConnectorError && (e.code === "NONCE_USED" || e.code === "UNDERPRICED")) return e.code
+          const fresh = (yield* deps.store.getPermit(record.fillId)) ?? record
+          yield* note(deps, p.r, fresh, [
+            e instanceof ConnectorError && e.code === "NO_GAS" ? "PAYOUT_KEY_NO_GAS" : "PAYOUT_NOT_BROADCAST"
+          ], { txHash: signed.txHash, error: e.message })
+          return "FAILED" as const
+        })
+      )
     )
   )
 

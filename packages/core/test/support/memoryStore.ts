@@ -87,7 +87,12 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
       return (dataVersion = (dataVersion > latest ? dataVersion : latest) + 1n)
     }),
     // one row per dataVersion: recording a version again replaces it
-    recordPublication: (p) => op("recordPublication", () => void publications.set(p.dataVersion, p)),
+    recordPublication: (p) =>
+      op("recordPublication", () => {
+        if ([...publications.keys()].some((dv) => dv > p.dataVersion)) return false
+        publications.set(p.dataVersion, p)
+        return true
+      }),
     latestPublication: op("latestPublication", () => latestOf(publications.values())),
     savePublicationDocument: (d) =>
       op("savePublicationDocument", () => {
@@ -209,7 +214,10 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
       op("transition", () => {
         const record = permits.get(request.fillId)
         if (record === undefined) return { _tag: "NotFound" as const }
-        if (!Lifecycle.canTransition(record.state, request.to)) return { _tag: "Rejected" as const, record }
+        if (
+          !Lifecycle.canTransition(record.state, request.to) ||
+          (request.from !== undefined && request.from !== record.state)
+        ) return { _tag: "Rejected" as const, record }
         move(
           record.assetKey,
           Lifecycle.bucketOf(record.state),

@@ -445,13 +445,21 @@ export const make = (options: MakeOptions): StoreShape => {
 
   const recordPublication = Effect.fn(`${spanPrefix}.recordPublication`)(
     function*(p: PublicationRecord) {
-      yield* sql`INSERT INTO publications (data_version, feed_hash, generated_at, valid_until, route_count)
-        VALUES (${p.dataVersion.toString()}, ${p.feedHash}, ${p.generatedAt}, ${p.validUntil}, ${p.routeCount})
-        ON CONFLICT (data_version) DO UPDATE SET
-          feed_hash = excluded.feed_hash,
-          generated_at = excluded.generated_at,
-          valid_until = excluded.valid_until,
-          route_count = excluded.route_count`
+      const dv = p.dataVersion.toString()
+      return yield* transaction(Effect.gen(function*() {
+        // the counter's row lock serialises recordings (and nextDataVersion): the check below stays true
+        yield* sql`UPDATE meta_counters SET value = value WHERE name = 'data_version'`
+        const newer = yield* sql<Row>`SELECT data_version FROM publications WHERE data_version > ${dv} LIMIT 1`
+        if (newer.length > 0) return false
+        yield* sql`INSERT INTO publications (data_version, feed_hash, generated_at, valid_until, route_count)
+          VALUES (${dv}, ${p.feedHash}, ${p.generatedAt}, ${p.validUntil}, ${p.routeCount})
+          ON CONFLICT (data_version) DO UPDATE SET
+            feed_hash = excluded.feed_hash,
+            generated_at = excluded.generated_at,
+            valid_until = excluded.valid_until,
+            route_count = excluded.route_count`
+        return true
+      }))
     },
     storeOp("recordPublication")
   )
@@ -728,7 +736,9 @@ export const make = (options: MakeOptions): StoreShape => {
           const current = yield* selectPermit(request.fillId, true)
           if (current === undefined) return { _tag: "NotFound" }
           const from = current.state
-          if (!canTransition(from, request.to)) return { _tag: "Rejected", record: current }
+          if (!canTransition(from, request.to) || (request.from !== undefined && request.from !== from)) {
+            return { _tag: "Rejected", record: current }
+          }
           const amount = yield* parseAmount(current.amountOutRaw, "permits.amount_out_raw")
           const balance = yield* lockInventory(current.assetKey)
           if (balance === undefined) {

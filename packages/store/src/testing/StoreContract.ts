@@ -187,7 +187,7 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           for (const v of concurrent) assert.isTrue(v > previous)
         }))
 
-      it.effect("publications: latest, upsert, and dataVersion never below the latest one", () =>
+      it.effect("publications: latest, upsert, an older one refused, and dataVersion never below the latest one", () =>
         Effect.gen(function*() {
           const store = yield* Store
           const current = yield* store.nextDataVersion
@@ -199,15 +199,17 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
             validUntil: 1_700_000_300,
             routeCount: 3
           }
-          yield* store.recordPublication(publication)
+          assert.isTrue(yield* store.recordPublication(publication))
           assert.deepStrictEqual(yield* store.latestPublication, publication)
           // recording the same version again replaces it
           const replaced = { ...publication, feedHash: hex32("feed-b"), routeCount: 4 }
-          yield* store.recordPublication(replaced)
+          assert.isTrue(yield* store.recordPublication(replaced))
           assert.deepStrictEqual(yield* store.latestPublication, replaced)
-          // an older publication does not become the latest
-          yield* store.recordPublication({ ...publication, dataVersion: current, feedHash: hex32("feed-old") })
+          // an older publication (a paused leader's, drawn before the newer one) is refused, not recorded
+          const older = { ...publication, dataVersion: current, feedHash: hex32("feed-old") }
+          assert.isFalse(yield* store.recordPublication(older))
           assert.deepStrictEqual(yield* store.latestPublication, replaced)
+          assert.isFalse(yield* store.recordPublication({ ...older, dataVersion: high - 1n }))
           const next = yield* store.nextDataVersion
           assert.isTrue(next > high, `${next} > ${high}`)
         }))
@@ -708,6 +710,53 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           const b = yield* balanceOf(store, submitted.assetKey)
           assert.strictEqual(b.clearingRaw, 0n)
           assert.strictEqual(availableOf(b), 1000n)
+        }))
+
+      it.effect("transition: with `from`, an allowed change applies only while the permit is in that state", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          // PAYOUT_SUBMITTED is reached from SOURCE_CONFIRMED (a payout) and from PAID (a reopening): a payout
+          // started on a SOURCE_CONFIRMED reading of a permit PAID since is refused, and changes nothing
+          const paid = yield* permitIn(store, "PAID", 100n)
+          const before = yield* balanceOf(store, paid.assetKey)
+          const stale = yield* store.transition({
+            fillId: paid.fillId,
+            to: "PAYOUT_SUBMITTED",
+            from: "SOURCE_CONFIRMED",
+            payoutTxHash: hex32("stale-pay"),
+            at: T0 + 9_000
+          })
+          assert.deepStrictEqual(stale, { _tag: "Rejected", record: paid })
+          assert.deepStrictEqual(yield* store.getPermit(paid.fillId), paid)
+          assert.deepStrictEqual(figures(yield* balanceOf(store, paid.assetKey)), figures(before))
+          // the reopening names PAID and applies; from the state it is in, a change applies as without `from`
+          const reopened = yield* store.transition({
+            fillId: paid.fillId,
+            to: "PAYOUT_SUBMITTED",
+            from: "PAID",
+            at: T0 + 9_001
+          })
+          assert.strictEqual(reopened._tag, "Applied")
+          const confirmed = yield* permitIn(store, "SOURCE_CONFIRMED", 100n)
+          assert.strictEqual(
+            (yield* store.transition({
+              fillId: confirmed.fillId,
+              to: "PAYOUT_SUBMITTED",
+              from: "PAID",
+              at: T0 + 9_002
+            }))
+              ._tag,
+            "Rejected"
+          )
+          assert.strictEqual(
+            (yield* store.transition({
+              fillId: confirmed.fillId,
+              to: "PAYOUT_SUBMITTED",
+              from: "SOURCE_CONFIRMED",
+              at: T0 + 9_003
+            }))._tag,
+            "Applied"
+          )
         }))
 
       it.effect("transition: an unknown fill id is NotFound", () =>

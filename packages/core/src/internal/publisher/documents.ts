@@ -180,8 +180,18 @@ export const makeDocuments = (context: DocumentsContext): Documents => {
         actionableRoutes
       })
       yield* Effect.yieldNow
-      yield* store.recordPublication({ dataVersion, feedHash, generatedAt, validUntil, routeCount: routes.length })
-        .pipe(Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e })))
+      const recorded = yield* store.recordPublication({
+        dataVersion,
+        feedHash,
+        generatedAt,
+        validUntil,
+        routeCount: routes.length
+      }).pipe(Effect.mapError((e) => new PublishFailed({ reason: e.message, cause: e })))
+      if (!recorded) {
+        // paused between drawing the dataVersion and recording it while another replica published: this
+        // publication is never served nor stored (the newer one is adopted)
+        return yield* new PublishFailed({ reason: `dataVersion ${dv} superseded: a newer publication is recorded` })
+      }
       const documentText = signedDocumentText(document, payloadBody)
       yield* Effect.yieldNow
       // the other replicas serve these very bytes (written before anyone is told)

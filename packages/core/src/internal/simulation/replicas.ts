@@ -85,7 +85,10 @@ export const observedStore = (world: World, store: StoreShape): StoreShape => {
     recordPublication: (publication) =>
       Effect.uninterruptible(Effect.tap(
         store.recordPublication(publication),
-        () => Effect.sync(() => onPublicationRecorded(world, publication.dataVersion, publication.feedHash))
+        (recorded) =>
+          Effect.sync(() => {
+            if (recorded) onPublicationRecorded(world, publication.dataVersion, publication.feedHash)
+          })
       )),
     observeInventory: (assets) =>
       Effect.uninterruptible(Effect.tap(
