@@ -1,6 +1,7 @@
 /**
  * The replaceable parts of `svc serve` chosen by configuration: the store
- * (`SVC_STORE`), pricing (`SVC_PRICING`) and the authority's signer
+ * (`SVC_STORE`), the replicas' coordination (`SVC_COORDINATION`), pricing
+ * (`SVC_PRICING`), market data (`SVC_MARKET`) and the authority's signer
  * (`SVC_SIGNER_PLUGIN`). Each setting names a built-in plug-in or a package or
  * path whose default export is a `Plugin` of that kind (`@svc/core/Plugin`),
  * loaded as connector packages are (`ConnectorLoader`: from the working
@@ -9,13 +10,15 @@
  *
  * The built-in plug-ins read their settings from the validated server
  * configuration (their keys are in `ServerConfig.SETTINGS`) and are the
- * defaults: with `SVC_STORE` unset, `DATABASE_URL` selects PostgreSQL; with
- * `SVC_SIGNER_PLUGIN` unset, `SVC_SIGNER_KEYSTORE` selects the keystore.
+ * defaults: with `SVC_STORE` unset, `DATABASE_URL` selects PostgreSQL; the
+ * coordination is the store plug-in's own (`store`: PostgreSQL's lease, else
+ * this process leads); with `SVC_SIGNER_PLUGIN` unset, `SVC_SIGNER_KEYSTORE`
+ * selects the keystore.
  *
  * @since 0.1.0
  */
 import { NodeServices } from "@effect/platform-node"
-import { Coordination, Keystore, Plugin, Pricing, Signer, type Store } from "@svc/core"
+import { Coordination, Keystore, Market, Plugin, Pricing, Signer, type Store } from "@svc/core"
 import { StoreConfig } from "@svc/store"
 import { Cause, Config, Data, Effect, FileSystem, Layer, Option, Redacted } from "effect"
 import * as ConnectorLoader from "./ConnectorLoader.ts"
@@ -72,6 +75,28 @@ export const builtins = (config: ServerConfig) => {
         layer: (settings) => StoreConfig.layerFromUrl(settings),
         // the replicas elect the one that publishes and settles
         coordination: (settings) => StoreConfig.coordinationFromUrl(settings)
+      })
+    },
+    coordination: {
+      single: Plugin.make({
+        kind: "coordination",
+        name: "single",
+        settings: Config.succeed(undefined),
+        layer: () => Coordination.layerSingle
+      }),
+      postgres: Plugin.make({
+        kind: "coordination",
+        name: "postgres",
+        settings: Config.succeed({ databaseUrl, dataDir: config.dataDir }),
+        layer: (settings) => StoreConfig.coordinationFromUrl(settings)
+      })
+    },
+    market: {
+      catalog: Plugin.make({
+        kind: "market",
+        name: "catalog",
+        settings: Config.succeed({ pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds }),
+        layer: (options) => Market.layer(options)
       })
     },
     pricing: {
@@ -131,7 +156,8 @@ export const builtins = (config: ServerConfig) => {
 /**
  * The name each plug-in setting has in a configuration: its value, or the
  * built-in default (`postgres` when `DATABASE_URL` is a PostgreSQL URL, else
- * `sqlite`; `keystore` with `SVC_SIGNER_KEYSTORE`, else `key`; `static`).
+ * `sqlite`; `store`; `static`; `catalog`; `keystore` with
+ * `SVC_SIGNER_KEYSTORE`, else `key`).
  *
  * @category running
  * @since 0.1.0
@@ -141,7 +167,9 @@ export const chosenNames = (config: ServerConfig): { readonly [K in PluginKey]: 
     (Option.isSome(config.databaseUrl) && StoreConfig.isPostgresUrl(Redacted.value(config.databaseUrl.value))
       ? "postgres"
       : "sqlite"),
+  SVC_COORDINATION: config.coordination ?? "store",
   SVC_PRICING: config.pricing ?? "static",
+  SVC_MARKET: config.market ?? "catalog",
   SVC_SIGNER_PLUGIN: config.signerPlugin ??
     (Option.isSome(config.signerKeystore ?? Option.none()) ? "keystore" : "key")
 })
@@ -166,7 +194,17 @@ export interface Chosen {
     readonly name: string
     readonly builtin: boolean
     readonly layer: Layer.Layer<Store.Store, PartError>
+    /** The store plug-in's own coordination (one process leads when it has none). */
     readonly coordination: Layer.Layer<Coordination.Coordination, PartError>
+  }
+  /** The coordination `SVC_COORDINATION` chooses (`store`: the store plug-in's own). */
+  readonly coordination: {
+    readonly name: string
+    readonly layer: Layer.Layer<Coordination.Coordination, PartError>
+  }
+  readonly market: {
+    readonly name: string
+    readonly layer: Layer.Layer<Market.Market, PartError, Plugin.Kinds["market"]["uses"]>
   }
   readonly pricing: {
     readonly name: string
@@ -273,6 +311,17 @@ export const load = (
 
     const store = yield* loadStore(config, options)
 
+    // `store` is not a plug-in of its own: the store plug-in's coordination
+    const coordination = names.SVC_COORDINATION === "store"
+      ? undefined
+      : yield* pluginOf("SVC_COORDINATION", "coordination", names.SVC_COORDINATION, builtin.coordination, cwd)
+    const coordinationSettings = coordination === undefined
+      ? undefined
+      : yield* settingsOf("SVC_COORDINATION", names.SVC_COORDINATION, coordination.plugin)
+
+    const market = yield* pluginOf("SVC_MARKET", "market", names.SVC_MARKET, builtin.market, cwd)
+    const marketSettings = yield* settingsOf("SVC_MARKET", names.SVC_MARKET, market.plugin)
+
     const pricing = yield* pluginOf("SVC_PRICING", "pricing", names.SVC_PRICING, builtin.pricing, cwd)
     const pricingSettings = yield* settingsOf("SVC_PRICING", names.SVC_PRICING, pricing.plugin)
 
@@ -289,6 +338,24 @@ export const load = (
       (isBuiltin ? layer : guarded(key, name, layer)) as Layer.Layer<A, PartError, R>
     return {
       store,
+      coordination: {
+        name: names.SVC_COORDINATION,
+        layer: coordination === undefined ? store.coordination : part(
+          "SVC_COORDINATION",
+          names.SVC_COORDINATION,
+          coordination.builtin,
+          Layer.suspend(() => coordination.plugin.layer(coordinationSettings, context))
+        )
+      },
+      market: {
+        name: names.SVC_MARKET,
+        layer: part(
+          "SVC_MARKET",
+          names.SVC_MARKET,
+          market.builtin,
+          Layer.suspend(() => market.plugin.layer(marketSettings, context))
+        )
+      },
       pricing: {
         name: names.SVC_PRICING,
         layer: part(

@@ -224,8 +224,9 @@ const layerWith = (
     publicUrl: Option.getOrUndefined(config.publicUrl),
     catalog,
     onchain,
-    // on PostgreSQL the replicas elect the one that publishes and settles; on SQLite this process does
-    parts: { coordination: plugins.store.coordination, pricing: plugins.pricing.layer },
+    // SVC_COORDINATION (default: the store's own: on PostgreSQL the replicas elect the one that publishes and
+    // settles; on SQLite this process does), SVC_MARKET, SVC_PRICING
+    parts: { coordination: plugins.coordination.layer, market: plugins.market.layer, pricing: plugins.pricing.layer },
     engine: {
       connectors: registrations,
       profile: config.profile,
@@ -240,7 +241,6 @@ const layerWith = (
         }
       },
       rateLimit: { limit: config.permitRateLimit, windowSeconds: config.permitRateWindowSeconds },
-      market: { pollMillis: config.marketPollMs, maxAgeSeconds: config.oracleMaxAgeSeconds },
       settlement: { retentionSeconds: (config.permitRetentionDays ?? 90) * 86_400 }
     },
     events: {

@@ -120,6 +120,12 @@ export const SETTINGS = {
     meaning:
       "the store: sqlite (in the data dir), postgres (DATABASE_URL), or a store plug-in: a package name or path (docs/architecture.md)"
   },
+  SVC_COORDINATION: {
+    group: "Keys and storage",
+    default: "store",
+    meaning:
+      "which replica publishes and settles: store (the store's own: a lease on PostgreSQL, else this process), single (this process), postgres (a lease on DATABASE_URL), or a coordination plug-in: a package name or path (docs/architecture.md)"
+  },
   DATABASE_URL: {
     group: "Keys and storage",
     unset: "SQLite in the data dir",
@@ -182,6 +188,12 @@ export const SETTINGS = {
     group: "Pricing",
     default: "50",
     meaning: "oracle pricing: a permit whose fresh price is this much below the feed's answers QUOTE_CHANGED"
+  },
+  SVC_MARKET: {
+    group: "Pricing",
+    default: "catalog",
+    meaning:
+      "market data (USD prices, source gas): catalog (the catalog's price feeds, read through the connectors), or a market plug-in: a package name or path (docs/architecture.md)"
   },
   SVC_MARKET_POLL_MS: {
     group: "Pricing",
@@ -421,6 +433,16 @@ export interface ServerConfig {
    * plug-in's package name or path; unset: keystore with SVC_SIGNER_KEYSTORE, else key.
    */
   readonly signerPlugin?: string | undefined
+  /**
+   * Coordination of the replicas (SVC_COORDINATION; default store): `store`,
+   * `single`, `postgres`, or a coordination plug-in's package name or path.
+   */
+  readonly coordination?: string | undefined
+  /**
+   * Market data (SVC_MARKET; default catalog): `catalog` or a market plug-in's
+   * package name or path.
+   */
+  readonly market?: string | undefined
   /** Staleness limit of price feed rounds, seconds (default 3600). */
   readonly oracleMaxAgeSeconds?: number | undefined
   /** Deviation guard of oracle pricing, basis points; null: off (default 1000). */
@@ -530,6 +552,8 @@ const serverConfig = Config.all({
   aggregatorOrigins: Config.String("SVC_AGGREGATOR_ORIGINS").pipe(Config.withDefault(""), Config.map(list)),
   quoteTtlSeconds: optionalInt("SVC_QUOTE_TTL_SECONDS"),
   pricing: string("SVC_PRICING").pipe(Config.map((v) => v.trim())),
+  coordination: string("SVC_COORDINATION").pipe(Config.map((v) => v.trim())),
+  market: string("SVC_MARKET").pipe(Config.map((v) => v.trim())),
   store: optionalString("SVC_STORE").pipe(Config.map((v) => Option.getOrUndefined(v)?.trim())),
   signerPlugin: optionalString("SVC_SIGNER_PLUGIN").pipe(Config.map((v) => Option.getOrUndefined(v)?.trim())),
   oracleMaxAgeSeconds: int("SVC_ORACLE_MAX_AGE_SECONDS"),
@@ -697,7 +721,9 @@ const validate = (config: Omit<ServerConfig, "trustedProxies"> & { readonly trus
     // the plug-in settings: a built-in name or a package name or path, consistent with the keys beside them
     const pluginProblem = PluginChoice.check({
       store: config.store,
+      coordination: config.coordination,
       pricing: config.pricing,
+      market: config.market,
       signerPlugin: config.signerPlugin,
       databaseUrl: Option.isSome(config.databaseUrl),
       signerKeystore: Option.isSome(config.signerKeystore ?? Option.none())

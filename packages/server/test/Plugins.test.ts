@@ -1,13 +1,14 @@
 /**
- * Plug-ins chosen by configuration (`SVC_STORE`, `SVC_PRICING`,
- * `SVC_SIGNER_PLUGIN`): a local-path pricing plug-in named in the `SVC_CONFIG`
- * file prices the feed with its own setting; unknown names, modules that are not
+ * Plug-ins chosen by configuration (`SVC_STORE`, `SVC_COORDINATION`,
+ * `SVC_PRICING`, `SVC_MARKET`, `SVC_SIGNER_PLUGIN`): a local-path pricing plug-in named in the `SVC_CONFIG`
+ * file prices the feed with its own setting; market and coordination plug-ins
+ * are what the engine runs with; unknown names, modules that are not
  * plug-ins of the kind, bad plug-in settings and failing plug-ins stop the start
  * with one line naming the setting; the built-ins stay the defaults.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { type Catalog, type Market, Plugin, Pricing, Signer, Store } from "@svc/core"
+import { type Catalog, Coordination, Market, Plugin, Pricing, Signer, Store } from "@svc/core"
 import * as PricingSuite from "@svc/core/testing/PricingSuite"
 import { FeedSignature, Signature } from "@svc/protocol"
 import { Cause, ConfigProvider, Context, Effect, Exit, Layer, Option, Redacted, Result } from "effect"
@@ -104,6 +105,76 @@ describe("plug-ins chosen by configuration", () => {
     { timeout: 60_000 }
   )
 
+  it.live(
+    "a market plug-in and a coordination plug-in from local paths are the engine's: its market data, its leadership",
+    () =>
+      Effect.gen(function*() {
+        const dir = workDir({
+          "market.mjs": [
+            `import { Market, Plugin } from "@svc/core"`,
+            `import { Config } from "effect"`,
+            `export default Plugin.make({`,
+            `  kind: "market",`,
+            `  name: "fixed-market",`,
+            `  settings: Config.Int("FIXED_MARKET_MAX_AGE"),`,
+            `  layer: (maxAgeSeconds) => Market.layerFixed({ prices: new Map(), maxAgeSeconds })`,
+            `})`,
+            ``
+          ].join("\n"),
+          "never-leads.mjs": [
+            `import { Coordination, Plugin } from "@svc/core"`,
+            `import { Config, Effect, Layer, Stream } from "effect"`,
+            `export default Plugin.make({`,
+            `  kind: "coordination",`,
+            `  name: "never-leads",`,
+            `  settings: Config.succeed(undefined),`,
+            `  layer: () => Layer.succeed(Coordination.Coordination, Coordination.Coordination.of({`,
+            `    isLeader: Effect.succeed(false),`,
+            `    leadership: Stream.make(false),`,
+            `    announce: () => Effect.void,`,
+            `    announcements: Effect.succeed(Stream.empty),`,
+            `    description: "never leads (test)"`,
+            `  }))`,
+            `})`,
+            ``
+          ].join("\n")
+        })
+        const { config, source } = yield* configOf({
+          PORT: "0",
+          SVC_DATA_DIR: join(dir, "data"),
+          SVC_SIGNER_KEY: AUTHORITY_KEY,
+          SVC_MARKET: "./market.mjs",
+          FIXED_MARKET_MAX_AGE: "77",
+          SVC_COORDINATION: "./never-leads.mjs",
+          SVC_LOG_LEVEL: "none"
+        })
+        assert.deepInclude(Plugins.chosenNames(config), {
+          SVC_MARKET: "./market.mjs",
+          SVC_COORDINATION: "./never-leads.mjs"
+        })
+        const context = yield* Layer.build(Server.layer(config, demoCatalog, undefined, { cwd: dir })).pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, source)
+        )
+        assert.strictEqual(Context.get(context, Market.Market).maxAgeSeconds, 77)
+        assert.strictEqual(Context.get(context, Coordination.Coordination).description, "never leads (test)")
+        // a replica that never leads publishes nothing, and no leader stored a publication: the feed is unavailable
+        const url = Context.get(context, App.AppControl).publicUrl
+        const feed = yield* Effect.promise(() => fetch(`${url}/api/v6/solver-feed`))
+        assert.strictEqual(feed.status, 503)
+        // the plug-in's own setting is named when it is wrong
+        const bad = yield* failure(
+          Plugins.load(config, { cwd: dir, context: Server.pluginContext(demoCatalog) }).pipe(
+            Effect.provideService(
+              ConfigProvider.ConfigProvider,
+              ConfigProvider.fromUnknown({ FIXED_MARKET_MAX_AGE: "old" })
+            )
+          )
+        )
+        assert.match(bad, /^SVC_MARKET: \.\/market\.mjs: .*FIXED_MARKET_MAX_AGE/)
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
   it("docs/architecture.md shows the plug-in this test loads, as it is", () => {
     const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8")
     const section = doc.slice(doc.indexOf("### Writing a pricing plug-in"))
@@ -129,6 +200,18 @@ describe("plug-ins chosen by configuration", () => {
       assert.strictEqual(
         yield* failure(configOf({ SVC_STORE: "postgres" })),
         "SVC_STORE: postgres needs DATABASE_URL (postgres://user:password@host/db)"
+      )
+      assert.match(
+        yield* failure(configOf({ SVC_COORDINATION: "etcd" })),
+        /^SVC_COORDINATION: unknown coordination "etcd": give store or single or postgres/
+      )
+      assert.match(
+        yield* failure(configOf({ SVC_MARKET: "chainlink" })),
+        /^SVC_MARKET: unknown market "chainlink": give catalog/
+      )
+      assert.strictEqual(
+        yield* failure(configOf({ SVC_COORDINATION: "postgres" })),
+        "SVC_COORDINATION: postgres needs DATABASE_URL (the PostgreSQL database whose lease the replicas share)"
       )
       // the built-ins agree with the keys beside them
       const plain = { databaseUrl: false, signerKeystore: false }
@@ -264,7 +347,9 @@ export default Plugin.make({
     Effect.gen(function*() {
       assert.deepStrictEqual(Plugins.chosenNames(testConfig()), {
         SVC_STORE: "sqlite",
+        SVC_COORDINATION: "store",
         SVC_PRICING: "static",
+        SVC_MARKET: "catalog",
         SVC_SIGNER_PLUGIN: "key"
       })
       assert.deepStrictEqual(
@@ -273,10 +358,18 @@ export default Plugin.make({
           signerKeystore: Option.some("authority.json"),
           pricing: "oracle"
         })),
-        { SVC_STORE: "postgres", SVC_PRICING: "oracle", SVC_SIGNER_PLUGIN: "keystore" }
+        {
+          SVC_STORE: "postgres",
+          SVC_COORDINATION: "store",
+          SVC_PRICING: "oracle",
+          SVC_MARKET: "catalog",
+          SVC_SIGNER_PLUGIN: "keystore"
+        }
       )
       const { config } = yield* configOf({})
       assert.strictEqual(config.pricing, "static")
+      assert.strictEqual(config.coordination, "store")
+      assert.strictEqual(config.market, "catalog")
       assert.isUndefined(config.store)
       assert.isUndefined(config.signerPlugin)
       // the built-ins are plug-ins of their kind
