@@ -143,9 +143,11 @@ export interface SimulationOptions {
    */
   readonly topUpSeconds?: readonly [number, number] | undefined
   /**
-   * What the `freeze` fault stops: the call it strikes, with the fiber making
-   * it (`"call"`, the default), or the whole replica, none of whose timers fires
-   * until it resumes (`"process"`: a GC pause, a stopped VM).
+   * What the `freeze` fault stops: the whole replica, none of whose timers
+   * fires until it resumes (`"process"`, the default: a GC pause, a stopped
+   * VM), or only the call it strikes, with the fiber making it (`"call"`).
+   *
+   * @since 0.2.0 the default is `"process"` (before: `"call"`)
    */
   readonly freeze?: "call" | "process" | undefined
 }
@@ -217,7 +219,7 @@ const simulate = (options: SimulationOptions) =>
       pollMillis: 1000,
       batchSize: options.batchSize ?? 64,
       topUpSeconds: options.topUpSeconds ?? [3, 60] as const,
-      freeze: options.freeze ?? "call",
+      freeze: options.freeze ?? "process",
       stopAtFirstViolation: options.stopAtFirstViolation === true
     }
     const authorityKey = options.authorityKey ?? AUTHORITY_KEY
