@@ -159,7 +159,9 @@ export const SERVE_DESCRIPTION = [
   ServerConfig.settingsHelp("  "),
   "",
   "  Connector plug-ins read their own keys (the EVM connector: SVC_RPC_URLS, SVC_RPC_TIMEOUT_MS,",
-  "  SVC_PAYOUT_KEY; docs/connectors.md); the standard OTEL_* variables export traces (docs/operations.md)."
+  "  SVC_PAYOUT_KEY; docs/connectors.md); so do plug-ins loaded from a package or path: `svc plugins` lists",
+  "  the ones this configuration chooses and the keys each reads. The standard OTEL_* variables export traces",
+  "  (docs/operations.md)."
 ].join("\n")
 
 const serve = Command.make(
@@ -169,6 +171,21 @@ const serve = Command.make(
 ).pipe(
   Command.withDescription(SERVE_DESCRIPTION),
   Command.withShortDescription("start the svc server (settings: svc serve --help)")
+)
+
+const plugins = Command.make(
+  "plugins",
+  {},
+  () =>
+    Server.describePlugins().pipe(
+      Effect.flatMap(writeText),
+      Effect.mapError((e) => new BadInput({ message: e.message }))
+    )
+).pipe(
+  Command.withDescription(
+    "print the plug-ins svc serve would load with this configuration (SVC_STORE, SVC_COORDINATION, SVC_PRICING, SVC_MARKET, SVC_SIGNER_PLUGIN: the environment, then the SVC_CONFIG file), each loaded but not started, with the keys its own settings read and whether each is set"
+  ),
+  Command.withShortDescription("the plug-ins svc serve would load, and the keys each reads")
 )
 
 const devnet = Command.make(
@@ -236,6 +253,7 @@ export const svc = Command.make("svc").pipe(
     sign,
     ids,
     serve,
+    plugins,
     devnet,
     keys,
     catalog,

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -159,6 +159,39 @@ describe("svc executable", () => {
     assert.include(cases[4]!.stderr, "production profile")
     assert.include(cases[5]!.stderr, "ECONNREFUSED 127.0.0.1:1")
     assert.notInclude(cases[5]!.stderr, "secret-pw", "the password is never shown")
+  })
+
+  it("plugins: the plug-ins a configuration chooses, the keys each reads and whether they are set", {
+    timeout: scaled(60_000)
+  }, async () => {
+    // a folder of the operator's: a pricing plug-in beside it, @svc/core and effect installed
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "svc-cli-plugins-")))
+    for (const [name, target] of [["@svc/core", "packages/core"], ["effect", "node_modules/effect"]] as const) {
+      mkdirSync(join(dir, "node_modules", name, ".."), { recursive: true })
+      symlinkSync(realpathSync(join(ROOT, target)), join(dir, "node_modules", name))
+    }
+    copyFileSync(join(ROOT, "packages/server/test/fixtures/scaled-pricing.mjs"), join(dir, "scaled.mjs"))
+    const [unset, set, absent] = await svcAll([
+      { args: ["plugins"], env: { SVC_PRICING: "./scaled.mjs", SVC_DATA_DIR: dir } },
+      { args: ["plugins"], env: { SVC_PRICING: "./scaled.mjs", SCALE_PERCENT: "150", SVC_DATA_DIR: dir } },
+      { args: ["plugins"], env: { SVC_MARKET: "./absent.mjs", SVC_DATA_DIR: dir } }
+    ], { cwd: dir })
+    assert.strictEqual(unset!.code, 0, unset!.stderr)
+    assert.strictEqual(
+      unset!.stdout,
+      [
+        "SVC_STORE=sqlite          built-in: sqlite",
+        "SVC_COORDINATION=store    built-in: the store's own (sqlite)",
+        "SVC_PRICING=./scaled.mjs  scaled-pricing: reads SCALE_PERCENT (unset)",
+        "SVC_MARKET=catalog        built-in: catalog",
+        "SVC_SIGNER_PLUGIN=key     built-in: key",
+        ""
+      ].join("\n")
+    )
+    assert.include(set!.stdout, "scaled-pricing: reads SCALE_PERCENT (set)")
+    // a plug-in that cannot be loaded: as at start, one line naming the setting
+    assert.strictEqual(absent!.code, 2)
+    assert.match(absent!.stderr, /^svc: SVC_MARKET: \.\/absent\.mjs: .* does not exist\n$/)
   })
 
   it("ids derives documented identifiers", { timeout: scaled(30_000) }, async () => {

@@ -20,9 +20,9 @@
 import { NodeServices } from "@effect/platform-node"
 import { Coordination, Keystore, Market, Plugin, Pricing, Signer, type Store } from "@svc/core"
 import { StoreConfig } from "@svc/store"
-import { Cause, Config, Data, Effect, FileSystem, Layer, Option, Redacted } from "effect"
+import { Cause, Config, ConfigProvider, Data, Effect, FileSystem, Layer, Option, Redacted } from "effect"
 import * as ConnectorLoader from "./ConnectorLoader.ts"
-import type { PluginKey } from "./PluginChoice.ts"
+import { PLUGIN_KEYS, type PluginKey } from "./PluginChoice.ts"
 import type { ServerConfig } from "./ServerConfig.ts"
 
 /**
@@ -376,3 +376,85 @@ export const load = (
       }
     } satisfies Chosen
   }).pipe(Effect.withSpan("Plugins.load"))
+
+/**
+ * The keys a plug-in's settings read. A `Config` lists no keys itself: it is
+ * parsed against a source that holds none, and every key it asks for is
+ * recorded (it asks for all of them, missing ones included).
+ *
+ * @category running
+ * @since 0.2.0
+ */
+export const settingKeys = (
+  settings: Config.Config<unknown>
+): Effect.Effect<ReadonlyArray<ReadonlyArray<string | number>>> =>
+  Effect.suspend(() => {
+    const paths = new Map<string, ReadonlyArray<string | number>>()
+    const empty = ConfigProvider.make((path) =>
+      Effect.sync(() => {
+        paths.set(path.join("."), [...path])
+        return undefined
+      })
+    )
+    return settings.parse(empty).pipe(
+      Effect.ignore,
+      Effect.catchDefect(() => Effect.void),
+      Effect.map(() => [...paths.values()])
+    )
+  })
+
+/**
+ * One plug-in a configuration chooses, as `svc plugins` prints it.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Described {
+  readonly key: PluginKey
+  /** The setting's value: a built-in name, or the package or path. */
+  readonly name: string
+  /** The plug-in's own name (its declaration's), for one loaded from a package or path. */
+  readonly plugin: string
+  readonly builtin: boolean
+  /**
+   * The keys its settings read and whether the configuration sets each; none for
+   * a built-in, whose keys are the server's own (`svc serve --help`).
+   */
+  readonly settings: ReadonlyArray<{ readonly key: string; readonly set: boolean }>
+}
+
+/**
+ * The plug-ins a configuration chooses, each loaded (never built) and the keys
+ * of its settings read: what `svc plugins` prints. A plug-in that cannot be
+ * loaded fails as at start, one line naming the setting.
+ *
+ * @category running
+ * @since 0.2.0
+ */
+export const describe = (
+  config: ServerConfig,
+  options: { readonly cwd: string; readonly source: ConfigProvider.ConfigProvider }
+): Effect.Effect<ReadonlyArray<Described>, PluginLoadError> =>
+  Effect.gen(function*() {
+    const names = chosenNames(config)
+    const builtin = builtins(config)
+    const out: Array<Described> = []
+    for (const key of Object.keys(PLUGIN_KEYS) as Array<PluginKey>) {
+      const name = names[key]
+      const kind = PLUGIN_KEYS[key].kind
+      if (key === "SVC_COORDINATION" && name === "store") {
+        out.push({ key, name, plugin: `the store's own (${names.SVC_STORE})`, builtin: true, settings: [] })
+        continue
+      }
+      const found = yield* pluginOf(key, kind, name, builtin[kind as keyof typeof builtin], options.cwd)
+      const settings: Array<{ key: string; set: boolean }> = []
+      if (!found.builtin) {
+        for (const path of yield* settingKeys(found.plugin.settings)) {
+          const node = yield* options.source.load(path).pipe(Effect.orElseSucceed(() => undefined))
+          settings.push({ key: path.join("."), set: node !== undefined })
+        }
+      }
+      out.push({ key, name, plugin: found.plugin.name, builtin: found.builtin, settings })
+    }
+    return out
+  })

@@ -316,6 +316,36 @@ export const run = Effect.gen(function*() {
 })
 
 /**
+ * The plug-ins the configuration (the environment, then the `SVC_CONFIG` file)
+ * chooses, each with the keys its settings read and whether they are set, as
+ * lines: what `svc plugins` prints. Nothing is built or started.
+ *
+ * @category running
+ * @since 0.2.0
+ */
+export const describePlugins = (
+  options?: { readonly cwd?: string | undefined }
+): Effect.Effect<string, StartupError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const source = yield* ServerConfig.provider.pipe(Effect.mapError((e) => new StartupError({ message: e.message })))
+    const config = yield* ServerConfig.fromProvider(source).pipe(
+      Effect.mapError((e) => new StartupError({ message: e.message }))
+    )
+    const described = yield* Plugins.describe(config, { cwd: options?.cwd ?? process.cwd(), source }).pipe(
+      Effect.mapError((e) => new StartupError({ message: e.message }))
+    )
+    const width = Math.max(...described.map((d) => `${d.key}=${d.name}`.length))
+    return described.map((d) => {
+      const head = `${d.key}=${d.name}`.padEnd(width)
+      if (d.builtin) return `${head}  built-in: ${d.plugin}`
+      const keys = d.settings.length === 0
+        ? "reads no setting"
+        : `reads ${d.settings.map((s) => `${s.key} (${s.set ? "set" : "unset"})`).join(", ")}`
+      return `${head}  ${d.plugin}: ${keys}`
+    }).join("\n") + "\n"
+  })
+
+/**
  * The settings that hold a raw private key: the production profile refuses them
  * unless SVC_ALLOW_RAW_KEYS=1 (SVC_PAYOUT_KEY is the EVM connector's).
  */
