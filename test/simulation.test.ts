@@ -68,6 +68,16 @@ describe("simulation", () => {
     scaled(180_000)
   )
 
+  it(
+    "seed 124 of 200 fills (--freeze call), where payouts a deep reorganisation removed were paid by their replacements, ends with no violation",
+    async () => {
+      // the PAID permits show the transaction that paid them (the agreement invariant checks the hash)
+      const result = await runSeed(parseArguments(["--seed", "124", "--fills", "200", "--freeze", "call"]), 124)
+      expect(result.violations).toEqual([])
+    },
+    scaled(120_000)
+  )
+
   for (
     const [name, seed, fills, invariant] of [
       ["revert-terminal", 2, 60, "lifecycle"],

@@ -545,6 +545,22 @@ export interface StoreShape {
   ) => Effect.Effect<PermitRecord | undefined, StoreError>
 
   /**
+   * Points a PAID permit at the transaction that paid it, where a
+   * reorganisation removed the one it was declared PAID by and another
+   * transaction of the same payout paid it in the new chain: its
+   * `payoutTxHash` and `updatedAt` change, nothing else (no state, bucket or
+   * counter). Undefined when the permit is not PAID. Optional: a store without
+   * it leaves such a permit with the first hash.
+   *
+   * @since 0.2.0
+   */
+  readonly setPaidPayout?: (
+    fillId: string,
+    payoutTxHash: string,
+    at: number
+  ) => Effect.Effect<PermitRecord | undefined, StoreError>
+
+  /**
    * Sets the physical balance of destination assets as observed (for example a
    * vault's on-chain balance): afterwards physical = physicalRaw, whatever was paid
    * out before. Rows that do not exist are left alone.

@@ -10,7 +10,8 @@
  * - the same for a payout adopted from the vault's event (no transaction of
  *   its own stored) whose transaction left the chain;
  * - a PAID payout whose transaction a reorganisation removed is not reopened
- *   when the vault paid the fillId by another transaction;
+ *   when the vault paid the fillId by another transaction, and its status
+ *   shows that transaction;
  * - where a watcher's cursor has no final block (a cursor stored before final
  *   blocks were recorded), expiry after the grace waits for a block stamped
  *   past validUntil: the block's time, not the wall-clock time the cursor was
@@ -178,7 +179,7 @@ describe("ChainSettlement guards: a payout the vault made by another transaction
     )
   })
 
-  it.effect("a PAID payout removed by a reorganisation is not reopened when the vault paid its fillId by another transaction", () => {
+  it.effect("a PAID payout removed by a reorganisation is not reopened when the vault paid its fillId by another transaction, and shows that one", () => {
     const s = setup({ networks: { bsc: { finality: "depth" } }, chainSettlement: { recheckMillis: 1000 } })
     const states = recordStates(s)
     return atChainTime(
@@ -191,7 +192,7 @@ describe("ChainSettlement guards: a payout the vault made by another transaction
         // 4 blocks deep (bsc confirms with 3): our payout is gone; in the new chain another transaction paid it
         s.bsc.reorg(4)
         assert.isFalse(s.bsc.paidOut(fillId))
-        yield* payElsewhere(s.bsc, a, ours!.nonce)
+        const elsewhere = yield* payElsewhere(s.bsc, a, ours!.nonce)
         s.bsc.mine(5)
         assert.isTrue(s.bsc.paidOut(fillId))
         const before = states(fillId).length
@@ -201,8 +202,10 @@ describe("ChainSettlement guards: a payout the vault made by another transaction
           yield* step
           s.bsc.mine()
         }
-        assert.deepStrictEqual(states(fillId).slice(before), [], "the permit never left PAID")
-        assert.strictEqual((yield* stateOf(fillId)).state, "PAID")
+        assert.isTrue(states(fillId).slice(before).every((state) => state === "PAID"), "the permit never left PAID")
+        const record = yield* stateOf(fillId)
+        assert.strictEqual(record.state, "PAID")
+        assert.strictEqual(record.payoutTxHash, elsewhere, "its status shows the transaction that paid it")
         assert.strictEqual(s.bsc.sent().length, sentBefore)
         assert.strictEqual(s.bsc.payoutsOf(fillId).length, 1)
       })

@@ -1227,7 +1227,12 @@ export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps
     }
     p.r.paidPending.delete(record.fillId)
     p.r.paidSuspects.delete(record.fillId)
-    if (yield* p.payer.paidOut(record.fillId)) continue
+    // paid by another transaction of its payout (a replacement at its nonce, mined in the new chain): it stays
+    // PAID, and shows the transaction that paid it
+    if (yield* p.payer.paidOut(record.fillId)) {
+      yield* repointPaid(deps, p, record)
+      continue
+    }
     yield* Effect.logError("ALERT: a PAID payout left the chain after its confirmations; it is sent again", {
       network: p.r.network.key,
       fillId: record.fillId,
@@ -1236,6 +1241,32 @@ export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps
     yield* Metric.update(Metric.withAttributes(Metrics.settlementAlerts, alertOf(p.r, "payout_reopened")), 1)
     yield* deps.observer.payoutReopened(record.fillId)
   }
+})
+
+/**
+ * A PAID permit whose transaction left the chain while another paid its fillId:
+ * the store points it at that one (where the store can), and it is followed as
+ * the permits declared PAID here are.
+ */
+const repointPaid = Effect.fn("ChainSettlement.repointPaid")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  const setPaidPayout = deps.store.setPaidPayout
+  if (setPaidPayout === undefined) return
+  const found = yield* p.payer.findPayout(record.fillId)
+  if (found === null || found.txHash === null || found.txHash.toLowerCase() === record.payoutTxHash) return
+  const inclusion = yield* p.r.chain.reader.inclusion(found.txHash)
+  if (inclusion._tag !== "Included" || !inclusion.success) return
+  const updated = yield* setPaidPayout(record.fillId, found.txHash, p.at)
+  if (updated === undefined) return
+  rememberPaidBlock(p.r, record.fillId, inclusion, p.at)
+  yield* Effect.logWarning(
+    "settlement: a PAID payout's transaction left the chain; another of its transactions paid it",
+    {
+      network: p.r.network.key,
+      fillId: record.fillId,
+      was: record.payoutTxHash,
+      payoutTxHash: found.txHash.toLowerCase()
+    }
+  )
 })
 
 /** The network's figures after a pass (health and metrics). */

@@ -274,6 +274,14 @@ export const makeMemoryStore = (): { store: Store["Service"]; control: MemorySto
         permits.set(record.fillId, next)
         return next
       }),
+    setPaidPayout: (fillId, payoutTxHash, at) =>
+      op("setPaidPayout", () => {
+        const record = permits.get(fillId.toLowerCase())
+        if (record === undefined || record.state !== "PAID") return undefined
+        const next = { ...record, payoutTxHash: payoutTxHash.toLowerCase(), updatedAt: at }
+        permits.set(record.fillId, next)
+        return next
+      }),
     observeInventory: (assets) =>
       op("observeInventory", () => {
         for (const a of assets) {

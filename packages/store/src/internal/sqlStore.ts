@@ -841,6 +841,15 @@ export const make = (options: MakeOptions): StoreShape => {
     storeOp("setReasonCodes")
   )
 
+  const setPaidPayout = Effect.fn(`${spanPrefix}.setPaidPayout`)(
+    function*(fillId: string, payoutTxHash: string, at: number) {
+      const rows = yield* sql<Row>`UPDATE permits SET payout_tx_hash = ${payoutTxHash.toLowerCase()}, updated_at = ${at}
+        WHERE fill_id = ${fillId.toLowerCase()} AND state = 'PAID' RETURNING *`
+      return rows.length === 0 ? undefined : yield* decode(() => decodePermit(rows[0]!))
+    },
+    storeOp("setPaidPayout")
+  )
+
   const observeInventory = Effect.fn(`${spanPrefix}.observeInventory`)(
     function*(assets: ReadonlyArray<{ readonly assetKey: string; readonly physicalRaw: bigint }>) {
       if (assets.length === 0) return
@@ -1055,6 +1064,7 @@ export const make = (options: MakeOptions): StoreShape => {
     dueForExpiry,
     permitsInStates,
     setReasonCodes,
+    setPaidPayout,
     observeInventory,
     chainCursor,
     saveChainCursor,

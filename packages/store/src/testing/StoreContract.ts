@@ -759,6 +759,28 @@ export const suite = (name: string, storeLayer: Layer.Layer<Store, unknown>): vo
           )
         }))
 
+      it.effect("setPaidPayout: a PAID permit's payout hash and updatedAt change, nothing else; any other state, nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          if (store.setPaidPayout === undefined) return
+          const paid = yield* permitIn(store, "PAID", 100n)
+          const before = yield* balanceOf(store, paid.assetKey)
+          const counters = yield* store.routeCounters(paid.routeId)
+          const other = hex32("paid-elsewhere")
+          const updated = yield* store.setPaidPayout(paid.fillId, other.toUpperCase().replace("0X", "0x"), T0 + 9_500)
+          assert.deepStrictEqual(updated, { ...paid, payoutTxHash: other, updatedAt: T0 + 9_500 })
+          assert.deepStrictEqual(yield* store.getPermit(paid.fillId), updated)
+          assert.deepStrictEqual(figures(yield* balanceOf(store, paid.assetKey)), figures(before))
+          assert.deepStrictEqual(
+            { ...(yield* store.routeCounters(paid.routeId)), updatedAt: null },
+            { ...counters, updatedAt: null }
+          )
+          const submitted = yield* permitIn(store, "PAYOUT_SUBMITTED", 100n)
+          assert.isUndefined(yield* store.setPaidPayout(submitted.fillId, other, T0 + 9_501))
+          assert.deepStrictEqual(yield* store.getPermit(submitted.fillId), submitted)
+          assert.isUndefined(yield* store.setPaidPayout(hex32(fresh("missing-paid")), other, T0 + 9_502))
+        }))
+
       it.effect("transition: an unknown fill id is NotFound", () =>
         Effect.gen(function*() {
           const store = yield* Store

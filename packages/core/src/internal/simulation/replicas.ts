@@ -16,7 +16,15 @@ import * as Signer from "../../Signer.ts"
 import * as Solver from "../../Solver.ts"
 import { Store, StoreError, type StoreShape } from "../../Store.ts"
 import * as SimulatedCoordination from "../../testing/SimulatedCoordination.ts"
-import { onInventoryObserved, onIssued, onPublicationRecorded, onReasonCodes, onTransition, trouble } from "./truth.ts"
+import {
+  onInventoryObserved,
+  onIssued,
+  onPaidPayout,
+  onPublicationRecorded,
+  onReasonCodes,
+  onTransition,
+  trouble
+} from "./truth.ts"
 import { fillMatches, type Replica, type SimChain, violate, type World } from "./world.ts"
 
 /** Store operations that write (where the store-error fault strikes). */
@@ -31,6 +39,7 @@ const WRITES: ReadonlySet<string> = new Set([
   "issuePermit",
   "transition",
   "setReasonCodes",
+  "setPaidPayout",
   "observeInventory",
   "saveChainCursor",
   "savePayoutIntent",
@@ -82,6 +91,15 @@ export const observedStore = (world: World, store: StoreShape): StoreShape => {
         Effect.sync(() => {
           if (record !== undefined) onReasonCodes(world, record)
         }))),
+    ...(store.setPaidPayout === undefined ? {} : {
+      setPaidPayout: (fillId: string, payoutTxHash: string, at: number) =>
+        Effect.uninterruptible(
+          Effect.tap(store.setPaidPayout!(fillId, payoutTxHash, at), (record) =>
+            Effect.sync(() => {
+              if (record !== undefined) onPaidPayout(world, record)
+            }))
+        )
+    }),
     recordPublication: (publication) =>
       Effect.uninterruptible(Effect.tap(
         store.recordPublication(publication),

@@ -276,6 +276,15 @@ export const onReasonCodes = (world: World, record: PermitRecord) => {
   t.version++
 }
 
+/** The store pointed a PAID permit at another transaction of its payout (the one that paid it). */
+export const onPaidPayout = (world: World, record: PermitRecord) => {
+  const t = world.permits.get(record.fillId.toLowerCase())
+  if (t === undefined) return
+  t.payoutTxHash = record.payoutTxHash
+  t.version++
+  world.trace.line(`paid by ${record.fillId} ${record.payoutTxHash}`)
+}
+
 /** A publication recorded in the store: dataVersions only increase, one feed each. */
 export const onPublicationRecorded = (world: World, dataVersion: bigint, feedHash: string) => {
   const known = world.publications.get(dataVersion.toString())
@@ -522,9 +531,12 @@ export const endChecks = (world: World) => {
       violate(world, "payouts", `${t.fillId} paid out without a matching fill in the source chain (${t.state})`)
     }
     if (t.state === "PAID") {
-      // another transaction of its payout may have paid it after a reorganisation: the permit stays PAID with the
-      // hash it had (the runner does not move a PAID permit for that)
+      // another transaction of its payout may have paid it after a reorganisation: the permit stays PAID and
+      // shows that transaction
       if (payouts.length === 0) violate(world, "agreement", `${t.fillId} is PAID but ${t.payoutTxHash} paid nothing`)
+      else if (t.payoutTxHash !== null && !payouts.some((x) => x.txHash.toLowerCase() === t.payoutTxHash)) {
+        violate(world, "agreement", `${t.fillId} is PAID by ${t.payoutTxHash}, but ${payouts[0]!.txHash} paid it`)
+      }
     } else if (payouts.length > 0) {
       violate(world, "agreement", `${t.fillId} is ${t.state} but the vault paid it (${payouts[0]!.txHash})`)
     }
