@@ -8,11 +8,10 @@
  * taken, a gap, one network in trouble, lost leadership).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger, Stream, SubscriptionRef } from "effect"
+import { Clock, Effect, Layer, Logger, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
-import { Coordination } from "../src/Coordination.ts"
 import * as Health from "../src/Health.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { Store } from "../src/Store.ts"
@@ -29,6 +28,7 @@ import {
   step,
   stepUntil,
   T0,
+  testCoordination,
   TOKENS
 } from "./support/settlement.ts"
 
@@ -716,17 +716,7 @@ describe("ChainSettlement: one network's trouble stops no other (failure 5)", ()
 
 describe("ChainSettlement: leadership (failure 6)", () => {
   it.effect("a replica that stopped leading signs and sends nothing, even mid-pass; leading again, it pays", () => {
-    const leading = Effect.runSync(SubscriptionRef.make(true))
-    const coordination = Layer.succeed(
-      Coordination,
-      Coordination.of({
-        isLeader: SubscriptionRef.get(leading),
-        leadership: SubscriptionRef.changes(leading),
-        announce: () => Effect.void,
-        announcements: Effect.succeed(Stream.empty),
-        description: "test"
-      })
-    )
+    const { layer: coordination, leads: leading } = testCoordination()
     const s = setup({ parts: { coordination } })
     return atChainTime(
       s.layer,

@@ -24,10 +24,9 @@
  * Over the chain models of `support/settlement.ts`, as ChainSettlement.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Stream, SubscriptionRef } from "effect"
+import { Effect, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
-import { Coordination } from "../src/Coordination.ts"
 import { SettlementObserver } from "../src/Settlement.ts"
 import { type PermitRecord, Store } from "../src/Store.ts"
 import type * as ChainModel from "../src/testing/ChainModel.ts"
@@ -42,6 +41,7 @@ import {
   stateOf,
   step,
   stepUntil,
+  testCoordination,
   TOKENS
 } from "./support/settlement.ts"
 
@@ -215,17 +215,7 @@ describe("ChainSettlement guards: a payout the vault made by another transaction
 
 describe("ChainSettlement guards: leadership", () => {
   it.effect("a replica that stops leading stops its settlement loops: no chain read, no permit moved, until it leads again", () => {
-    const leading = Effect.runSync(SubscriptionRef.make(true))
-    const coordination = Layer.succeed(
-      Coordination,
-      Coordination.of({
-        isLeader: SubscriptionRef.get(leading),
-        leadership: SubscriptionRef.changes(leading),
-        announce: () => Effect.void,
-        announcements: Effect.succeed(Stream.empty),
-        description: "test"
-      })
-    )
+    const { layer: coordination, leads: leading } = testCoordination()
     // the loops run on their own, every second of the test clock
     const s = setup({ parts: { coordination }, chainSettlement: { pollMillis: 1000 } })
     let reads = 0
@@ -265,17 +255,7 @@ describe("ChainSettlement guards: the fence before every send", () => {
   it.effect("a stored payout sent again (the node dropped it) is sent only while this replica leads", () => {
     // leadership as the stream last said (leading) while the lease ran out (the fence's answer): the window
     // between a lease running out and the watchdog ending the loops, or a process paused in the middle of a pass
-    const leads = Effect.runSync(SubscriptionRef.make(true))
-    const coordination = Layer.succeed(
-      Coordination,
-      Coordination.of({
-        isLeader: SubscriptionRef.get(leads),
-        leadership: Stream.make(true),
-        announce: () => Effect.void,
-        announcements: Effect.succeed(Stream.empty),
-        description: "test"
-      })
-    )
+    const { layer: coordination, leads } = testCoordination({ loops: "leading" })
     const s = setup({ parts: { coordination } })
     return atChainTime(
       s.layer,

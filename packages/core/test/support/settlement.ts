@@ -8,9 +8,10 @@
 import { assert } from "@effect/vitest"
 import * as PermitMessage from "@svc/protocol/PermitMessage"
 import * as Signature from "@svc/protocol/Signature"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { TestClock } from "effect/testing"
 import * as ChainSettlement from "../../src/ChainSettlement.ts"
+import { Coordination } from "../../src/Coordination.ts"
 import { Connector } from "../../src/index.ts"
 import { Permits } from "../../src/Permits.ts"
 import { Publisher } from "../../src/Publisher.ts"
@@ -189,3 +190,24 @@ export const filled = (s: ReturnType<typeof setup>, units = 1n) =>
     s.base.mine()
     return envelope
   })
+
+/**
+ * A coordination whose leadership the test sets (`SubscriptionRef.set(leads, …)`): `leads` answers the fence
+ * (`isLeader`), and the settlement loops follow its changes, unless `loops: "leading"` keeps them running
+ * whatever it says (the window between a lease running out and the watchdog noticing, or a process paused in
+ * the middle of a pass).
+ */
+export const testCoordination = (options?: { readonly loops?: "follow" | "leading" }) => {
+  const leads = Effect.runSync(SubscriptionRef.make(true))
+  const layer = Layer.succeed(
+    Coordination,
+    Coordination.of({
+      isLeader: SubscriptionRef.get(leads),
+      leadership: options?.loops === "leading" ? Stream.make(true) : SubscriptionRef.changes(leads),
+      announce: () => Effect.void,
+      announcements: Effect.succeed(Stream.empty),
+      description: "test"
+    })
+  )
+  return { leads, layer }
+}
