@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
 import { Options } from "../RunOptions.ts"
-import { asObject, failure, send, Shared, type Wallet } from "../Shared.ts"
+import { asObject, failure, permitRequestFor, send, Shared, type Wallet } from "../Shared.ts"
 import { type Env, type Json, sameAddress } from "./common.ts"
 
 const CREATE = "/api/v6/execution-permits"
@@ -28,14 +28,8 @@ const payers = Effect.gen(function*() {
   return { a: shared.wallet, b }
 })
 
-const request = (route: Route, payer: Wallet, key: string, recipient = payer.address) => ({
-  quoteId: route.quoteId,
-  requestedAmountInRaw: route.minimumFillInRaw,
-  standard: "DIRECT",
-  payer: payer.address,
-  recipient,
-  idempotencyKey: key
-})
+const request = (route: Route, payer: Wallet, key: string, recipient = payer.address) =>
+  permitRequestFor(route, payer, key, { recipient })
 
 const sign = (body: PermitMessage.PermitRequestInput, key: `0x${string}`) => ({
   ...body,

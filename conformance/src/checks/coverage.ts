@@ -44,7 +44,7 @@ import * as Exchange from "../Exchange.ts"
 import * as Independent from "../Independent.ts"
 import * as Operations from "../Operations.ts"
 import { Options } from "../RunOptions.ts"
-import { failure, randomHex, send, Shared, type Wallet } from "../Shared.ts"
+import { failure, permitRequestFor, randomHex, send, Shared, type Wallet } from "../Shared.ts"
 import { type Request, Transport } from "../Transport.ts"
 import type { Env, Json } from "./common.ts"
 
@@ -536,14 +536,7 @@ const bodyCheck = (forCreate: boolean) =>
       forCreate
     }
     const path = forCreate ? CREATE : MESSAGE
-    const base = (): Json => ({
-      quoteId: route.quoteId,
-      requestedAmountInRaw: route.minimumFillInRaw,
-      standard: "DIRECT",
-      payer: payer.address,
-      recipient: payer.address,
-      idempotencyKey: shared.newKey()
-    })
+    const base = (): Json => ({ ...permitRequestFor(route, payer, shared.newKey()) })
     const all = bodyCases(forCreate ? PermitCreateRequest : PermitRequest, ctx)
     const cases: Array<Case<HttpInput>> = (depth === "full" ? all : all.filter((c) => c.depth === "quick"))
       .map((c) =>
@@ -616,14 +609,7 @@ const createHeader = Check.make<Env>({
     const rule = "spec §4 createExecutionPermit (Idempotency-Key); §8 Limits"
     const signed = (key: string) => {
       const payer = shared.nextWallet()
-      const body = {
-        quoteId: route.quoteId,
-        requestedAmountInRaw: route.minimumFillInRaw,
-        standard: "DIRECT",
-        payer: payer.address,
-        recipient: payer.address,
-        idempotencyKey: key
-      }
+      const body = permitRequestFor(route, payer, key)
       return { ...body, requestSignature: PermitMessage.sign(PermitMessage.build(body), payer.key) }
     }
     const cases: Array<Case<HttpInput>> = []
@@ -657,14 +643,7 @@ const bodyLimit = Check.make<Env>({
     const shared = yield* Shared
     const route = yield* shared.openRoute
     const depth = yield* depthOf
-    const request = (key: string) => ({
-      quoteId: route.quoteId,
-      requestedAmountInRaw: route.minimumFillInRaw,
-      standard: "DIRECT",
-      payer: shared.wallet.address,
-      recipient: shared.wallet.address,
-      idempotencyKey: key
-    })
+    const request = (key: string) => permitRequestFor(route, shared.wallet, key)
     const type = { "content-type": "application/json" }
     const cases = [
       kase("request-message: a valid request of exactly 32,768 bytes", "quick", {
@@ -1017,15 +996,7 @@ const contentType = Check.make<Env>({
     const shared = yield* Shared
     const route = yield* shared.openRoute
     const depth = yield* depthOf
-    const body = () =>
-      JSON.stringify({
-        quoteId: route.quoteId,
-        requestedAmountInRaw: route.minimumFillInRaw,
-        standard: "DIRECT",
-        payer: shared.wallet.address,
-        recipient: shared.wallet.address,
-        idempotencyKey: shared.newKey()
-      })
+    const body = () => JSON.stringify(permitRequestFor(route, shared.wallet, shared.newKey()))
     const rule = "spec Conventions (all HTTP operations send and accept JSON)"
     const profileRule = "docs/operations.md, HTTP rules of the solver interface (bodies)"
     const cases: ReadonlyArray<Case<HttpInput>> = [
@@ -1066,13 +1037,8 @@ const duplicateKeys = Check.make<Env>({
     const shared = yield* Shared
     const route = yield* shared.openRoute
     const depth = yield* depthOf
-    const base = () => ({
-      quoteId: route.quoteId,
-      requestedAmountInRaw: route.minimumFillInRaw,
-      standard: "DIRECT",
-      payer: shared.wallet.address,
-      recipient: shared.wallet.address,
-      idempotencyKey: shared.newKey()
+    const base = (): Readonly<Record<string, unknown>> => ({
+      ...permitRequestFor(route, shared.wallet, shared.newKey())
     })
     const rule = "spec §2 (duplicate keys: not shown)"
     const profileRule =

@@ -26,7 +26,7 @@ import fc from "fast-check"
 import * as Check from "../Check.ts"
 import * as Exchange from "../Exchange.ts"
 import { Options, type StatefulReplay, Triggers } from "../RunOptions.ts"
-import { asObject, failure, send, Shared, type Wallet } from "../Shared.ts"
+import { asObject, failure, permitRequestFor, send, Shared, type Wallet } from "../Shared.ts"
 import type { SseEvent } from "../Sse.ts"
 import { type StreamHandle, Transport } from "../Transport.ts"
 import { type CheckEffect, type Env, firstDifference, type Json, sameJson } from "./common.ts"
@@ -428,14 +428,7 @@ const permitLife = Check.make<Env>({
                 const payer = shared.wallets[slot % shared.wallets.length]!
                 intent = {
                   payer,
-                  request: {
-                    quoteId: route.quoteId,
-                    requestedAmountInRaw: route.minimumFillInRaw,
-                    standard: "DIRECT",
-                    payer: payer.address,
-                    recipient: payer.address,
-                    idempotencyKey: `${run}-s${slot}`
-                  }
+                  request: permitRequestFor(route, payer, `${run}-s${slot}`)
                 }
                 intents.set(slot, intent)
               }
