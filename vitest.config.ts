@@ -38,7 +38,6 @@ export const NOT_QUICK: ReadonlyArray<string> = [
   "packages/store/test/SqliteClient.test.ts",
   "packages/store/test/SqliteStore.test.ts",
   "conformance/test/Formats.test.ts",
-  "test/add-operation.test.ts",
   "test/module-graph.test.ts",
   "test/node-version.test.ts",
   "test/processes.test.ts",
