@@ -4,7 +4,7 @@
  * that refuses connections, times out or answers HTTP errors is failed over
  * (and set aside); a node's JSON-RPC error is an answer, not retried elsewhere;
  * on a switch, an endpoint whose head lags is passed over while another is up
- * to date; a provider that refuses a large `eth_getLogs` range gets smaller ones.
+ * to date; an endpoint set aside is health-checked once rested; a provider that refuses a large `eth_getLogs` range gets smaller ones.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -84,8 +84,8 @@ const withFakes = <A>(heads: ReadonlyArray<number>, f: (fakes: ReadonlyArray<Fak
     }
   })
 
-const clientOver = (urls: ReadonlyArray<string>, timeoutMillis = 500) => {
-  const set = endpoints(urls, { timeoutMillis, restMillis: 60_000 })
+const clientOver = (urls: ReadonlyArray<string>, timeoutMillis = 500, restMillis = 60_000) => {
+  const set = endpoints(urls, { timeoutMillis, restMillis })
   return { set, client: createPublicClient({ transport: set.transport }) as PublicClient }
 }
 
@@ -116,6 +116,30 @@ describe("several RPC endpoints", () => {
       good!.mode = "http-500"
       await client.getBlockNumber({ cacheTime: 0 }).catch(() => undefined)
       assert.strictEqual(set.status()[2]!.failures, 1)
+    }))
+
+  it.live("an endpoint set aside is health-checked after its cool-down: down while it fails, up once it answers", () =>
+    withFakes([10, 10], async ([a, b]) => {
+      a!.mode = "http-500"
+      const { client, set } = clientOver([a!.url, b!.url], 500, 50)
+      assert.strictEqual(await client.getBlockNumber({ cacheTime: 0 }), 10n)
+      assert.deepStrictEqual(set.status().map((e) => [e.up, e.primary]), [[false, false], [true, true]])
+      // still failing after its rest: checked, still down, set aside again
+      await new Promise((r) => setTimeout(r, 80))
+      await set.check()
+      assert.deepStrictEqual(set.status().map((e) => [e.up, e.failures]), [[false, 2], [true, 0]])
+      // answering again: up after the next check, off the request path (requests stay on the one in use)
+      a!.mode = "ok"
+      a!.head = 12
+      await new Promise((r) => setTimeout(r, 80))
+      set.status()
+      await set.check()
+      const status = set.status()
+      assert.deepStrictEqual(status.map((e) => [e.up, e.primary]), [[true, false], [true, true]])
+      assert.strictEqual(status[0]!.head, 12n)
+      const before = b!.calls.length
+      await client.getBlockNumber({ cacheTime: 0 })
+      assert.strictEqual(b!.calls.length, before + 1)
     }))
 
   it.live("a node's JSON-RPC error is an answer: it is not retried on another endpoint", () =>

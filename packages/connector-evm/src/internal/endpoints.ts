@@ -7,7 +7,10 @@
  * answer (a revert, "nonce too low", a JSON-RPC error) is an answer: it is not
  * retried elsewhere. On a switch, an endpoint whose head lags the highest head
  * seen from any endpoint is passed over while another one is up to date, so
- * that a lagging node is not mistaken for a reorganisation. Internal.
+ * that a lagging node is not mistaken for a reorganisation. An endpoint set
+ * aside is health-checked: once its cool-down has passed, reading the status
+ * asks it for its head off the request path, so that its `up` says whether it
+ * answers now (and an alert on it clears when it is back). Internal.
  */
 import { BaseError, custom, http, type Transport } from "viem"
 
@@ -30,7 +33,10 @@ export interface EndpointStatus {
 /** Several endpoints of one chain. */
 export interface Endpoints {
   readonly transport: Transport
+  /** What each endpoint has done; starts the health check of those set aside whose cool-down has passed. */
   readonly status: () => ReadonlyArray<EndpointStatus>
+  /** The health check `status` starts, awaited: each endpoint set aside and rested is asked for its head. */
+  readonly check: () => Promise<void>
 }
 
 interface State {
@@ -145,10 +151,38 @@ export const endpoints = (
     throw failure
   }
 
+  /** One health check at a time: the endpoints that failed, are not in use and have rested, asked for their head. */
+  let checking: Promise<void> | undefined
+  const check = (): Promise<void> => {
+    if (checking !== undefined) return checking
+    const now = Date.now()
+    const due = states.filter((s) => s.index !== primary && s.up === false && s.resting <= now)
+    if (due.length === 0) return Promise.resolve()
+    checking = Promise.all(due.map(async (s) => {
+      s.requests++
+      try {
+        noteHead(s, "eth_blockNumber", [], await s.request({ method: "eth_blockNumber" }))
+        s.up = true
+      } catch (e) {
+        // a JSON-RPC error is the node answering
+        if (!unreachable(e)) s.up = true
+        else {
+          s.failures++
+          s.resting = Date.now() + rest
+        }
+      }
+    })).then(() => {
+      checking = undefined
+    })
+    return checking
+  }
+
   return {
     transport: custom({ request }, { retryCount: 0 }),
-    status: () =>
-      states.map((s) => ({
+    check,
+    status: () => {
+      void check()
+      return states.map((s) => ({
         index: s.index,
         host: s.host,
         up: s.up,
@@ -157,5 +191,6 @@ export const endpoints = (
         failures: s.failures,
         head: s.head
       }))
+    }
   }
 }
