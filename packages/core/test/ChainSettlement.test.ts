@@ -5,7 +5,8 @@
  * destination's finality, fills that do not match or leave the chain, expiry at
  * a final block, and the payout policy under the faults public chains produce
  * (a vault short of funds, reverts, a reorganised payout, fee spikes, a nonce
- * taken, a gap, one network in trouble, lost leadership).
+ * taken, a gap, one network in trouble, lost leadership, a payout key without
+ * gas).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Logger, SubscriptionRef } from "effect"
@@ -883,6 +884,36 @@ describe("ChainSettlement: the operator's controls", () => {
         assert.deepStrictEqual(record.reasonCodes, ["PAYOUT_DRY_RUN"])
         assert.deepStrictEqual(yield* store.payoutIntents(a.permit.fillId), [])
         assert.strictEqual(s.bsc.sent().length, 0)
+      })
+    )
+  })
+})
+
+describe("ChainSettlement: a payout key without gas", () => {
+  it.effect("the payout waits in SOURCE_CONFIRMED with PAYOUT_KEY_NO_GAS, nothing signed or stored; funded, it is paid", () => {
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const store = yield* Store
+        const a = yield* filled(s)
+        s.bsc.fund(OPERATOR, -(10n ** 30n))
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId])
+        for (let i = 0; i < 5; i++) {
+          s.bsc.mine()
+          yield* step
+        }
+        // not PAYOUT_SUBMITTED with nothing on chain: it says what it waits for
+        const record = yield* stateOf(a.permit.fillId)
+        assert.strictEqual(record.state, "SOURCE_CONFIRMED")
+        assert.deepStrictEqual(record.reasonCodes, ["PAYOUT_KEY_NO_GAS"])
+        assert.deepStrictEqual(yield* store.payoutIntents(a.permit.fillId), [])
+        assert.strictEqual(s.bsc.sent().length, 0)
+        s.bsc.fund(OPERATOR, 10n ** 20n)
+        s.bsc.mine()
+        yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
+        assert.strictEqual(payoutsOf(s, a).length, 1)
       })
     )
   })
