@@ -12,9 +12,9 @@
  * The bins are TypeScript files that Node 20 cannot load as such: each gate runs
  * as a copy named `.mjs` in a folder of its own, so that the entry it would load
  * next is absent there. A gate with a static import (which Node links before any
- * statement runs), or with syntax Node 20 refuses, fails here. The installed
- * packages' bins on Node 20 are checked by the release rehearsal
- * (test/release-registry.e2e.test.ts).
+ * statement runs), or with syntax Node 20 refuses, fails here. An installed
+ * bin on Node 20 (`npx @svc/cli`, installed from a registry) is checked by the
+ * release rehearsal (test/release.e2e.test.ts, scripts/release-rehearsal.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
