@@ -10,10 +10,11 @@
  *    interactive reference (`#tag/feed/getSolverFeed`), so deep links work in
  *    both.
  * 2. **In the browser**: Scalar's API reference (the bundle this deployment
- *    serves itself, see `DocsAssets`) replaces it: rendered Markdown, request
- *    and response examples generated from the schemas, search, the models, and
- *    try-it against `servers[0]` of the document (this deployment's public URL),
- *    sent straight from the page (no proxy).
+ *    serves itself, see `DocsAssets`) replaces it: rendered Markdown, the
+ *    request and response examples (the document's recorded ones, with this
+ *    deployment's live route, quote and pair where the page's try-it needs
+ *    them), search, the models, and try-it against `servers[0]` of the document
+ *    (this deployment's public URL), sent straight from the page (no proxy).
  *
  * The page fetches only from its own origin (the bundle, `openapi.json`) and,
  * for try-it, the document's server URLs: its Content-Security-Policy says so
