@@ -19,6 +19,9 @@
  * - payouts paused on chain 56 only (`svc admin payouts pause bsc`): a fill to 56
  *   waits (PAYOUTS_PAUSED, nothing sent by the payout key there) while a fill to
  *   8453 is paid; resumed, the first is paid;
+ * - a dry run (`SVC_PAYOUTS_DRY_RUN=1`): a fill's payout is decided and noted
+ *   (PAYOUT_DRY_RUN), nothing is signed, stored or sent; the server restarted
+ *   without it pays the fill;
  * - the payout key is rotated by the documented procedure (pause payouts, let
  *   the payouts in flight finish, `setOperator` on every vault, restart with the
  *   new keystore, resume): no fill is left unpaid, the new key pays.
@@ -333,6 +336,45 @@ describe("payouts on real chains under faults", () => {
       } finally {
         await admin(dataDir, "payouts", "resume", "bsc")
       }
+    },
+    scaled(240_000)
+  )
+
+  it(
+    "a dry run decides a fill's payout and says so, signs, stores and sends nothing; without it the fill is paid",
+    async () => {
+      const destination = destinationChain()
+      await devnet.restartServer({ SVC_PAYOUTS_DRY_RUN: "1" })
+      let fillId = ""
+      try {
+        const fill = await permitFor(devnet, 1n)
+        fillId = fill.issued.fillId
+        const sent = await nonceOf(destination, payout.address)
+        await fill.fill()
+        const record = await waitUntil(
+          "the payout decided by the dry run",
+          async () => {
+            const r = await admin(dataDir, "permit", fillId)
+            return r.reasonCodes.includes("PAYOUT_DRY_RUN") ? r : undefined
+          },
+          90_000
+        )
+        expect(record.payoutIntent).toBeNull()
+        expect(record.payoutTransactions).toEqual([])
+        // a few more destination blocks: still nothing sent by the payout key
+        const head = await publicOf(destination).getBlockNumber()
+        await waitUntil(
+          "three more destination blocks",
+          async () => ((await publicOf(destination).getBlockNumber()) >= head + 3n ? true : undefined)
+        )
+        expect(await state(fillId)).toBe("SOURCE_CONFIRMED")
+        expect(await nonceOf(destination, payout.address)).toBe(sent)
+        expect(await payoutsOf(destination, fillId)).toHaveLength(0)
+      } finally {
+        await devnet.restartServer()
+      }
+      await waitUntil("PAID once the dry run ends", reached(fillId, "PAID"), 90_000)
+      expect(await payoutsOf(destination, fillId)).toHaveLength(1)
     },
     scaled(240_000)
   )
