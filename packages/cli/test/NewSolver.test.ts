@@ -300,7 +300,7 @@ describe("svc new-solver", () => {
 
         // at the same time: the type check, the readable refusals (exit 2, one line on stderr) and a busy port
         const busy = await freePort(true)
-        const [compiled, again, badName, busyPort, noCatalog] = await Promise.all([
+        const [compiled, again, badName, busyPort, noCatalog, bothKeys] = await Promise.all([
           run([join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(project, "tsconfig.json")], project),
           run([BIN, "new-solver", "my-solver"], base),
           run([BIN, "new-solver", "My Solver"], base),
@@ -310,8 +310,20 @@ describe("svc new-solver", () => {
             PORT: "0",
             SVC_DATA_DIR: join(base, "chains-data"),
             SVC_RPC_URLS: JSON.stringify({ base: "http://127.0.0.1:1" })
+          }),
+          // two authority keys: refused as svc serve refuses them, not one silently unused
+          run(["src/main.ts"], project, {
+            PORT: "0",
+            SVC_DATA_DIR: join(base, "keys-data"),
+            SVC_SIGNER_KEY: `0x${"11".repeat(32)}`,
+            SVC_SIGNER_KEYSTORE: join(base, "absent.json")
           })
         ]).finally(busy.close)
+        assert.strictEqual(bothKeys.status, 2, bothKeys.output)
+        assert.strictEqual(
+          bothKeys.stderr,
+          "SVC_SIGNER_KEYSTORE: give SVC_SIGNER_KEY or SVC_SIGNER_KEYSTORE, not both\n"
+        )
         assert.strictEqual(noCatalog.status, 2, noCatalog.output)
         assert.strictEqual(
           noCatalog.stderr,
