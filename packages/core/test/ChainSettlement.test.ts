@@ -9,7 +9,7 @@
  * gas).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger, SubscriptionRef } from "effect"
+import { Clock, Effect, Layer, Logger, SubscriptionRef, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import type * as Chain from "../src/Chain.ts"
 import * as ChainSettlement from "../src/ChainSettlement.ts"
@@ -189,6 +189,43 @@ describe("ChainSettlement: the lifecycle", () => {
         assert.strictEqual(s.bsc.sent().length, 0)
       })
     )
+  })
+})
+
+describe("ChainSettlement: traces", () => {
+  it.effect("a fill's path is its spans, each naming the fill and its network: observed on the source, paid on the destination", () => {
+    const spans: Array<{ readonly name: string; readonly attributes: Map<string, unknown> }> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push({ name: options.name, attributes: span.attributes })
+        return span
+      }
+    })
+    const s = setup()
+    return atChainTime(
+      s.layer,
+      Effect.gen(function*() {
+        const envelope = yield* filled(s)
+        const fillId = envelope.permit.fillId
+        yield* confirmAll(s, [fillId])
+        yield* stepUntil([s.bsc], inState(fillId, "PAID"))
+        const path = spans.filter((span) => span.attributes.get("svc.fillId") === fillId)
+        const networkOf = (
+          name: string
+        ) => [...new Set(path.filter((p) => p.name === name).map((p) => p.attributes.get("svc.network")))]
+        assert.deepStrictEqual(networkOf("ChainSettlement.onFill"), ["base"])
+        for (const name of ["ChainSettlement.start", "ChainSettlement.sendAttempt", "ChainSettlement.track"]) {
+          assert.deepStrictEqual(networkOf(name), ["bsc"], name)
+        }
+        // the passes name their network
+        const passes = spans.filter((span) => span.name === "ChainSettlement.pay")
+        assert.isAbove(passes.length, 0)
+        const named = new Set(passes.map((pass) => pass.attributes.get("svc.network")))
+        assert.isFalse(named.has(undefined))
+        assert.isTrue(named.has("base") && named.has("bsc"), [...named].join(", "))
+      })
+    ).pipe(Effect.withTracer(tracer))
   })
 })
 

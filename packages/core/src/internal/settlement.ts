@@ -52,6 +52,15 @@ export interface Deps {
 /** @internal */
 export type Permit = ReturnType<typeof envelopeOf>["permit"]
 
+/**
+ * Names the network (catalog key) and the fill a settlement span works on, so
+ * that a trace shows one fill's path through the passes.
+ */
+const annotate = (r: Runtime, fillId?: string) =>
+  Effect.annotateCurrentSpan(
+    fillId === undefined ? { "svc.network": r.network.key } : { "svc.network": r.network.key, "svc.fillId": fillId }
+  )
+
 /** What one network's settlement knows between passes. @internal */
 export interface Runtime {
   readonly network: Network
@@ -278,6 +287,7 @@ export const note = (
 // ---------------------------------------------------------------------------
 
 const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runtime, fill: Chain.SourceFill) {
+  yield* annotate(w, fill.fillId)
   let record = yield* deps.store.getPermit(fill.fillId.toLowerCase())
   if (record === undefined) {
     return yield* Effect.logWarning("source fill of an unknown fillId", {
@@ -332,6 +342,7 @@ const onFill = Effect.fn("ChainSettlement.onFill")(function*(deps: Deps, w: Runt
  * @internal
  */
 export const watch = Effect.fn("ChainSettlement.watch")(function*(deps: Deps, w: Runtime) {
+  yield* annotate(w)
   const reader = w.chain.reader
   const head = yield* reader.head
   if (yield* lagging(w, head)) return
@@ -406,6 +417,7 @@ export const watch = Effect.fn("ChainSettlement.watch")(function*(deps: Deps, w:
  */
 export const confirm = Effect.fn("ChainSettlement.confirm")(
   function*(deps: Deps, w: Runtime, head: Chain.Block, final: bigint) {
+    yield* annotate(w)
     const observed = yield* deps.store.permitsInStates(["SOURCE_OBSERVED"], deps.batch, {
       sourceNetworkId: w.networkId
     })
@@ -448,6 +460,7 @@ const alertOf = (r: Runtime, kind: string) => ({ network: r.network.key, kind })
  */
 export const recheckSources = Effect.fn("ChainSettlement.recheckSources")(
   function*(deps: Deps, w: Runtime, depthOnly: boolean) {
+    yield* annotate(w)
     if (!depthOnly) return
     const at = yield* now
     if (at - w.lastSourceRecheckAt < deps.recheckMillis) return
@@ -577,6 +590,7 @@ const gasCovers = (p: Pass, cost: bigint) =>
  * @internal
  */
 export const pay = Effect.fn("ChainSettlement.pay")(function*(deps: Deps, r: Runtime) {
+  yield* annotate(r)
   const payer = r.chain.payer
   if (payer === null) return
   const head = yield* r.chain.reader.head
@@ -715,6 +729,7 @@ const sendAttempt = Effect.fn("ChainSettlement.sendAttempt")(function*(
   attempt: number,
   kind: "new" | "replacement" | "retry"
 ) {
+  yield* annotate(p.r, record.fillId)
   if (p.paused) return yield* note(deps, p.r, record, ["PAYOUTS_PAUSED"])
   if (deps.dryRun) {
     // the decision is logged once per fill; nothing is signed or stored
@@ -788,6 +803,7 @@ const broadcast = (deps: Deps, p: Pass, record: PermitRecord, signed: Chain.Sign
  * @internal
  */
 export const start = Effect.fn("ChainSettlement.start")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  yield* annotate(p.r, record.fillId)
   const existing = yield* deps.store.payoutIntents(record.fillId)
   if (existing.length > 0) {
     // stored before a crash, never marked submitted: it is tracked from now on
@@ -830,6 +846,7 @@ const sourceStillThere = Effect.fn("ChainSettlement.recheckSource")(
     permit: Permit,
     ahead?: ReadonlyMap<string, Exit.Exit<Chain.Inclusion, ConnectorUnavailable>>
   ) {
+    yield* Effect.annotateCurrentSpan("svc.fillId", record.fillId)
     const source = deps.runtimes.get(permit.sourceNetworkId.toLowerCase())
     if (source === undefined || !source.watching || record.sourceTxHash === null) return true
     const inclusion = yield* (ahead?.get(sourceKey(source, record.sourceTxHash)) ??
@@ -852,6 +869,7 @@ const sourceStillThere = Effect.fn("ChainSettlement.recheckSource")(
  * database, a payout found on chain): follow that transaction to its finality.
  */
 const adopt = Effect.fn("ChainSettlement.adopt")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  yield* annotate(p.r, record.fillId)
   const found = yield* p.payer.findPayout(record.fillId)
   if (found === null) return false
   if (found.txHash === null) {
@@ -918,6 +936,7 @@ const rememberPaidBlock = (
  * @internal
  */
 export const track = Effect.fn("ChainSettlement.track")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  yield* annotate(p.r, record.fillId)
   const intents = yield* deps.store.payoutIntents(record.fillId)
   const permit = deps.permitOf(record)
   if (intents.length === 0) {
@@ -1028,6 +1047,7 @@ const retry = Effect.fn("ChainSettlement.retry")(function*(
   attempt: number,
   kind: "new" | "retry"
 ) {
+  yield* annotate(p.r, record.fillId)
   if (distinctFrom(p.held, p.nonces.latest) >= p.r.policy.maxInFlight) return
   const order = orderOf(permit)
   const kept = record.reasonCodes.filter((c) => c === "PAYOUT_REVERTED")
@@ -1068,6 +1088,7 @@ export const replace = Effect.fn("ChainSettlement.replace")(function*(
   intents: ReadonlyArray<PayoutIntent>,
   now?: boolean
 ) {
+  yield* annotate(p.r, record.fillId)
   // the lowest nonce holds every transaction above it (a reverted one a reorganisation put back in the pool with
   // its old fees, below the permit's later attempt): bump that one, from its newest attempt's fees
   const lower = (a: PayoutIntent, b: PayoutIntent) =>
@@ -1116,6 +1137,7 @@ export const replace = Effect.fn("ChainSettlement.replace")(function*(
  */
 export const fillGap = Effect.fn("ChainSettlement.fillGap")(
   function*(deps: Deps, p: Pass, open: ReadonlyArray<PayoutIntent>) {
+    yield* annotate(p.r)
     // below the node's pending nonce, the gap holds a transaction no open intent has (an attempt of a permit
     // settled by another of its transactions, left in the pool below the base fee): it is replaced as well
     const gap = PayoutPolicy.gapBelow(p.nonces.latest, p.held)
@@ -1173,6 +1195,7 @@ export const fillGap = Effect.fn("ChainSettlement.fillGap")(
  * @internal
  */
 export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps: Deps, p: Pass) {
+  yield* annotate(p.r)
   if (p.at - p.r.lastPaidRecheckAt < deps.recheckMillis) return
   p.r.lastPaidRecheckAt = p.at
   // the blocks of the payouts declared PAID here: one read per block, its fills suspects when its hash changed
@@ -1249,6 +1272,7 @@ export const reopenLost = Effect.fn("ChainSettlement.reopenLost")(function*(deps
  * the permits declared PAID here are.
  */
 const repointPaid = Effect.fn("ChainSettlement.repointPaid")(function*(deps: Deps, p: Pass, record: PermitRecord) {
+  yield* annotate(p.r, record.fillId)
   const setPaidPayout = deps.store.setPaidPayout
   if (setPaidPayout === undefined) return
   const found = yield* p.payer.findPayout(record.fillId)
@@ -1276,6 +1300,7 @@ const figures = Effect.fn("ChainSettlement.figures")(function*(
   unpaid: ReadonlyArray<PermitRecord>,
   open: ReadonlyArray<PayoutIntent>
 ) {
+  yield* annotate(p.r)
   const r = p.r
   r.unpaid = unpaid.length
   r.oldestUnpaidAt = unpaid.reduce<number | null>((m, x) => (m === null || x.updatedAt < m ? x.updatedAt : m), null)
