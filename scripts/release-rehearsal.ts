@@ -12,7 +12,9 @@
  *    folder emptied, so that `npx` installs what was just published):
  *    - `npx @svc/cli new-solver my-solver`, then in it `npm install`, `npm test`
  *      and `npm start`, which serves its feed;
- *    - `npx @svc/cli conformance --url <its URL>` passes;
+ *    - `npx @svc/cli conformance --url <its URL>` passes, and so does the
+ *      harness's own package by its name (`npx @svc/conformance --url <its URL>
+ *      --only discovery --read-only`, as docs/conformance.md's CI recipe runs it);
  *    - `npx @svc/cli new-connector acme`, then in it `npm install`, and with the
  *      code of docs/connectors.md's walkthrough (named for acme) `npm test`
  *      passes the installed testkit;
@@ -264,6 +266,17 @@ export const rehearse = async (options: RehearsalOptions): Promise<Rehearsal> =>
     )
     const conformance = /PASS \d+ passed, 0 failed[^\n]*/.exec(checked.output)?.[0]
     if (conformance === undefined) throw new RehearsalStepError("npx @svc/cli conformance", checked.output)
+    // the harness's own package by its name, as docs/conformance.md's CI recipe runs it (its one bin)
+    const byName = run(
+      "npx @svc/conformance",
+      "npx",
+      ["--yes", "@svc/conformance", "--url", url, "--only", "discovery", "--read-only"],
+      world,
+      outside()
+    )
+    if (!/PASS \d+ passed, 0 failed/.test(byName.output)) {
+      throw new RehearsalStepError("npx @svc/conformance", byName.output)
+    }
 
     // stopped as Ctrl-C stops it: SIGTERM to its process group (npm dies of it; the solver shuts down), and
     // nothing of it is left running 30 s later
