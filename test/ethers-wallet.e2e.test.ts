@@ -14,6 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { scaled } from "./support/time.ts"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 const BIN = join(ROOT, "packages/cli/src/bin.ts")
@@ -115,7 +116,10 @@ beforeAll(async () => {
   devnet.stderr!.on("data", (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-20_000)))
   file = await new Promise<string>((resolve, reject) => {
     let stdout = ""
-    const timer = setTimeout(() => reject(new Error(`svc devnet not ready in time:\n${stdout}\n${output}`)), 170_000)
+    const timer = setTimeout(
+      () => reject(new Error(`svc devnet not ready in time:\n${stdout}\n${output}`)),
+      scaled(170_000)
+    )
     devnet.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8")
       const ready = /^svc devnet ready (.+)$/m.exec(stdout)
@@ -130,18 +134,18 @@ beforeAll(async () => {
     })
   })
   info = JSON.parse(readFileSync(file, "utf8")) as DevnetFile
-}, 180_000)
+}, scaled(180_000))
 
 afterAll(async () => {
   // normally stopped by the last test; SIGTERM (never SIGKILL first: the chains would outlive it)
   if (devnet !== undefined && devnet.exitCode === null && devnet.signalCode === null) {
     devnet.kill("SIGTERM")
-    const timer = setTimeout(() => devnet.kill("SIGKILL"), 20_000)
+    const timer = setTimeout(() => devnet.kill("SIGKILL"), scaled(20_000))
     await exited
     clearTimeout(timer)
   }
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
-}, 30_000)
+}, scaled(30_000))
 
 describe("a wallet written with ethers, with no svc code, against svc devnet", () => {
   it("imports nothing but ethers and node built-ins", () => {
@@ -155,7 +159,7 @@ describe("a wallet written with ethers, with no svc code, against svc devnet", (
   })
 
   it("takes one fill from the signed feed to PAID: exit 0 and the summary", async () => {
-    const run = await runNode([WALLET, file, "--timeout", "120"], 150_000)
+    const run = await runNode([WALLET, file, "--timeout", "120"], scaled(150_000))
     expect(run.code, `${run.stdout}\n${run.stderr}\n${output.slice(-3000)}`).toBe(0)
     const fillId = /^PAID fillId=(0x[0-9a-f]{64})$/m.exec(run.stdout)?.[1]
     const sourceTx = /source tx \(8453, fillDirect\): +(0x[0-9a-f]{64})$/m.exec(run.stdout)?.[1]
@@ -176,7 +180,7 @@ describe("a wallet written with ethers, with no svc code, against svc devnet", (
     expect((await rpc(destination!.rpcUrl, "eth_getTransactionReceipt", [payoutTx])).status).toBe("0x1")
     const amountOut = /amountOutRaw (\d+) USDT/.exec(run.stdout)?.[1]
     expect(amountOut).toBe(status.permit.permit.amountOutRaw)
-  }, 180_000)
+  }, scaled(180_000))
 
   it("refuses a feed changed in transit (exit 1, hash mismatch) and asks for no permit", async () => {
     // a proxy in front of the server that points the manifest at itself and raises one signed minimum
@@ -202,7 +206,7 @@ describe("a wallet written with ethers, with no svc code, against svc devnet", (
     const tampered = join(dataDir, "devnet-through-proxy.json")
     writeFileSync(tampered, JSON.stringify({ ...info, server: origin }))
     try {
-      const run = await runNode([WALLET, tampered], 60_000)
+      const run = await runNode([WALLET, tampered], scaled(60_000))
       expect(run.code).toBe(1)
       expect(run.stdout).toBe("")
       expect(run.stderr).toMatch(/^ethers wallet: feed: hash mismatch: computed 0x[0-9a-f]{64}/m)
@@ -210,7 +214,7 @@ describe("a wallet written with ethers, with no svc code, against svc devnet", (
     } finally {
       await new Promise((resolve) => proxy.close(resolve))
     }
-  }, 90_000)
+  }, scaled(90_000))
 
   it("stops on SIGTERM: exit 0, the server and both anvil chains it started are gone", async () => {
     const linux = existsSync("/proc/self/stat")
@@ -221,12 +225,12 @@ describe("a wallet written with ethers, with no svc code, against svc devnet", (
     for (const c of info.chains) expect(await answers(c.rpcUrl)).toBe(true)
 
     devnet.kill("SIGTERM")
-    const timer = setTimeout(() => devnet.kill("SIGKILL"), 30_000)
+    const timer = setTimeout(() => devnet.kill("SIGKILL"), scaled(30_000))
     const exit = await exited
     clearTimeout(timer)
     expect(exit, output.slice(-3000)).toEqual({ code: 0, signal: null })
 
     for (const child of children) expect(isRunning(child.pid, child.comm), JSON.stringify(child)).toBe(false)
     for (const url of urls) expect(await answers(url), url).toBe(false)
-  }, 60_000)
+  }, scaled(60_000))
 })

@@ -23,6 +23,7 @@ import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import { pack } from "../scripts/pack.ts"
 import { ROOT } from "../scripts/packages.ts"
+import { scaled } from "./support/time.ts"
 
 const rootManifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   devDependencies: Record<string, string>
@@ -52,7 +53,7 @@ const run = (
     cwd: options.cwd ?? project,
     env: env(options.env),
     encoding: "utf8",
-    timeout: 240_000
+    timeout: scaled(240_000)
   })
   return {
     status: r.status,
@@ -77,7 +78,7 @@ const start = (args: ReadonlyArray<string>, ready: RegExp, extra: Record<string,
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
       reject(new Error(`${args.join(" ")} did not get ready: ${out}`))
-    }, 60_000)
+    }, scaled(60_000))
     const onData = (d: Buffer) => {
       out += d
       const m = ready.exec(out)
@@ -115,7 +116,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     const dev = ["vitest", "@effect/vitest", "fast-check"].map((n) => `${n}@${rootManifest.devDependencies[n]}`)
     const installed = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...tarballs, ...dev])
     assert.strictEqual(installed.status, 0, installed.output)
-  }, 300_000)
+  }, scaled(300_000))
 
   afterAll(() => {
     if (project !== "") rmSync(project, { recursive: true, force: true })
@@ -156,7 +157,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     assert.isAbove(result.feedRoutes, 0)
     assert.strictEqual(result.feedRoutes, result.catalogRoutes)
     assert.match(result.feedSigner, /^0x[0-9a-fA-F]{40}$/)
-  }, 120_000)
+  }, scaled(120_000))
 
   it("npx svc conformance passes against npx svc serve", async () => {
     const server = await start(["svc", "serve"], /svc listening on (\S+)/, {
@@ -171,7 +172,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     } finally {
       assert.strictEqual(await stop(server.child), 0)
     }
-  }, 180_000)
+  }, scaled(180_000))
 
   it("npx svc new-connector acme: the generated connector runs the installed testkit", () => {
     const created = run("npx", ["svc", "new-connector", "acme"])
@@ -195,7 +196,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     }
     const filled = run("npx", ["vitest", "run"], { cwd: dir })
     assert.strictEqual(filled.status, 0, filled.output)
-  }, 180_000)
+  }, scaled(180_000))
 
   it(
     "npx svc new-plugin pricing acme: the generated plug-in passes the installed pricing suite and prices npx svc serve's feed",
@@ -228,7 +229,7 @@ describe("the packages installed from their tarballs, outside the repository", (
         assert.strictEqual(await stop(server.child), 0)
       }
     },
-    180_000
+    scaled(180_000)
   )
 
   it("npx svc new-solver: the generated solver passes its test and serves its feed", async () => {
@@ -246,7 +247,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     })
     const url = await new Promise<string>((resolve, reject) => {
       let out = ""
-      const timer = setTimeout(() => reject(new Error(`the solver did not start: ${out}`)), 60_000)
+      const timer = setTimeout(() => reject(new Error(`the solver did not start: ${out}`)), scaled(60_000))
       child.stdout!.on("data", (d: Buffer) => {
         out += d
         const m = /listening on (\S+)/.exec(out)
@@ -272,5 +273,5 @@ describe("the packages installed from their tarballs, outside the repository", (
     } finally {
       assert.strictEqual(await stop(child), 0)
     }
-  }, 180_000)
+  }, scaled(180_000))
 })

@@ -30,6 +30,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
 import { formatAbiItem } from "viem/utils"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Devnet from "../../packages/cli/src/Devnet.ts"
+import { scaled } from "../../test/support/time.ts"
 import { FACADE_ABI, ROUTER_ERRORS, ROUTER_SIGNATURES } from "../src/Chain.ts"
 import * as Registry from "../src/Registry.ts"
 import type { CheckResult, Report } from "../src/Report.ts"
@@ -72,7 +73,7 @@ beforeAll(async () => {
   devnet = await Devnet.start({ dataDir, finalityBlocks: 2, serverEnv: { SVC_LOG_LEVEL: "warning" } })
   // a chain with the id of the source chain and none of the contracts
   bare = await startAnvil({ chainId: 8453, blockTime: 1 })
-}, 120_000)
+}, scaled(120_000))
 
 afterAll(async () => {
   await bare?.stop()
@@ -114,7 +115,7 @@ describe("the chain group", () => {
       expect(r.reason, r.name).toMatch(/^needs --rpc/)
     }
     expect(report.results.map((r) => r.name)).toEqual(CHAIN_CHECKS)
-  }, 60_000)
+  }, scaled(60_000))
 
   it(
     "--rpc for both chains and --execute with the devnet user: every chain check passes, one fill is paid",
@@ -162,7 +163,7 @@ describe("the chain group", () => {
       expect(status.permit.sourceTxHash).toBe(details.fillDirectTx!.toLowerCase())
       expect(run.text).toContain(`fillDirectTx: ${details.fillDirectTx}`)
     },
-    120_000
+    scaled(120_000)
   )
 
   it("--execute with a wallet that holds nothing sends nothing: inconclusive, naming what it looked at", async () => {
@@ -183,7 +184,7 @@ describe("the chain group", () => {
     expect(result.reason).toMatch(/holds 0 < minimumFillInRaw/)
     expect(result.details).toBeUndefined()
     expect(await publicOf(source()).getTransactionCount({ address: empty.address })).toBe(0)
-  }, 60_000)
+  }, scaled(60_000))
 
   it("a chain where the document's addresses have no code fails the code, hash, facade and router checks", async () => {
     const run = await harness(["--rpc", `8453=${bare.url}`])
@@ -198,7 +199,7 @@ describe("the chain group", () => {
     expect(run.failures("chain_runtime_code_hashes").join("\n")).toContain("is absent")
     expect(run.failures("chain_facade_fingerprint").join("\n")).toContain("does not answer")
     expect(run.failures("chain_router_verifies_permit").join("\n")).toContain("has no code on chain 8453")
-  }, 60_000)
+  }, scaled(60_000))
 
   it(
     "an --rpc URL that serves another chain id is never judged: inconclusive, naming the chain it serves",
@@ -210,7 +211,7 @@ describe("the chain group", () => {
       }
       expect(run.exit._tag).toBe("Success")
     },
-    60_000
+    scaled(60_000)
   )
 
   it(
@@ -247,7 +248,7 @@ describe("the chain group", () => {
         await rpc(bare.url, "anvil_setCode", [facade, "0x"])
       }
     },
-    60_000
+    scaled(60_000)
   )
 
   it("a router that accepts any permit is told from one that verifies it", async () => {
@@ -266,7 +267,7 @@ describe("the chain group", () => {
     } finally {
       await rpc(bare.url, "anvil_setCode", [router, "0x"])
     }
-  }, 60_000)
+  }, scaled(60_000))
 
   it("a router whose authority is another key refuses the deployment's permits: InvalidPermitSignature", async () => {
     const chain = source()
@@ -294,5 +295,5 @@ describe("the chain group", () => {
     } finally {
       await setAuthority(privateKeyToAccount(Devnet.DEVNET_KEYS.authority).address)
     }
-  }, 60_000)
+  }, scaled(60_000))
 })

@@ -10,6 +10,7 @@ import { execFile, spawn } from "node:child_process"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Discover from "../../../examples/client/discover-and-verify.ts"
+import { scaled } from "../../../test/support/time.ts"
 import { isSvcClientError } from "../src/index.ts"
 import { baseUrl, serverLayer } from "./support/server.ts"
 
@@ -22,13 +23,13 @@ const run = (script: string, env: Record<string, string>) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(process.execPath, [`${examples}${script}`], {
         env: { ...process.env, ...cache, ...env },
-        timeout: 30_000
+        timeout: scaled(30_000)
       }, (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? 1, stdout, stderr }))
     })
   )
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/client", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })("examples/client", (it) => {
   it.effect("discover-and-verify.ts prints a verified feed and a 304 on the second read", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl
@@ -45,7 +46,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
       )
       assert.isTrue(isSvcClientError(pinned))
       assert.strictEqual((pinned as { code: string }).code, "SVC_SDK_DISCOVERY_INVALID")
-    }), 60_000)
+    }), scaled(60_000))
 
   it.effect("stream.ts prints verified feeds in increasing order, one per publication", () =>
     Effect.gen(function*() {
@@ -58,7 +59,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
       let stdout = ""
       child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString("utf8")))
       const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
-      const deadline = Date.now() + 20_000
+      const deadline = Date.now() + scaled(20_000)
       while (!stdout.includes("\"feed\"") && Date.now() < deadline) yield* Effect.sleep("20 millis")
       yield* publisher.publishNow
       const code = yield* Effect.promise(() => exited)
@@ -69,7 +70,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
       assert.strictEqual(done.versions.length, 2)
       assert.isTrue(BigInt(done.versions[1]) > BigInt(done.versions[0]))
       assert.strictEqual(lines[0].event, "Connected")
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), scaled(60_000))
 
   it.effect(
     "permit-flow.ts issues a verified permit and prints its fillDirect transaction",
@@ -87,7 +88,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
         assert.strictEqual(decoded.permit.amountInRaw, result.amountInRaw)
         assert.strictEqual(result.transaction.chainId, 8453)
       }),
-    60_000
+    scaled(60_000)
   )
 
   it.effect(
@@ -104,6 +105,6 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("examples/c
         assert.strictEqual(decoded.permit.fillId, result.fillId)
         assert.strictEqual(decoded.permit.amountOutRaw, result.quote.amountOut)
       }),
-    60_000
+    scaled(60_000)
   )
 })

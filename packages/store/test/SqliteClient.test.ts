@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll } from "vitest"
+import { scaled } from "../../../test/support/time.ts"
 import * as SqliteClient from "../src/internal/sqliteClient.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "svc-sqlite-client-"))
@@ -179,7 +180,7 @@ describe("SqliteClient", () => {
         assert.isAtLeast(result.waited, 150, "the other process waited for the write lock")
         assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 2 }])
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.live(
@@ -200,7 +201,7 @@ describe("SqliteClient", () => {
         assert.isTrue(error.isRetryable)
         assert.deepStrictEqual(plain(yield* sql`SELECT n FROM counter`), [{ n: 1 }])
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.live("unique and primary key violations are UniqueViolation, naming the columns", () =>
@@ -449,6 +450,6 @@ describe("SqliteClient", () => {
           )
         )
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 })
