@@ -24,7 +24,8 @@
  *   without it pays the fill;
  * - the payout key is rotated by the documented procedure (pause payouts, let
  *   the payouts in flight finish, `setOperator` on every vault, restart with the
- *   new keystore, resume): no fill is left unpaid, the new key pays.
+ *   new keystore, resume), paused with a payout in flight: it finishes while
+ *   paused, no fill is left unpaid, the new key pays the one that waited.
  */
 import { SvcVaultV6 } from "@svc/contracts/artifacts"
 import { spawn } from "node:child_process"
@@ -385,10 +386,13 @@ describe("payouts on real chains under faults", () => {
       const [source, destination] = [sourceChain(), destinationChain()]
       const a = await permitFor(devnet, 1n)
       const b = await permitFor(devnet, 1n)
-      await a.fill()
-      await waitUntil("the first PAID", reached(a.issued.fillId, "PAID"), 90_000)
-      // 1. pause payouts everywhere; a fill arriving now waits
-      await admin(dataDir, "payouts", "pause", "--reason", "key rotation")
+      // 1. pause payouts everywhere while a payout is in flight (the destination mines nothing until the pause
+      //    is in place); a fill arriving now waits
+      await manualMining(destination, async () => {
+        await a.fill()
+        await waitUntil("the first payout sent", reached(a.issued.fillId, "PAYOUT_SUBMITTED"), 90_000)
+        await admin(dataDir, "payouts", "pause", "--reason", "key rotation")
+      })
       await b.fill()
       await waitUntil(
         "the second waits, paused",
@@ -396,13 +400,15 @@ describe("payouts on real chains under faults", () => {
           (await admin(dataDir, "permit", b.issued.fillId)).reasonCodes.includes("PAYOUTS_PAUSED") ? true : undefined,
         90_000
       )
-      // 2. nothing in flight any more (the health figures say so)
+      // 2. the payout in flight finishes while paused: nothing in flight any more (the health figures say
+      //    so), and the first fill is PAID by the old key
       await waitUntil("no payout in flight", async () => {
         const health = (await (await fetch(`${devnet.info.server}/health/ready`)).json()) as {
           components: Record<string, { figures?: Record<string, unknown> }>
         }
         return health.components["settlement.bsc"]!.figures!["inFlight"] === 0 ? true : undefined
-      })
+      }, 90_000)
+      await waitUntil("the first PAID while paused", reached(a.issued.fillId, "PAID"), 90_000)
       // 3. the new key becomes every vault's operator, and has gas
       const next = privateKeyToAccount(keccak256(toHex("svc payouts e2e: the next payout key")))
       for (const c of [source, destination]) {
