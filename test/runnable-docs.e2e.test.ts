@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { documents, parse, runDocument } from "../scripts/runnable-docs.ts"
+import { scaled } from "./support/time.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 
@@ -63,7 +64,7 @@ describe("runnable-docs: every marked block runs as written", () => {
   for (const file of documents()) {
     const blocks = parse(file, readFileSync(join(root, file), "utf8"))
     if (blocks.length === 0) continue
-    it(`${file} (${blocks.length} block${blocks.length === 1 ? "" : "s"})`, { timeout: 900_000 }, async () => {
+    it(`${file} (${blocks.length} block${blocks.length === 1 ? "" : "s"})`, { timeout: scaled(900_000) }, async () => {
       const outcomes = await runDocument(file, blocks)
       const failed = outcomes.filter((o) => !o.ok)
       assert.deepStrictEqual(

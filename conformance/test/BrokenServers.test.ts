@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { scaled } from "../../test/support/time.ts"
 import * as Cli from "../src/Cli.ts"
 import * as Registry from "../src/Registry.ts"
 import * as RunOptions from "../src/RunOptions.ts"
@@ -102,6 +103,6 @@ describe("broken servers: the full suite runs, fails, and every format renders e
         const crashed = report.results.filter((r) => (r.reason ?? "").startsWith("internal error of the check"))
         assert.deepStrictEqual(crashed.map((r) => `${r.name}: ${r.reason}`), [], name)
         assertRendered(report, name)
-      })), { timeout: 120_000 })
+      })), { timeout: scaled(120_000) })
   }
 })

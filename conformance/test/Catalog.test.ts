@@ -3,12 +3,17 @@ import { Clock, Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../test/support/time.ts"
 import * as Registry from "../src/Registry.ts"
 import type { Report } from "../src/Report.ts"
 import { cli } from "./support/cli.ts"
 import { Deployment, explain, failed, layer as deployment, run } from "./support/harness.ts"
 import { assertRendered } from "./support/render.ts"
 import { variants } from "./support/variants.ts"
+
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T60S = scaled(60_000)
+const T120S = scaled(120_000)
 
 /** Which checks caught each variant (filled as the tests run; written out at the end). */
 const caught: Array<
@@ -29,7 +34,7 @@ describe("the broken-variant catalog", () => {
   })
 })
 
-layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken variants of our real server", (it) => {
+layer(deployment, { excludeTestServices: true, timeout: T120S })("broken variants of our real server", (it) => {
   for (const variant of variants) {
     const named = [...variant.caughtBy, ...(variant.warnedBy ?? [])]
     it.effect(
@@ -86,7 +91,7 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken varia
             d.proxy.setVariant(undefined)
           }
         }),
-      { timeout: 60_000 }
+      { timeout: T60S }
     )
   }
 
@@ -132,7 +137,7 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("broken varia
           d.proxy.setVariant(undefined)
         }
       }),
-    { timeout: 60_000 }
+    { timeout: T60S }
   )
 
   it.effect("every check of the registry is written against at least one variant", () =>

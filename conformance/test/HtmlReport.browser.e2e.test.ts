@@ -17,6 +17,7 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe as plainDescribe, it as plainIt } from "vitest"
 import { type Browser, type BrowserPage, launch, noBrowser, skipReason } from "../../test/support/browser.ts"
+import { scaled } from "../../test/support/time.ts"
 import * as Html from "../src/Html.ts"
 import type { Report } from "../src/Report.ts"
 import { cli } from "./support/cli.ts"
@@ -56,7 +57,7 @@ let failing: Report | undefined
 const FAILING_HTML = file("failing.html")
 const CLI_HTML = file("cli.html")
 
-layer(deployment, { excludeTestServices: true, timeout: 120_000 })("the HTML report of a failing run", (it) => {
+layer(deployment, { excludeTestServices: true, timeout: scaled(120_000) })("the HTML report of a failing run", (it) => {
   it.effect(
     "a run against a broken variant writes the HTML report with the JSON one (fileReporters)",
     () =>
@@ -82,7 +83,7 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("the HTML rep
           d.proxy.setVariant(undefined)
         }
       }),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.effect("the command line writes it for --report html=PATH", () =>
@@ -111,7 +112,7 @@ layer(deployment, { excludeTestServices: true, timeout: 120_000 })("the HTML rep
       } finally {
         d.proxy.setVariant(undefined)
       }
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 })
 
 // ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import * as PermitFlow from "../../examples/client/permit-flow.ts"
 import * as StreamExample from "../../examples/client/stream.ts"
 import * as WalletFlow from "../../examples/client/wallet-flow.ts"
 import { createClient } from "../../packages/client/src/index.ts"
+import { scaled } from "../../test/support/time.ts"
 import * as ProxyRun from "../src/ProxyRun.ts"
 import * as Registry from "../src/Registry.ts"
 import type { Report } from "../src/Report.ts"
@@ -190,7 +191,7 @@ const SAMPLE: ReadonlyArray<
 /** The examples, then the integrator's calls. */
 const allTraffic = async (url: string) => [...await examples(url), ...await integrator(url)]
 
-layer(chain, { excludeTestServices: true, timeout: 120_000 })("svc conformance proxy", (it) => {
+layer(chain, { excludeTestServices: true, timeout: scaled(120_000) })("svc conformance proxy", (it) => {
   it.effect("between the client examples and the server: a clean run, every exchange judged by every check", () =>
     Effect.gen(function*() {
       const { report, traffic } = yield* throughProxy(allTraffic)

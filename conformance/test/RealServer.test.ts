@@ -3,11 +3,15 @@ import { Clock, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../test/support/time.ts"
 import { cli } from "./support/cli.ts"
 import { Deployment, explain, failed, layer as deployment, run } from "./support/harness.ts"
 import { variants } from "./support/variants.ts"
 
-layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suite against our real server", (it) => {
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T60S = scaled(60_000)
+
+layer(deployment, { excludeTestServices: true, timeout: T60S })("the full suite against our real server", (it) => {
   describe("replay", () => {
     it.effect(
       "re-runs the failed checks of a JSON report: still failing on the broken server, fixed on the real one",
@@ -35,7 +39,7 @@ layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suit
           assert.strictEqual(repaired.exit._tag, "Success", repaired.text)
           assert.include(repaired.text, "fixed: feed_hash")
         }),
-      { timeout: 60_000 }
+      { timeout: T60S }
     )
   })
 
@@ -53,7 +57,7 @@ layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suit
           assert.match(r.reason ?? "", /^needs --rpc/, r.name)
         }
         assert.strictEqual(report.summary.total, report.results.length)
-      }), { timeout: 60_000 })
+      }), { timeout: T60S })
 
     it.effect("--read-only skips exactly the checks that can create a permit", () =>
       Effect.gen(function*() {
@@ -63,6 +67,6 @@ layer(deployment, { excludeTestServices: true, timeout: 60_000 })("the full suit
         assert.isTrue(skipped.includes("permit_create_201"))
         assert.isTrue(skipped.includes("negative_create_body"))
         assert.isFalse(skipped.includes("permit_request_message_bytes"))
-      }), { timeout: 60_000 })
+      }), { timeout: T60S })
   })
 })

@@ -13,6 +13,7 @@
  */
 import { afterEach, assert, describe, it, layer, vi } from "@effect/vitest"
 import { Effect } from "effect"
+import { scaled } from "../../test/support/time.ts"
 import type * as IndependentModule from "../src/Independent.ts"
 import type * as RegistryModule from "../src/Registry.ts"
 import type * as SelfCheckModule from "../src/SelfCheck.ts"
@@ -59,7 +60,7 @@ describe("the self-check", () => {
   })
 })
 
-layer(deployment, { excludeTestServices: true, timeout: 120_000 })("the checks", (it) => {
+layer(deployment, { excludeTestServices: true, timeout: scaled(120_000) })("the checks", (it) => {
   it.effect("fail when the second path disagrees with the shared library on the live server's values", () =>
     Effect.gen(function*() {
       yield* Deployment

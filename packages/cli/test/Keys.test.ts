@@ -232,6 +232,6 @@ describe("svc serve with keystores", () => {
           /^SVC_PAYOUT_KEYSTORE: cannot read /
         )
       }),
-    { timeout: 30_000 }
+    { timeout: scaled(30_000) }
   )
 })

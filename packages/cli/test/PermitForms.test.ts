@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { PermitAbi } from "@svc/protocol"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { scaled } from "../../../test/support/time.ts"
 import * as Protocol from "../src/Protocol.ts"
 import { oneLineRefusal, ROOT, svc } from "./support/svc.ts"
 
@@ -46,7 +47,7 @@ describe("permits of 31 or 35 fields", () => {
     }
   })
 
-  it("svc permit-digest and svc encode-permit take the 31-field form", { timeout: 60_000 }, async () => {
+  it("svc permit-digest and svc encode-permit take the 31-field form", { timeout: scaled(60_000) }, async () => {
     const d = digestCases[0]
     const a = abiCases[0]
     const [digest, payload] = await Promise.all([
@@ -63,7 +64,7 @@ describe("permits of 31 or 35 fields", () => {
     assert.deepStrictEqual(payload, { code: 0, stdout: `${JSON.stringify({ payload: a.payload })}\n`, stderr: "" })
   })
 
-  it("schema issues are one line, single-spaced, the missing keys together", { timeout: 60_000 }, async () => {
+  it("schema issues are one line, single-spaced, the missing keys together", { timeout: scaled(60_000) }, async () => {
     const permit = digestCases[0].permit
     const { serviceFeeBps: _, feeMode: __, ...without } = permit
     const { amountInRaw: ___, ...tupleWithout } = tupleOf(permit)

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { scaled } from "../../../test/support/time.ts"
 import { svc } from "./support/svc.ts"
 
 /** The keys a configuration read asks its provider for (every value unset). */
@@ -27,7 +28,7 @@ const keysRead = Effect.gen(function*() {
 }).pipe(Effect.provide(NodeServices.layer))
 
 describe("svc serve", () => {
-  it("a port in use: one line naming the port and what to do, exit 2", { timeout: 60_000 }, async () => {
+  it("a port in use: one line naming the port and what to do, exit 2", { timeout: scaled(60_000) }, async () => {
     const blocker = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
     const port = (blocker.address() as { port: number }).port
@@ -50,7 +51,7 @@ describe("svc serve", () => {
 
   it(
     "an unknown plug-in name: one line naming the setting and the built-ins, exit 2",
-    { timeout: 60_000 },
+    { timeout: scaled(60_000) },
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "svc-cli-plugin-"))
       try {

@@ -11,6 +11,7 @@ import { PermitAbi } from "@svc/protocol"
 import { Effect, Fiber } from "effect"
 import { getAddress } from "viem"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { scaled } from "../../../test/support/time.ts"
 import {
   type AggregatorApi,
   createClient,
@@ -47,7 +48,7 @@ const quoteFor = (a: AggregatorApi, userAddress: string, from = 8453, to = 56) =
     return yield* a.quote({ ...fields, amountIn: route.minimumFillInRaw, userAddress })
   })
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })(
   "aggregator client against a real server",
   (it) => {
     it.effect("discovery, chains, tokens and health; chains and tokens are revalidated with their ETag", () =>

@@ -14,6 +14,7 @@ import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { getAddress } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
+import { scaled } from "../../../test/support/time.ts"
 import {
   createClient,
   type FeedExpired,
@@ -88,7 +89,7 @@ const countingSigner = (key: `0x${string}` = PAYER_KEY) => {
   return { sign, count: () => count }
 }
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("client against a real server", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })("client against a real server", (it) => {
   describe("discovery", () => {
     it.effect("reads the manifest; endpoints come from it", () =>
       withClient((svc) =>

@@ -14,12 +14,16 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { SignedFeed } from "@svc/protocol/schema/Feed"
 import { Arbitrary, Effect, Result, Schema } from "effect"
 import { privateKeyToAccount } from "viem/accounts"
+import { scaled } from "../../../test/support/time.ts"
 import * as Feed from "../src/Feed.ts"
 import { createClient } from "../src/index.ts"
 import * as Contract from "../src/internal/contract.ts"
 import { decoder, type Node, omit } from "../src/internal/decoder.ts"
 import { bodySchema, CLIENT_OPERATIONS, endpoints } from "./support/contract.ts"
 import { baseUrl, PAYER_KEY, serverLayer } from "./support/server.ts"
+
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T120S = scaled(120_000)
 
 describe("the contract snapshot", () => {
   it("lists every operation the client performs, with the contract's method, path, family and statuses", () => {
@@ -226,7 +230,7 @@ const declarationOf = (all: ReadonlyArray<Declared>, method: string, url: string
   return undefined
 }
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("decoders decode as the schemas", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: T120S })("decoders decode as the schemas", (it) => {
   it.effect("on the bodies of a real server, and on their mutations", () =>
     Effect.gen(function*() {
       const all = declared()

@@ -10,6 +10,7 @@ import { assert, layer } from "@effect/vitest"
 import { AggregatorFees, AggregatorStatus, AggregatorStatusList } from "@svc/protocol/schema/Aggregator"
 import { ActionableRoute, FeedResponse } from "@svc/protocol/schema/Feed"
 import { Arbitrary, Effect, Result, Schema } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import * as Contract from "../src/internal/contract.ts"
 import { decoder, type Node } from "../src/internal/decoder.ts"
 import { baseUrl, serverLayer } from "./support/server.ts"
@@ -39,7 +40,7 @@ const withArray = <A>(value: A, path: ReadonlyArray<string>, items: ReadonlyArra
   return copy
 }
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("decoders and array limits", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })("decoders and array limits", (it) => {
   it.effect("the feed: at most 10 actionable routes, no publication transaction hash", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

@@ -8,6 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Publisher } from "@svc/core"
 import { App } from "@svc/server"
 import { Effect, Fiber, Stream } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import {
   createClient,
   type FeedStreamEvent,
@@ -69,7 +70,7 @@ const assertIncreasingVerified = (feeds: ReadonlyArray<VerifiedFeed>) => {
 
 const publish = Effect.flatMap(Publisher.Publisher, (p) => p.publishNow)
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("feed stream", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })("feed stream", (it) => {
   it.effect("a stream cut mid-event recovers with Last-Event-ID and never yields a partial, unverified or repeated feed", () =>
     Effect.gen(function*() {
       const plan = (r: ProxyRequest): ProxyPlan =>

@@ -2,6 +2,7 @@ import { suite } from "@svc/core/testing/ConnectorTestkit"
 import { Signature } from "@svc/protocol"
 import { Layer } from "effect"
 import fc from "fast-check"
+import { scaled } from "../../../test/support/time.ts"
 import * as EvmConnector from "../src/EvmConnector.ts"
 import { address, addressLower, anvilWithWallets, eoaSigner, rpcConnector, walletSigner } from "./utils.ts"
 
@@ -37,5 +38,5 @@ suite("evm (anvil RPC, ERC-1271 / ERC-6492)", rpcConnector(31337).pipe(Layer.pro
   ...common,
   networks: ["31337", "8453"],
   signer: fc.oneof(eoaSigner, walletSigner),
-  timeout: 60_000
+  timeout: scaled(60_000)
 })

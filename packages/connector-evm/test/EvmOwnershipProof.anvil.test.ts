@@ -9,6 +9,7 @@ import { Connector } from "@svc/core"
 import { Ids, Signature } from "@svc/protocol"
 import { Cause, Effect, Exit } from "effect"
 import { getAddress, type Hex } from "viem"
+import { scaled } from "../../../test/support/time.ts"
 import * as EvmConnector from "../src/EvmConnector.ts"
 import { Anvil } from "../src/testing/Anvil.ts"
 import { anvilWithWallets, COUNTERFACTUAL, counterfactualSign, DEPLOYED, walletAddressOf } from "./utils.ts"
@@ -33,7 +34,7 @@ const outcome = (connector: Connector.Connector, claim: Connector.OwnershipClaim
 
 const MESSAGE = "SVC_MAINNET_V6_EXECUTION_PERMIT_REQUEST_V1\nquoteId=0x01\nidempotencyKey=erc1271-test"
 
-layer(anvilWithWallets(CHAIN_ID), { timeout: 60_000 })("EVM ownership proofs on anvil", (it) => {
+layer(anvilWithWallets(CHAIN_ID), { timeout: scaled(60_000) })("EVM ownership proofs on anvil", (it) => {
   it.effect("the test wallet is a real contract whose isValidSignature answers the ERC-1271 magic value", () =>
     Effect.gen(function*() {
       const anvil = yield* Anvil

@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Signature from "@svc/protocol/Signature"
 import { Effect, FileSystem, Layer, Redacted, Result } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import * as Entropy from "../src/Entropy.ts"
 import * as Keystore from "../src/Keystore.ts"
 import * as Signer from "../src/Signer.ts"
@@ -69,7 +70,7 @@ describe("Keystore.decrypt: files of other implementations", () => {
   it.effect("the specification's PBKDF2 vector", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* unlock(SPEC_PBKDF2, "testpassword"), Result.succeed(SPEC_KEY))
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 
   it.effect("a file written by ethers (scrypt, the Crypto key)", () =>
     Effect.gen(function*() {

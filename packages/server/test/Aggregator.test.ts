@@ -37,8 +37,12 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import { AUTHORITY_KEY, baseUrl, demoCatalog, serverLayer, testConfig } from "./support/server.ts"
+
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T60S = scaled(60_000)
 
 const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 const USDT_BSC = "0x55d398326f99059fF775485246999027B3197955"
@@ -160,7 +164,7 @@ const buildFor = (account: ReturnType<typeof wallet>, q: AggregatorQuote, key = 
 // The main server
 // ---------------------------------------------------------------------------
 
-layer(appLayer({ rateLimits: UNLIMITED }), { excludeTestServices: true, timeout: 60_000 })(
+layer(appLayer({ rateLimits: UNLIMITED }), { excludeTestServices: true, timeout: T60S })(
   "aggregator over HTTP",
   (it) => {
     describe("the wallet flow", () => {
@@ -743,7 +747,7 @@ layer(appLayer({ rateLimits: UNLIMITED }), { excludeTestServices: true, timeout:
 // A server with 1-second quotes (expiry) that is paused at the end
 // ---------------------------------------------------------------------------
 
-layer(appLayer({ rateLimits: UNLIMITED, quoteTtlSeconds: 1 }), { excludeTestServices: true, timeout: 60_000 })(
+layer(appLayer({ rateLimits: UNLIMITED, quoteTtlSeconds: 1 }), { excludeTestServices: true, timeout: T60S })(
   "aggregator expiry",
   (it) => {
     it.effect("an expired quote: 410 QUOTE_EXPIRED with REFRESH_QUOTE; status says so", () =>
@@ -806,7 +810,7 @@ const strictConfig = testConfig({
   aggregatorOrigins: ["https://wallet.example"]
 })
 
-layer(serverLayer(strictConfig), { excludeTestServices: true, timeout: 60_000 })("aggregator configuration", (it) => {
+layer(serverLayer(strictConfig), { excludeTestServices: true, timeout: T60S })("aggregator configuration", (it) => {
   it.effect("origin allow-list 403, quote tokens under SVC_SERVER_SECRET, 429 with Retry-After and RateLimit headers", () =>
     Effect.gen(function*() {
       const manifest = yield* json(yield* get("/.well-known/svc-aggregator.json"))

@@ -10,6 +10,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Result } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import * as ClientAddress from "../src/ClientAddress.ts"
 import { baseUrl, serverLayer, testConfig } from "./support/server.ts"
 import { eventually, get, open, type Raw, sleep, within } from "./support/sockets.ts"
@@ -49,7 +50,7 @@ layer(
     requestTimeoutSeconds: 60,
     trustedProxies: Result.getOrThrow(ClientAddress.parseTrustedProxies("127.0.0.79"))
   })),
-  { excludeTestServices: true, timeout: 60_000 }
+  { excludeTestServices: true, timeout: scaled(60_000) }
 )("at the global connection cap", (it) => {
   it.effect("ten new well-behaved clients are served while trickling connections from four addresses fill the cap", () =>
     Effect.gen(function*() {
@@ -110,7 +111,7 @@ layer(
 
 layer(serverLayer(testConfig({ maxConnections: 4, maxConnectionsPerClient: 4 })), {
   excludeTestServices: true,
-  timeout: 60_000
+  timeout: scaled(60_000)
 })("when nothing can be closed", (it) => {
   it.effect("a newcomer is closed at once when every connection is being answered", () =>
     Effect.gen(function*() {
@@ -127,7 +128,7 @@ layer(serverLayer(testConfig({ maxConnections: 4, maxConnectionsPerClient: 4 }))
     }))
 })
 
-layer(serverLayer(testConfig({ maxConnectionsPerClient: 3 })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ maxConnectionsPerClient: 3 })), { excludeTestServices: true, timeout: scaled(60_000) })(
   "the per-client count",
   (it) => {
     it.effect("is given back when the client's connections close", () =>

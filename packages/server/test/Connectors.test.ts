@@ -12,8 +12,12 @@ import { Publisher, Store } from "@svc/core"
 import { Ids, PermitMessage, Signature } from "@svc/protocol"
 import { Cause, ConfigProvider, Effect, Exit, Layer } from "effect"
 import { getAddress, type Hex, keccak256, toBytes } from "viem"
+import { scaled } from "../../../test/support/time.ts"
 import * as Server from "../src/Server.ts"
 import { baseUrl, demoCatalog, PAYER_KEY, serverLayer, testConfig } from "./support/server.ts"
+
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T60S = scaled(60_000)
 
 const payer = Signature.addressOf(PAYER_KEY)
 const evmRecipient = "0x2222222222222222222222222222222222222222"
@@ -67,7 +71,7 @@ const withAnvil = Layer.unwrap(
   )
 ).pipe(Layer.provideMerge(anvilLayer({ chainId: CHAIN_ID })))
 
-layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits through the connector registry", (it) => {
+layer(withAnvil, { excludeTestServices: true, timeout: T60S })("permits through the connector registry", (it) => {
   it.effect("EOA payer: 201; a signature over a tampered message: 400, nothing persisted", () =>
     Effect.gen(function*() {
       const route = yield* routeWhere((r) => r.open && r.sourceChainId === "8453" && r.destinationChainId === "56")
@@ -213,7 +217,7 @@ layer(withAnvil, { excludeTestServices: true, timeout: 60_000 })("permits throug
 })
 
 describe("connector configuration", () => {
-  layer(serverLayer(testConfig({ profile: "production" })), { excludeTestServices: true, timeout: 60_000 })(
+  layer(serverLayer(testConfig({ profile: "production" })), { excludeTestServices: true, timeout: T60S })(
     "production profile",
     (it) => {
       it.effect("a route to a network that cannot be paid out publishes permitAvailable false: 410 with the reason", () =>

@@ -9,6 +9,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Signature } from "@svc/protocol"
 import { Effect } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import * as Http from "../src/Http.ts"
 import { baseUrl, PAYER_KEY, serverLayer, testConfig } from "./support/server.ts"
 
@@ -61,7 +62,7 @@ describe("preflightHeaders", () => {
   })
 })
 
-layer(serverLayer(testConfig({ aggregatorOrigins: [ORIGIN] })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ aggregatorOrigins: [ORIGIN] })), { excludeTestServices: true, timeout: scaled(60_000) })(
   "CORS",
   (it) => {
     it.effect("preflights allow x-svc-sdk with content-type, for the feed, permits and /v1", () =>

@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { onTestFinished } from "vitest"
 import * as Embed from "../../../examples/embed-core/solver.ts"
+import { scaled } from "../../../test/support/time.ts"
 
 /** The example's data folders in the temporary directory. */
 const embedFolders = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("svc-embed-")))
@@ -24,7 +25,7 @@ describe("docs/embedding.md", () => {
   })
 
   it("runs as a long-running process: ready on /health/ready, and SIGTERM closes it cleanly (exit 0)", {
-    timeout: 60_000
+    timeout: scaled(60_000)
   }, async () => {
     const root = fileURLToPath(new URL("../../../", import.meta.url))
     const dataDir = mkdtempSync(join(tmpdir(), "svc-example-serve-"))
@@ -70,6 +71,6 @@ describe("docs/embedding.md", () => {
         assert.isTrue(out >= (atPar * (10_000n - 14n)) / 10_000n)
         assert.strictEqual(result.evidence.spreadBps, 3)
       }),
-    { timeout: 30_000 }
+    { timeout: scaled(30_000) }
   )
 })

@@ -9,6 +9,7 @@ import { PermitMessage, Signature } from "@svc/protocol"
 import { SqliteStore } from "@svc/store"
 import { Effect, Layer, Redacted, References } from "effect"
 import { createServer } from "node:http"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import { AUTHORITY_KEY, baseUrl, demoCatalog, PAYER_KEY } from "./support/server.ts"
 
@@ -76,7 +77,7 @@ const getJson = (url: string) =>
     return { status: response.status, body: await response.json() as any }
   })
 
-layer(TestLayer, { excludeTestServices: true, timeout: 60_000 })("failures", (it) => {
+layer(TestLayer, { excludeTestServices: true, timeout: scaled(60_000) })("failures", (it) => {
   it.effect("health: live and ready while everything works; ready 503 names the store or the signer that fails; /v1/health stays 200 and says DEGRADED", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

@@ -17,6 +17,7 @@ import { Effect, Layer, Redacted, References } from "effect"
 import fc from "fast-check"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import * as FastPath from "../src/FastPath.ts"
 import { AUTHORITY_KEY, demoCatalog } from "./support/server.ts"
@@ -129,7 +130,7 @@ const acceptEncoding = fc.option(
 )
 
 describe("fast path and Effect path", () => {
-  layer(both, { excludeTestServices: true, timeout: 60_000 })((it) => {
+  layer(both, { excludeTestServices: true, timeout: scaled(60_000) })((it) => {
     it.effect("answer every generated feed request alike", () =>
       Effect.gen(function*() {
         const publisher = yield* Publisher.Publisher

@@ -18,6 +18,7 @@ import { SqliteStore } from "@svc/store"
 import { Context, Effect, Exit, Layer, Redacted, References, Scope } from "effect"
 import { createServer } from "node:http"
 import { generateCatalog } from "../../../scripts/bench/catalog.ts"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import { AUTHORITY_KEY, baseUrl, serverLayer, testConfig } from "./support/server.ts"
 import { get } from "./support/sockets.ts"
@@ -31,7 +32,10 @@ const feed = (base: string, query: string, headers: Record<string, string> = {})
     return { status: response.status, etag: response.headers.get("etag"), body, headers: response.headers }
   })
 
-layer(serverLayer(testConfig({ feedRateLimit: null }), catalog), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ feedRateLimit: null }), catalog), {
+  excludeTestServices: true,
+  timeout: scaled(60_000)
+})(
   "filters naming no network of the routes",
   (it) => {
     it.effect("are one empty view: one ETag and one cached answer for every made-up value", () =>
@@ -83,7 +87,7 @@ layer(serverLayer(testConfig({ feedRateLimit: null }), catalog), { excludeTestSe
 )
 
 describe("the view cache", () => {
-  it("keeps at most viewCacheEntries filtered views per publication", { timeout: 60_000 }, async () => {
+  it("keeps at most viewCacheEntries filtered views per publication", { timeout: scaled(60_000) }, async () => {
     const scope = Effect.runSync(Scope.make())
     try {
       const context = await Effect.runPromise(Layer.buildWithScope(
@@ -126,7 +130,7 @@ const assertOverBudget = (answer: { status: number; body: string; headers: Heade
 
 layer(serverLayer(testConfig({ feedRateLimit: 5, feedRateWindowSeconds: 60 })), {
   excludeTestServices: true,
-  timeout: 60_000
+  timeout: scaled(60_000)
 })("the feed budget (fast path)", (it) => {
   it.effect("a client past its budget gets 503 FEED_RATE_LIMITED with Retry-After; another client is served", () =>
     Effect.gen(function*() {
@@ -149,7 +153,7 @@ layer(serverLayer(testConfig({ feedRateLimit: 5, feedRateWindowSeconds: 60 })), 
 })
 
 describe("the feed budget (contract handler, no fast path)", () => {
-  it("refuses the same way", { timeout: 60_000 }, async () => {
+  it("refuses the same way", { timeout: scaled(60_000) }, async () => {
     const scope = Effect.runSync(Scope.make())
     try {
       const context = await Effect.runPromise(Layer.buildWithScope(

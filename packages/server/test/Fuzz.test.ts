@@ -9,6 +9,7 @@ import { Publisher } from "@svc/core"
 import { ErrorResponse, PermitMessage, Signature, strictParseOptions } from "@svc/protocol"
 import { SOLVER_ERRORS } from "@svc/protocol/ErrorCodes"
 import { Effect, Result, Schema } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import { baseUrl, PAYER_KEY, serverLayer, sseReader } from "./support/server.ts"
 
 const decodeError = Schema.decodeUnknownResult(ErrorResponse)
@@ -57,7 +58,7 @@ const FIELDS = [
   "requestSignature"
 ] as const
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 120_000 })("fuzzed requests", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(120_000) })("fuzzed requests", (it) => {
   it.effect("feed: random query strings", () =>
     Effect.gen(function*() {
       const url = yield* baseUrl

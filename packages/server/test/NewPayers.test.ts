@@ -11,6 +11,7 @@ import { assert, layer } from "@effect/vitest"
 import { Store } from "@svc/core"
 import { Bytes, PermitMessage, Signature } from "@svc/protocol"
 import { Effect } from "effect"
+import { scaled } from "../../../test/support/time.ts"
 import { baseUrl, serverLayer, testConfig } from "./support/server.ts"
 
 const keyOf = (label: string) => Bytes.keccak(Bytes.utf8(`svc test key ${label}`))
@@ -52,7 +53,7 @@ const permitRequest = (quoteId: string, amount: string, key: `0x${string}`, idem
 const feed = (base: string) =>
   Effect.promise(async () => (await (await fetch(`${base}/api/v6/solver-feed`)).json()) as any)
 
-layer(serverLayer(testConfig({ holdShareNewPayersBps: 3000 })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ holdShareNewPayersBps: 3000 })), { excludeTestServices: true, timeout: scaled(60_000) })(
   "the share of payers without a completed fill",
   (it) => {
     it.effect("throwaway keys from many addresses hold at most it together; a payer with a completed fill is served", () =>

@@ -16,6 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeF
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import * as PluginChoice from "../src/PluginChoice.ts"
 import * as Plugins from "../src/Plugins.ts"
@@ -102,7 +103,7 @@ describe("plug-ins chosen by configuration", () => {
         assert.deepStrictEqual(terms("L1", 0), ["150000000000000", "100"])
         assert.deepStrictEqual(terms("L1", 2), ["150", "100"])
       }).pipe(Effect.scoped),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.live(
@@ -172,7 +173,7 @@ describe("plug-ins chosen by configuration", () => {
         )
         assert.match(bad, /^SVC_MARKET: \.\/market\.mjs: .*FIXED_MARKET_MAX_AGE/)
       }).pipe(Effect.scoped),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it("docs/architecture.md shows the plug-in this test loads, as it is", () => {
@@ -340,7 +341,7 @@ export default Plugin.make({
           "the feed verifies, signed by the plug-in's key"
         )
       }).pipe(Effect.scoped),
-    { timeout: 60_000 }
+    { timeout: scaled(60_000) }
   )
 
   it.effect("the built-ins are the defaults: SQLite, static pricing, the key; DATABASE_URL selects PostgreSQL", () =>

@@ -8,8 +8,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { createClient } from "redis"
+import { scaled } from "../../../test/support/time.ts"
 import { build, serverLayer, testConfig } from "./support/server.ts"
 import * as StallProxy from "./support/stallProxy.ts"
+
+/** Test time-outs, stretched on a loaded machine (test/support/time.ts). */
+const T60S = scaled(60_000)
 
 const REDIS_URL = new URL(process.env.SVC_TEST_REDIS_URL ?? "redis://127.0.0.1:6379")
 const prefix = `svc-test-ready-${process.pid}-${Math.random().toString(36).slice(2, 8)}:`
@@ -29,7 +33,7 @@ const until = async <A>(f: () => Promise<A>, ok: (a: A) => boolean, ms: number):
 }
 
 describe("readiness", () => {
-  it("names the shared rate limiter (Redis), and is 503 while it does not answer", { timeout: 60_000 }, async () => {
+  it("names the shared rate limiter (Redis), and is 503 while it does not answer", { timeout: T60S }, async () => {
     const proxy = await StallProxy.start({ host: REDIS_URL.hostname, port: Number(REDIS_URL.port || 6379) })
     const url = new URL(REDIS_URL)
     url.host = `127.0.0.1:${proxy.port}`
@@ -77,7 +81,7 @@ describe("readiness", () => {
     }
   })
 
-  it("without REDIS_URL there is no rate-limiter component (limits in memory)", { timeout: 60_000 }, async () => {
+  it("without REDIS_URL there is no rate-limiter component (limits in memory)", { timeout: T60S }, async () => {
     const scope = Effect.runSync(Scope.make())
     try {
       const base = await Effect.runPromise(Scope.provide(scope)(build(serverLayer())))

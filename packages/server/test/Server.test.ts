@@ -11,6 +11,7 @@ import {
 } from "@svc/protocol"
 import { Effect, Result, Schema } from "effect"
 import { connect } from "node:net"
+import { scaled } from "../../../test/support/time.ts"
 import { AUTHORITY_KEY, baseUrl, PAYER_KEY, serverLayer, sseReader, testConfig } from "./support/server.ts"
 
 const payer = Signature.addressOf(PAYER_KEY)
@@ -128,7 +129,7 @@ const isErrorResponse = (body: unknown) =>
 const isAggregatorError = (body: unknown) =>
   Result.isSuccess(Schema.decodeUnknownResult(AggregatorError)(body, strictParseOptions))
 
-layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server", (it) => {
+layer(serverLayer(), { excludeTestServices: true, timeout: scaled(60_000) })("svc server", (it) => {
   describe("discovery documents", () => {
     it.effect("serve the documents with their cache headers", () =>
       Effect.gen(function*() {
@@ -541,7 +542,7 @@ layer(serverLayer(), { excludeTestServices: true, timeout: 60_000 })("svc server
 
 layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), {
   excludeTestServices: true,
-  timeout: 60_000
+  timeout: scaled(60_000)
 })(
   "rate limit and pause",
   (it) => {
@@ -583,7 +584,7 @@ layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 }
 
 layer(serverLayer(testConfig({ permitRateLimit: 2, permitRateWindowSeconds: 60 })), {
   excludeTestServices: true,
-  timeout: 60_000
+  timeout: scaled(60_000)
 })(
   "rate limit",
   (it) => {

@@ -7,10 +7,11 @@ import { assert, layer } from "@effect/vitest"
 import { Publisher } from "@svc/core"
 import { Effect } from "effect"
 import { connect } from "node:net"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import { baseUrl, serverLayer, testConfig } from "./support/server.ts"
 
-layer(serverLayer(testConfig({ sseHeartbeatMs: 200 })), { excludeTestServices: true, timeout: 60_000 })(
+layer(serverLayer(testConfig({ sseHeartbeatMs: 200 })), { excludeTestServices: true, timeout: scaled(60_000) })(
   "slow subscribers",
   (it) => {
     it.effect("a subscriber that stops reading is disconnected while publications go on", () =>

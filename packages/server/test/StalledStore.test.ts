@@ -10,6 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { connect } from "node:net"
+import { scaled } from "../../../test/support/time.ts"
 import * as App from "../src/App.ts"
 import { freshDatabase, signedRequest } from "./support/replicas.ts"
 import { serverLayer, testConfig } from "./support/server.ts"
@@ -55,7 +56,7 @@ const timed = async (url: string, body: string) => {
 describe("a stalled PostgreSQL", () => {
   it.skipIf(!reachable && !ci)(
     "permit requests answer 503 STORE_UNAVAILABLE within 2 s while it is stalled, and recover within seconds",
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const db = await freshDatabase("stall")
       const proxy = await StallProxy.start(target)

@@ -20,7 +20,7 @@ const STREAM = "GET /api/v6/solver-feed/events HTTP/1.1\r\nHost: svc\r\n\r\n"
 
 layer(serverLayer(testConfig({ sseMaxSubscribersPerClient: 2, sseMaxLifetimeSeconds: 0 })), {
   excludeTestServices: true,
-  timeout: 30_000
+  timeout: scaled(30_000)
 })("streams per client", (it) => {
   it.effect("a client's streams beyond its cap get 503, while another client subscribes", () =>
     Effect.gen(function*() {
@@ -49,7 +49,7 @@ layer(serverLayer(testConfig({ sseMaxSubscribersPerClient: 2, sseMaxLifetimeSeco
 })
 
 // the default heartbeat (15 s): neither heartbeats nor the socket's inactivity timeout are involved
-layer(serverLayer(testConfig({ sseMaxLifetimeSeconds: 0 })), { excludeTestServices: true, timeout: 30_000 })(
+layer(serverLayer(testConfig({ sseMaxLifetimeSeconds: 0 })), { excludeTestServices: true, timeout: scaled(30_000) })(
   "the backlog bound",
   (it) => {
     it.effect("a subscriber that stops reading is dropped once its unacknowledged bytes pass twice the event", () =>
@@ -99,7 +99,7 @@ layer(serverLayer(testConfig({ sseMaxLifetimeSeconds: 0 })), { excludeTestServic
 
 layer(serverLayer(testConfig({ sseMaxLifetimeSeconds: 1, sseHeartbeatMs: 200 })), {
   excludeTestServices: true,
-  timeout: 30_000
+  timeout: scaled(30_000)
 })("stream lifetime", (it) => {
   it.effect("a stream ends after its lifetime; reconnecting with Last-Event-ID gets no version twice", () =>
     Effect.gen(function*() {

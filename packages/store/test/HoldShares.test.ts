@@ -19,6 +19,7 @@ import { type IssueResult, type PermitRecord, Store, type StoreShape } from "@sv
 import { Effect, Layer, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { connect } from "node:net"
+import { scaled } from "../../../test/support/time.ts"
 import { PgStore, SqliteStore } from "../src/index.ts"
 
 const T0 = 1_700_000_000_000
@@ -78,7 +79,7 @@ const provenPayer = (store: StoreShape) =>
   })
 
 const tests = (name: string, storeLayer: Layer.Layer<Store, unknown>) =>
-  layer(storeLayer, { excludeTestServices: true, timeout: 60_000 })(name, (it) => {
+  layer(storeLayer, { excludeTestServices: true, timeout: scaled(60_000) })(name, (it) => {
     it.effect("the payers without a completed fill hold together at most their share; a proven payer is never refused", () =>
       Effect.gen(function*() {
         const store = yield* Store

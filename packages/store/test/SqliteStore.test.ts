@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { DatabaseSync } from "node:sqlite"
 import { afterAll } from "vitest"
+import { scaled } from "../../../test/support/time.ts"
 import { SqliteStore, StoreConfig } from "../src/index.ts"
 import { suite } from "../src/testing/StoreContract.ts"
 
@@ -249,7 +250,7 @@ describe("SqliteStore", () => {
       assert.strictEqual(permit?.state, "ISSUED")
       assert.strictEqual(permit?.amountOutRaw, "123")
       assert.strictEqual(balance[0]?.holdRaw, 123n)
-    }), { timeout: 60_000 })
+    }), { timeout: scaled(60_000) })
 
   it.live("two processes reserving against one file never over-reserve", () =>
     Effect.gen(function*() {
@@ -273,5 +274,5 @@ describe("SqliteStore", () => {
         Effect.provide(SqliteStore.layer({ filename }))
       )
       assert.strictEqual(balance?.holdRaw, 1000n)
-    }), { timeout: 90_000 })
+    }), { timeout: scaled(90_000) })
 })
