@@ -799,7 +799,9 @@ const executeFill = Check.make<Env>({
           status,
           `the permit of the fill did not reach PAID within ${options.executeTimeoutSeconds} s (--execute-timeout)`,
           "PAID",
-          `state ${state}`
+          // a payout that waits (for the vault, the fees, the operator) keeps the permit SOURCE_CONFIRMED or
+          // PAYOUT_SUBMITTED; the public status carries no reason
+          `state ${state} (fillId ${envelope.fillId}; on an svc deployment, \`svc admin permit ${envelope.fillId}\` says what it waits for)`
         ))
       }
       yield* Effect.sleep(1000)

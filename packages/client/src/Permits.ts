@@ -409,7 +409,13 @@ export const fillDirectTransaction = (
 }
 
 /**
- * Terminal permit states (PAID, EXPIRED, FAILED).
+ * Terminal permit states (PAID, EXPIRED, FAILED). A payout that waits (for the
+ * vault, the fees, the chain or the operator) keeps its permit
+ * SOURCE_CONFIRMED or PAYOUT_SUBMITTED, never FAILED. An svc server declares
+ * PAID at the destination's finality; only where a network's finality is a
+ * block depth can a reorganisation deeper than it remove a payout, and then the
+ * permit is PAYOUT_SUBMITTED again until the payout is final anew (the vault
+ * pays a fillId once).
  *
  * @category running
  * @since 0.1.0
