@@ -396,6 +396,21 @@ describe("going live on plain chains, with the svc command line only", () => {
       assert.strictEqual(await nonceOf(alpha, deployer), 0, "--dry-run sends nothing")
       assert.strictEqual(await nonceOf(beta, deployer), 0, "--dry-run sends nothing")
       assert.isFalse(readdir(dir).includes("out"), "--dry-run writes nothing")
+      // an owner other than the deployer (a multisig): other addresses (the owner is a constructor argument),
+      // and the route registrations listed as the owner's calls to the registry, since the deployer cannot send them
+      const owned = ok(
+        await run([...deployArgs, ...rpcFlags, "--dry-run", "--owner", treasury], { env }),
+        "deploy --dry-run --owner"
+      )
+      assert.strictEqual(owned.config.owner.toLowerCase(), treasury.toLowerCase())
+      assert.notStrictEqual(owned.addresses.registry, dry.addresses.registry)
+      assert.deepStrictEqual(
+        owned.ownerCalls.map((c: { network: string; to: string }) => [c.network, c.to]),
+        [...Array(4).fill(["alpha", owned.addresses.registry]), ...Array(4).fill(["beta", owned.addresses.registry])],
+        "two routes registered and activated on each chain, by the owner"
+      )
+      assert.deepStrictEqual(dry.ownerCalls, [], "the deployer owns: it sends them itself")
+      assert.strictEqual(await nonceOf(alpha, deployer), 0, "--dry-run sends nothing")
       // a node that is not a development node: the plan, then a refusal without --yes
       const geth = await gethFacade(alpha.url)
       try {
