@@ -983,6 +983,39 @@ describe("ChainSettlement: logs", () => {
       })
     )
   })
+  it.effect("a network with waiting payouts logs one summary every summaryMillis, not one per pass", () => {
+    const summaries: Array<string> = []
+    const capture = Logger.layer([
+      Logger.make(({ message }) => {
+        const text = JSON.stringify(message)
+        if (text.includes("settlement summary")) summaries.push(text)
+      })
+    ])
+    const s = setup({ chainSettlement: { summaryMillis: 10_000 } })
+    return atChainTime(
+      Layer.merge(s.layer, capture),
+      Effect.gen(function*() {
+        const a = yield* filled(s)
+        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+        s.bsc.mine()
+        yield* confirmAll(s, [a.permit.fillId])
+        summaries.length = 0
+        // 30 passes a second apart: three summaries of bsc's waiting payout, not thirty lines
+        for (let i = 0; i < 30; i++) {
+          yield* TestClock.adjust("1 second")
+          yield* step
+          s.base.mine()
+          s.bsc.mine()
+        }
+        const bsc = summaries.filter((l) => l.includes("\"network\":\"bsc\""))
+        assert.isAtLeast(bsc.length, 2, summaries.join("\n"))
+        assert.isAtMost(bsc.length, 4, summaries.join("\n"))
+        assert.include(bsc[0], "\"unpaid\":1")
+        // a network with nothing waiting logs no summary
+        assert.isFalse(summaries.some((l) => l.includes("\"network\":\"base\"")), summaries.join("\n"))
+      })
+    )
+  })
 })
 
 describe("ChainSettlement: health", () => {
