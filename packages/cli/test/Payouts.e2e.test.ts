@@ -19,6 +19,8 @@
  * - payouts paused on chain 56 only (`svc admin payouts pause bsc`): a fill to 56
  *   waits (PAYOUTS_PAUSED, nothing sent by the payout key there) while a fill to
  *   8453 is paid; resumed, the first is paid;
+ * - a permit never filled expires, and frees its hold, at a final source block
+ *   past its validUntil, not 600 s later (the grace where nothing watches);
  * - a dry run (`SVC_PAYOUTS_DRY_RUN=1`): a fill's payout is decided and noted
  *   (PAYOUT_DRY_RUN), nothing is signed, stored or sent; the server restarted
  *   without it pays the fill;
@@ -76,6 +78,8 @@ const svcWithInput = (args: ReadonlyArray<string>, input: string): Promise<strin
 
 let devnet: Devnet.Devnet
 let dataDir: string
+/** A permit issued at the start and never filled (56 -> 8453): the last test sees it expire. */
+let unfilled: string
 interface HoldingProxy {
   hang: boolean
   readonly held: Array<ServerResponse>
@@ -143,6 +147,11 @@ beforeAll(async () => {
     serverRpcUrl: async ({ chainId, url }) =>
       chainId === 8453 ? await holdingProxy(url, proxy) : ["http://127.0.0.1:9", await holdingProxy(url, second), url]
   })
+  unfilled = await waitUntil(
+    "an open route from 56 to 8453",
+    async () => (await permitFor(devnet, 1n, { source: 1, destination: 0 }).catch(() => undefined))?.issued.fillId,
+    60_000
+  )
 }, scaled(180_000))
 
 afterAll(async () => {
@@ -440,5 +449,21 @@ describe("payouts on real chains under faults", () => {
       for (const fill of [a, b]) expect(await payoutsOf(destination, fill.issued.fillId)).toHaveLength(1)
     },
     scaled(240_000)
+  )
+
+  it(
+    "a permit left unfilled expires at a final source block past its validUntil, long before the 600 s grace",
+    async () => {
+      // issued before the first test; its TTL (120 s) has passed while the others ran
+      const record = await waitUntil("the unfilled permit EXPIRED", async () => {
+        const r = await admin(dataDir, "permit", unfilled)
+        return r.state === "EXPIRED" ? r : undefined
+      }, 240_000)
+      const late = (Date.parse(record.updatedAt) - Date.parse(record.validUntil)) / 1000
+      console.info(`the unfilled permit expired ${late.toFixed(1)} s after its validUntil (without a watcher: 600 s)`)
+      expect(late).toBeGreaterThanOrEqual(0)
+      expect(late).toBeLessThan(600)
+    },
+    scaled(300_000)
   )
 })
