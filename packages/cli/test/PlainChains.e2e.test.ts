@@ -406,7 +406,7 @@ describe("going live on plain chains, with the svc command line only", () => {
       assert.notStrictEqual(owned.addresses.registry, dry.addresses.registry)
       assert.deepStrictEqual(
         owned.ownerCalls.map((c: { network: string; to: string }) => [c.network, c.to]),
-        [...Array(4).fill(["alpha", owned.addresses.registry]), ...Array(4).fill(["beta", owned.addresses.registry])],
+        ["alpha", "beta"].flatMap((network) => Array.from({ length: 4 }, () => [network, owned.addresses.registry])),
         "two routes registered and activated on each chain, by the owner"
       )
       assert.deepStrictEqual(dry.ownerCalls, [], "the deployer owns: it sends them itself")
