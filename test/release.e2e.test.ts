@@ -16,9 +16,9 @@
  * names the Node.js version it needs and exits 2. Nothing is left running.
  *
  * Slow (an install from the store, `changeset version` and a full build in the
- * copy, then the installs from the registry): about 20 seconds, then 5 to 12
- * minutes (the first run fills the rehearsal's npm cache, the one under
- * `node_modules/.cache/svc-registry`; a loaded machine takes the longer).
+ * copy, then the installs from the registry): about 3 minutes with the
+ * rehearsal's npm cache filled (`node_modules/.cache/svc-registry`), minutes
+ * more for the first run, which fills it, or on a loaded machine.
  */
 import { assert, beforeAll, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
