@@ -305,6 +305,23 @@ const confirmAll = (s: ReturnType<typeof setup>, fillIds: ReadonlyArray<string>)
       rs.every((r) => !["ISSUED", "SOURCE_OBSERVED"].includes(r.state)))
   )
 
+/**
+ * Five more passes and bsc blocks: the confirmed fill still waits in SOURCE_CONFIRMED for `reason` alone,
+ * with no payout transaction stored or sent.
+ */
+const waitsUnsent = (s: ReturnType<typeof setup>, fillId: string, reason: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 5; i++) {
+      s.bsc.mine()
+      yield* step
+    }
+    const record = yield* stateOf(fillId)
+    assert.strictEqual(record.state, "SOURCE_CONFIRMED")
+    assert.deepStrictEqual(record.reasonCodes, [reason])
+    assert.deepStrictEqual(yield* (yield* Store).payoutIntents(fillId), [])
+    assert.strictEqual(s.bsc.sent().length, 0)
+  })
+
 describe("ChainSettlement: a vault short of funds (failure 1)", () => {
   it.effect("payouts wait while the vault cannot cover them at the latest block, even with a top-up pending; once it is mined they are paid, never FAILED", () => {
     const s = setup()
@@ -909,18 +926,9 @@ describe("ChainSettlement: the operator's controls", () => {
     return atChainTime(
       s.layer,
       Effect.gen(function*() {
-        const store = yield* Store
         const a = yield* filled(s)
         yield* confirmAll(s, [a.permit.fillId])
-        for (let i = 0; i < 5; i++) {
-          s.bsc.mine()
-          yield* step
-        }
-        const record = yield* stateOf(a.permit.fillId)
-        assert.strictEqual(record.state, "SOURCE_CONFIRMED")
-        assert.deepStrictEqual(record.reasonCodes, ["PAYOUT_DRY_RUN"])
-        assert.deepStrictEqual(yield* store.payoutIntents(a.permit.fillId), [])
-        assert.strictEqual(s.bsc.sent().length, 0)
+        yield* waitsUnsent(s, a.permit.fillId, "PAYOUT_DRY_RUN")
       })
     )
   })
@@ -932,21 +940,12 @@ describe("ChainSettlement: a payout key without gas", () => {
     return atChainTime(
       s.layer,
       Effect.gen(function*() {
-        const store = yield* Store
         const a = yield* filled(s)
         s.bsc.fund(OPERATOR, -(10n ** 30n))
         s.bsc.mine()
         yield* confirmAll(s, [a.permit.fillId])
-        for (let i = 0; i < 5; i++) {
-          s.bsc.mine()
-          yield* step
-        }
         // not PAYOUT_SUBMITTED with nothing on chain: it says what it waits for
-        const record = yield* stateOf(a.permit.fillId)
-        assert.strictEqual(record.state, "SOURCE_CONFIRMED")
-        assert.deepStrictEqual(record.reasonCodes, ["PAYOUT_KEY_NO_GAS"])
-        assert.deepStrictEqual(yield* store.payoutIntents(a.permit.fillId), [])
-        assert.strictEqual(s.bsc.sent().length, 0)
+        yield* waitsUnsent(s, a.permit.fillId, "PAYOUT_KEY_NO_GAS")
         s.bsc.fund(OPERATOR, 10n ** 20n)
         s.bsc.mine()
         yield* stepUntil([s.bsc], inState(a.permit.fillId, "PAID"))
