@@ -322,6 +322,28 @@ const waitsUnsent = (s: ReturnType<typeof setup>, fillId: string, reason: string
     assert.strictEqual(s.bsc.sent().length, 0)
   })
 
+/** A fill confirmed on base whose payout the emptied bsc vault cannot cover (it waits, VAULT_INSUFFICIENT). */
+const confirmedBeforeAnEmptyVault = (s: ReturnType<typeof setup>) =>
+  Effect.gen(function*() {
+    const a = yield* filled(s)
+    s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
+    s.bsc.mine()
+    yield* confirmAll(s, [a.permit.fillId])
+    return a
+  })
+
+/** The log lines (their messages as JSON) that `keep` keeps, and the layer that collects them. */
+const captureLogs = (keep: (level: string, text: string) => boolean) => {
+  const lines: Array<string> = []
+  const capture = Logger.layer([
+    Logger.make(({ logLevel, message }) => {
+      const text = JSON.stringify(message)
+      if (keep(logLevel, text)) lines.push(text)
+    })
+  ])
+  return { lines, capture }
+}
+
 describe("ChainSettlement: a vault short of funds (failure 1)", () => {
   it.effect("payouts wait while the vault cannot cover them at the latest block, even with a top-up pending; once it is mined they are paid, never FAILED", () => {
     const s = setup()
@@ -957,20 +979,12 @@ describe("ChainSettlement: a payout key without gas", () => {
 
 describe("ChainSettlement: logs", () => {
   it.effect("a payout stuck for many passes logs once when it gets stuck, not once per pass", () => {
-    const lines: Array<string> = []
-    const capture = Logger.layer([
-      Logger.make(({ logLevel, message }) => {
-        if (logLevel === "Warn" || logLevel === "Error") lines.push(JSON.stringify(message))
-      })
-    ])
+    const { lines, capture } = captureLogs((level) => level === "Warn" || level === "Error")
     const s = setup()
     return atChainTime(
       Layer.merge(s.layer, capture),
       Effect.gen(function*() {
-        const a = yield* filled(s)
-        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
-        s.bsc.mine()
-        yield* confirmAll(s, [a.permit.fillId])
+        yield* confirmedBeforeAnEmptyVault(s)
         for (let i = 0; i < 20; i++) {
           yield* step
           s.base.mine()
@@ -983,21 +997,12 @@ describe("ChainSettlement: logs", () => {
     )
   })
   it.effect("a network with waiting payouts logs one summary every summaryMillis, not one per pass", () => {
-    const summaries: Array<string> = []
-    const capture = Logger.layer([
-      Logger.make(({ message }) => {
-        const text = JSON.stringify(message)
-        if (text.includes("settlement summary")) summaries.push(text)
-      })
-    ])
+    const { lines: summaries, capture } = captureLogs((_, text) => text.includes("settlement summary"))
     const s = setup({ chainSettlement: { summaryMillis: 10_000 } })
     return atChainTime(
       Layer.merge(s.layer, capture),
       Effect.gen(function*() {
-        const a = yield* filled(s)
-        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
-        s.bsc.mine()
-        yield* confirmAll(s, [a.permit.fillId])
+        yield* confirmedBeforeAnEmptyVault(s)
         summaries.length = 0
         // 30 passes a second apart: three summaries of bsc's waiting payout, not thirty lines
         for (let i = 0; i < 30; i++) {
@@ -1024,10 +1029,7 @@ describe("ChainSettlement: health", () => {
       s.layer,
       Effect.gen(function*() {
         const health = yield* Health.Health
-        const a = yield* filled(s)
-        s.bsc.withdraw(USDT, s.bsc.vaultBalance(USDT))
-        s.bsc.mine()
-        yield* confirmAll(s, [a.permit.fillId])
+        const a = yield* confirmedBeforeAnEmptyVault(s)
         yield* step
         const short = yield* health.check
         const bsc = short.components["settlement.bsc"]!
